@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file plugin.h
+ * @brief The cthelperd plugin SDK: descriptor, packet view, host functions.
+ *
+ * A plugin is a shared object that exports exactly one symbol,
+ * ::cth_plugin, a const ::cth_plugin_desc.  The daemon dlopen()s it with
+ * RTLD_NOW | RTLD_LOCAL, checks that the first two fields (ABI version and
+ * descriptor size) match what it was built for, and from then on calls only
+ * through the descriptor.  The plugin calls back into the daemon only through
+ * the ::cth_host table reachable from every ::cth_ctx, so a plugin links
+ * against nothing from the daemon and the same plugin runs unchanged under
+ * the daemon and under the offline replay tool.
+ *
+ * Plugins keep no per-connection state of their own: each connection carries
+ * up to ::CTH_PRIV_MAX bytes of private state inside the kernel's conntrack
+ * entry (CTA_HELP_INFO).  The daemon hands that state to the packet callback
+ * and writes it back with the verdict, so the daemon can be restarted at any
+ * time without losing track of a connection.
+ *
+ * Every function that can fail returns 0 or a negative errno value.
+ */
+#ifndef CTHELPERD_PLUGIN_H
+#define CTHELPERD_PLUGIN_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** ABI version of ::cth_plugin_desc and ::cth_host. Bumped on any layout change. */
+#define CTH_ABI_VERSION 1u
+
+/** Largest private state a plugin may keep per connection (kernel limit). */
+#define CTH_PRIV_MAX 32u
+
+/** Most expectation classes one helper may declare (kernel limit). */
+#define CTH_CLASS_MAX 4u
+
+/** Size of a helper or class name buffer, terminating NUL included. */
+#define CTH_NAME_LEN 16u
+
+/** Name of the symbol the loader looks up. */
+#define CTH_PLUGIN_SYMBOL "cth_plugin"
+
+/** Mark the descriptor as the one exported symbol of the plugin. */
+#define CTH_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+/**
+ * Size of a private state type, refused at compile time when it does not fit
+ * in the conntrack entry.  Use it for cth_plugin_desc::priv_size.
+ */
+#define CTH_PRIV_SIZE(type) \
+	(sizeof(type) * sizeof(char[sizeof(type) <= CTH_PRIV_MAX ? 1 : -1]))
+
+/** Direction of a packet relative to the connection's first packet. */
+enum cth_dir {
+	CTH_DIR_ORIGINAL = 0, /**< same direction as the first packet */
+	CTH_DIR_REPLY = 1,    /**< the answering direction */
+};
+
+/** Verdict returned by the packet callback. */
+enum cth_verdict {
+	CTH_VERDICT_DROP = 0,   /**< drop the packet */
+	CTH_VERDICT_ACCEPT = 1, /**< let the packet (possibly mangled) go on */
+};
+
+/** Conntrack state of the packet (the kernel's ip_conntrack_info values). */
+enum cth_ctinfo {
+	CTH_CT_ESTABLISHED = 0,
+	CTH_CT_RELATED = 1,
+	CTH_CT_NEW = 2,
+	CTH_CT_ESTABLISHED_REPLY = 3,
+	CTH_CT_RELATED_REPLY = 4,
+};
+
+/** Bits of cth_packet::nat. */
+enum cth_nat_bits {
+	CTH_NAT_SRC = 1u << 0, /**< the connection is source-NATed */
+	CTH_NAT_DST = 1u << 1, /**< the connection is destination-NATed */
+};
+
+/** Bits of cth_plugin_desc::protocols. */
+enum cth_proto_bits {
+	CTH_PROTO_TCP = 1u << 0,
+	CTH_PROTO_UDP = 1u << 1,
+};
+
+/** Bits of cth_plugin_desc::families. */
+enum cth_family_bits {
+	CTH_FAMILY_IPV4 = 1u << 0,
+	CTH_FAMILY_IPV6 = 1u << 1,
+};
+
+/** Log levels for cth_log(); the same numbers as syslog. */
+enum cth_log_level {
+	CTH_LOG_ERR = 3,
+	CTH_LOG_WARNING = 4,
+	CTH_LOG_NOTICE = 5,
+	CTH_LOG_INFO = 6,
+	CTH_LOG_DEBUG = 7,
+};
+
+/** An IPv4 or IPv6 address in network byte order. */
+union cth_addr {
+	uint32_t ip;      /**< IPv4 */
+	uint32_t ip6[4];  /**< IPv6 */
+	uint8_t raw[16];  /**< bytes, IPv4 in the first four */
+};
+
+/** One direction of a conntrack entry.  Ports are in host byte order. */
+struct cth_tuple {
+	union cth_addr src;
+	union cth_addr dst;
+	uint16_t sport;
+	uint16_t dport;
+	uint8_t family; /**< AF_INET or AF_INET6 */
+	uint8_t proto;  /**< IPPROTO_TCP or IPPROTO_UDP */
+};
+
+/**
+ * Read-only view of one queued packet and its connection.
+ *
+ * Offsets are from the start of the network header (#data).  Payload is the
+ * transport payload; the callback is not called for packets without one.
+ */
+struct cth_packet {
+	const uint8_t *data;         /**< network header onwards */
+	size_t len;                  /**< bytes at #data */
+	size_t l4_offset;            /**< transport header offset */
+	size_t payload_offset;       /**< transport payload offset */
+	const uint8_t *payload;      /**< == data + payload_offset */
+	size_t payload_len;          /**< transport payload bytes */
+	enum cth_dir dir;            /**< direction of this packet */
+	enum cth_ctinfo ctinfo;      /**< conntrack state of this packet */
+	struct cth_tuple tuple[2];   /**< indexed by ::cth_dir */
+	unsigned int nat;            /**< ::cth_nat_bits */
+	uint32_t seq;                /**< TCP sequence number (host order), 0 for UDP */
+	uint32_t mark;               /**< conntrack mark */
+	uint16_t queue;              /**< queue the packet came from */
+};
+
+/** Bits of cth_expect::flags. */
+enum cth_expect_flags {
+	CTH_EXPECT_ANY_SRC = 1u << 0,   /**< ignore cth_expect::src */
+	CTH_EXPECT_PERMANENT = 1u << 1, /**< stays after the first match */
+	CTH_EXPECT_INACTIVE = 1u << 2,  /**< does not match until activated */
+	CTH_EXPECT_NAT = 1u << 3,       /**< NAT fields below are valid */
+};
+
+/** Expectation function that maps a NATed expected connection like its master. */
+#define CTH_EXPECT_FN_NAT_FOLLOW_MASTER "nat-follow-master"
+
+/**
+ * An expected connection, related to the packet's connection (its master).
+ *
+ * The expected connection comes from #src:#sport to #dst:#dport; a zero
+ * #sport matches any source port.  Under NAT, #dst/#dport are the address
+ * and port the peer will really connect to (after rewriting the payload),
+ * #nat_addr/#nat_port where the connection must end up, #nat_dir the
+ * direction of the master the expected connection follows, and #fn usually
+ * ::CTH_EXPECT_FN_NAT_FOLLOW_MASTER.
+ */
+struct cth_expect {
+	unsigned int class;   /**< index into cth_plugin_desc::classes */
+	unsigned int flags;   /**< ::cth_expect_flags */
+	uint8_t family;       /**< AF_INET or AF_INET6 */
+	uint8_t proto;        /**< may differ from the master's */
+	uint16_t sport;       /**< 0 = any */
+	uint16_t dport;
+	union cth_addr src;
+	union cth_addr dst;
+	enum cth_dir nat_dir;
+	union cth_addr nat_addr;
+	uint16_t nat_port;
+	const char *fn;       /**< registered expectation function, or NULL */
+};
+
+/** Bits for cth_expect()'s @p how argument. */
+enum cth_expect_how {
+	/**
+	 * Create the expectation now and report the kernel's answer (e.g.
+	 * -EBUSY when the tuple is taken, so a NAT helper can try another
+	 * port).  Without it the expectation rides on the verdict and its
+	 * result is not known.
+	 */
+	CTH_EXPECT_SYNC = 1u << 0,
+};
+
+struct cth_ctx;
+
+/**
+ * Functions the daemon offers to plugins.  Reach them through the inline
+ * wrappers below.  Fields are only ever appended; check #size before using
+ * one added after ABI version 1.
+ */
+struct cth_host {
+	uint32_t abi_version; /**< ::CTH_ABI_VERSION of the host */
+	uint32_t size;        /**< sizeof(struct cth_host) of the host */
+	int (*expect)(struct cth_ctx *ctx, const struct cth_expect *exp,
+		      unsigned int how);
+	int (*mangle)(struct cth_ctx *ctx, size_t offset, size_t len,
+		      const void *repl, size_t repl_len);
+	int (*set_timeout)(struct cth_ctx *ctx, uint32_t seconds);
+	int (*set_mark)(struct cth_ctx *ctx, uint32_t mark);
+	int (*detach)(struct cth_ctx *ctx);
+	void (*vlog)(struct cth_ctx *ctx, int level, const char *fmt,
+		     va_list ap);
+};
+
+/**
+ * Per-packet context.  The host embeds it as the first member of its own
+ * context; plugins only pass it back.
+ */
+struct cth_ctx {
+	const struct cth_host *host;
+};
+
+/** An expectation class: a name and its default policy. */
+struct cth_expect_class {
+	const char *name;  /**< < ::CTH_NAME_LEN bytes */
+	uint32_t max;      /**< most live expectations per master, 1..255 */
+	uint32_t timeout;  /**< seconds an expectation waits */
+};
+
+/**
+ * The plugin descriptor: export exactly one, named ::cth_plugin.
+ *
+ * @p configure and @p packet get the helper instance's configuration block
+ * (#config_size bytes, zeroed, then filled by #configure for each key of the
+ * helper's config section the daemon does not know itself).
+ */
+struct cth_plugin_desc {
+	uint32_t abi_version;    /**< must be ::CTH_ABI_VERSION */
+	uint32_t size;           /**< must be sizeof(struct cth_plugin_desc) */
+	const char *name;        /**< plugin name */
+	const char *version;     /**< plugin version string */
+	const char *description; /**< one line */
+	unsigned int protocols;  /**< default ::cth_proto_bits */
+	unsigned int families;   /**< supported ::cth_family_bits */
+	size_t priv_size;        /**< private state bytes, <= ::CTH_PRIV_MAX */
+	size_t config_size;      /**< per-instance configuration bytes */
+	unsigned int n_classes;  /**< 1..::CTH_CLASS_MAX */
+	struct cth_expect_class classes[CTH_CLASS_MAX];
+	/**
+	 * Optional. Apply one configuration key.
+	 * @return 0, -ENOENT for an unknown key, -EINVAL for a bad value.
+	 */
+	int (*configure)(void *config, const char *key, const char *value);
+	/**
+	 * Handle one packet with a non-empty payload.
+	 * @param ctx    pass to the host functions
+	 * @param pkt    the packet
+	 * @param priv   private state, zeroed for a new connection, written
+	 *               back to the conntrack entry with the verdict
+	 * @param config this helper instance's configuration
+	 * @return a ::cth_verdict
+	 */
+	int (*packet)(struct cth_ctx *ctx, const struct cth_packet *pkt,
+		      void *priv, const void *config);
+};
+
+/** The symbol every plugin exports. */
+extern const struct cth_plugin_desc cth_plugin;
+
+/**
+ * Ask for an expected connection related to this packet's connection.
+ * @param ctx the packet context
+ * @param exp the expectation; copied, may live on the stack
+ * @param how 0, or ::CTH_EXPECT_SYNC to learn the kernel's answer now
+ * @return 0, or a negative errno (-EBUSY: tuple taken; -EINVAL: bad class
+ *         or address; -ENOSPC: too many expectations for one packet)
+ */
+static inline int cth_expect(struct cth_ctx *ctx, const struct cth_expect *exp,
+			     unsigned int how)
+{
+	return ctx->host->expect(ctx, exp, how);
+}
+
+/**
+ * Replace @p len payload bytes at @p offset with @p repl_len bytes.
+ *
+ * Offsets are relative to the payload as the plugin sees it.  The host
+ * fixes lengths and checksums.  A TCP payload may change length only when
+ * the connection is NATed (the kernel adjusts sequence numbers only then).
+ * @return 0, -EINVAL (out of range), -EPERM (length change on a TCP
+ *         connection without NAT), -ENOMEM
+ */
+static inline int cth_mangle(struct cth_ctx *ctx, size_t offset, size_t len,
+			     const void *repl, size_t repl_len)
+{
+	return ctx->host->mangle(ctx, offset, len, repl, repl_len);
+}
+
+/** Set the connection's conntrack timeout, in seconds. */
+static inline int cth_set_timeout(struct cth_ctx *ctx, uint32_t seconds)
+{
+	return ctx->host->set_timeout(ctx, seconds);
+}
+
+/** Set the connection's conntrack mark. */
+static inline int cth_set_mark(struct cth_ctx *ctx, uint32_t mark)
+{
+	return ctx->host->set_mark(ctx, mark);
+}
+
+/**
+ * Stop helping this connection: the kernel stops queueing its packets
+ * after this verdict.  Expectations already created stay.
+ */
+static inline int cth_detach(struct cth_ctx *ctx)
+{
+	return ctx->host->detach(ctx);
+}
+
+/** Log a message through the host, tagged with the helper name. */
+static inline void cth_log(struct cth_ctx *ctx, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static inline void cth_log(struct cth_ctx *ctx, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ctx->host->vlog(ctx, level, fmt, ap);
+	va_end(ap);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTHELPERD_PLUGIN_H */

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install every Debian package cthelperd needs to build, test and demo.
+# Idempotent: apt-get skips what is already there.
+set -eu
+PKGS="build-essential pkg-config
+ libmnl-dev libnetfilter-queue-dev libnetfilter-conntrack-dev libev-dev libinih-dev
+ qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio
+ iproute2 iptables nftables conntrack nfct conntrackd
+ python3 python3-pyftpdlib procps kmod"
+if [ "$(id -u)" != 0 ]; then
+	echo "make deps: must run as root (apt-get install)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+# shellcheck disable=SC2086
+apt-get install -y --no-install-recommends $PKGS

@@ -1,0 +1,58 @@
+#!/bin/bash
+# The whole test suite: unit tests (plain and ASan+UBSan) on the host, then
+# the end-to-end scenarios in the qemu VM.  Ends with "N passed, N failed,
+# N skipped".  See tests/README.md for the result protocol.
+set -u
+cd "$(dirname "$0")/.."
+LOG=build/test-results
+mkdir -p "$LOG"
+: >"$LOG/all.txt"
+
+# run_suite NAME CMD...: run, tee output, turn a silent crash into a FAIL.
+run_suite() {
+	local name=$1; shift
+	local out="$LOG/$name.txt"
+	echo "=== $name"
+	"$@" >"$out" 2>&1
+	local rc=$?
+	cat "$out"
+	grep -E '^(PASS|FAIL|SKIP) ' "$out" >>"$LOG/all.txt"
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
+		echo "FAIL $name: exited with status $rc" | tee -a "$LOG/all.txt"
+	fi
+}
+
+run_units() {
+	local dir=$1 t
+	for t in "$dir"/tests/test_*; do
+		[ -x "$t" ] || continue
+		run_suite "$(basename "$dir")-$(basename "$t")" \
+			env CTH_BUILD="$dir" ASAN_OPTIONS=detect_leaks=1 \
+			UBSAN_OPTIONS=print_stacktrace=1 "$t"
+	done
+}
+
+if make -s unit >"$LOG/build.txt" 2>&1; then
+	run_units build
+else
+	cat "$LOG/build.txt"; echo "FAIL build: make unit failed" | tee -a "$LOG/all.txt"
+fi
+if make -s unit-asan >"$LOG/build-asan.txt" 2>&1; then
+	run_units build-asan
+else
+	cat "$LOG/build-asan.txt"; echo "FAIL build-asan: make unit-asan failed" | tee -a "$LOG/all.txt"
+fi
+
+if [ -x tests/e2e/run.sh ]; then
+	run_suite e2e tests/e2e/run.sh
+else
+	echo "FAIL e2e: tests/e2e/run.sh missing" | tee -a "$LOG/all.txt"
+fi
+
+p=$(grep -c '^PASS ' "$LOG/all.txt")
+f=$(grep -c '^FAIL ' "$LOG/all.txt")
+s=$(grep -c '^SKIP ' "$LOG/all.txt")
+echo
+grep -E '^(FAIL|SKIP) ' "$LOG/all.txt" | sed 's/^/  /'
+echo "$p passed, $f failed, $s skipped"
+[ "$f" -eq 0 ] && [ "$s" -eq 0 ]
