@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FTP helper plugin: lets the data connection announced by PORT / EPRT
+ * (active mode) or by a 227 / 229 reply (passive mode) through the firewall,
+ * and rewrites the announcement under NAT.  Behaviour and the deliberate
+ * differences from the kernel's nf_conntrack_ftp are in docs/plugins/ftp.md.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cthelperd/plugin.h>
+#include <cthelperd/util.h>
+
+#include "ftp_parse.h"
+
+/* Line starts remembered per direction: the kernel's NUM_SEQ_TO_REMEMBER.
+ * Two cover a retransmitted command plus the line after it. */
+#define FTP_NL_SEQS 2u
+
+/* Ports tried after the announced one when it is taken under NAT.  The
+ * kernel walks up to 65535; each try is a netlink round trip here. */
+#define FTP_NAT_PORT_TRIES 128u
+
+/* Layout version of struct ftp_priv; 0 is a brand-new connection. */
+#define FTP_PRIV_VERSION 1u
+
+/*
+ * Per-connection state, kept by the kernel in the conntrack entry and given
+ * back with every packet, so it survives a daemon restart.  Host byte order:
+ * only this host ever reads it.  It arrives all-zero for a new connection,
+ * which reads as "no data seen in either direction yet".
+ */
+struct ftp_priv {
+	/* TCP sequence numbers just after a '\n', per cth_dir. */
+	uint32_t nl_seq[2][FTP_NL_SEQS];
+	/* Valid entries of nl_seq[dir]; 0: no data seen in dir yet. */
+	uint8_t nl_num[2];
+	uint8_t version;
+	uint8_t reserved;
+};
+
+_Static_assert(sizeof(struct ftp_priv) == 20, "ftp_priv must have no padding");
+
+/* Per helper instance, zeroed by the daemon: loose defaults to no. */
+struct ftp_config {
+	bool loose; /* expect to an address other than the sender's */
+};
+
+static int ftp_configure(void *config, const char *key, const char *value)
+{
+	struct ftp_config *cfg = config;
+
+	if (strcmp(key, "loose") != 0)
+		return -ENOENT;
+	return cth_parse_bool(value, &cfg->loose);
+}
+
+/* Sequence comparison modulo 2^32, as TCP does it. */
+static bool ftp_seq_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+/* State from an unknown plugin version, or corrupt, starts over. */
+static void ftp_priv_check(struct ftp_priv *priv)
+{
+	if ((priv->version != 0 && priv->version != FTP_PRIV_VERSION) ||
+	    priv->nl_num[0] > FTP_NL_SEQS || priv->nl_num[1] > FTP_NL_SEQS)
+		memset(priv, 0, sizeof(*priv));
+	priv->version = FTP_PRIV_VERSION;
+}
+
+static bool ftp_nl_find(const struct ftp_priv *priv, enum cth_dir dir,
+			uint32_t seq)
+{
+	unsigned int i;
+
+	for (i = 0; i < priv->nl_num[dir]; i++)
+		if (priv->nl_seq[dir][i] == seq)
+			return true;
+	return false;
+}
+
+/* Remember seq as a line start; when full, it replaces the older entry,
+ * but only if it is newer (a retransmission must not evict a new line). */
+static void ftp_nl_record(struct ftp_priv *priv, enum cth_dir dir,
+			  uint32_t seq)
+{
+	uint32_t *s = priv->nl_seq[dir];
+	unsigned int oldest;
+
+	if (ftp_nl_find(priv, dir, seq))
+		return;
+	if (priv->nl_num[dir] < FTP_NL_SEQS) {
+		s[priv->nl_num[dir]++] = seq;
+		return;
+	}
+	oldest = ftp_seq_after(s[1], s[0]) ? 0 : 1;
+	if (ftp_seq_after(seq, s[oldest]))
+		s[oldest] = seq;
+}
+
+/* The kernel only looks once there has been traffic both ways. */
+static bool ftp_packet_wanted(const struct cth_packet *pkt)
+{
+	int family = pkt->tuple[CTH_DIR_ORIGINAL].family;
+
+	if (pkt->ctinfo != CTH_CT_ESTABLISHED &&
+	    pkt->ctinfo != CTH_CT_ESTABLISHED_REPLY)
+		return false;
+	if (pkt->dir != CTH_DIR_ORIGINAL && pkt->dir != CTH_DIR_REPLY)
+		return false;
+	if (pkt->tuple[CTH_DIR_ORIGINAL].proto != IPPROTO_TCP)
+		return false;
+	if (family != AF_INET && family != AF_INET6)
+		return false;
+	return pkt->payload != NULL && pkt->payload_len != 0;
+}
+
+static enum cth_dir ftp_other_dir(enum cth_dir dir)
+{
+	return dir == CTH_DIR_ORIGINAL ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL;
+}
+
+/*
+ * The data connection comes from the peer (any source port) and goes to
+ * where this packet's sender is reachable from the peer: the reverse
+ * tuple's destination, which differs from the sender's own address only
+ * under NAT.
+ */
+static void ftp_expect_init(struct cth_expect *exp,
+			    const struct cth_packet *pkt,
+			    const struct ftp_cmd *cmd)
+{
+	const struct cth_tuple *rev = &pkt->tuple[ftp_other_dir(pkt->dir)];
+	int family = pkt->tuple[pkt->dir].family;
+
+	memset(exp, 0, sizeof(*exp));
+	exp->class = 0;
+	exp->family = (uint8_t)family;
+	exp->proto = IPPROTO_TCP;
+	exp->sport = 0;
+	exp->dport = cmd->port;
+	cth_addr_copy(family, &exp->src, &rev->src);
+	cth_addr_copy(family, &exp->dst, &rev->dst);
+}
+
+static void ftp_log_addr(struct cth_ctx *ctx, int level, const char *what,
+			 int family, const union cth_addr *addr, uint16_t port)
+{
+	char text[CTH_ADDR_STRLEN];
+
+	if (cth_addr_format(family, addr, text, sizeof(text)) < 0)
+		strcpy(text, "?");
+	cth_log(ctx, level, "%s %s port %u", what, text, (unsigned int)port);
+}
+
+/* Try the announced port, then the next ones, until the kernel takes one. */
+static int ftp_nat_expect(struct cth_ctx *ctx, struct cth_expect *exp,
+			  uint16_t first, uint16_t *port)
+{
+	uint32_t p = first;
+	unsigned int tries;
+	int ret;
+
+	for (tries = 0; tries < FTP_NAT_PORT_TRIES && p <= 65535u;
+	     tries++, p++) {
+		exp->dport = (uint16_t)p;
+		ret = cth_expect(ctx, exp, CTH_EXPECT_SYNC);
+		if (ret == 0) {
+			*port = (uint16_t)p;
+			return 0;
+		}
+		if (ret != -EBUSY)
+			return ret;
+	}
+	return -EBUSY;
+}
+
+/*
+ * Under NAT the peer must be told where it can really connect: the
+ * reverse tuple's destination and a port free there.  The expected
+ * connection is then mapped like its master back to the announced
+ * address and port (nat_addr/nat_port).  Like the kernel, a packet we
+ * cannot rewrite is dropped: passing it would announce an unreachable
+ * address.
+ */
+static int ftp_nat(struct cth_ctx *ctx, const struct cth_packet *pkt,
+		   const struct ftp_cmd *cmd, struct cth_expect *exp)
+{
+	enum cth_dir rdir = ftp_other_dir(pkt->dir);
+	int family = exp->family;
+	char text[FTP_FORMAT_MAX];
+	uint16_t port = 0;
+	int len;
+	int ret;
+
+	exp->flags |= CTH_EXPECT_NAT;
+	exp->nat_dir = rdir;
+	cth_addr_copy(family, &exp->nat_addr, &cmd->addr);
+	exp->nat_port = cmd->port;
+	exp->fn = CTH_EXPECT_FN_NAT_FOLLOW_MASTER;
+
+	ret = ftp_nat_expect(ctx, exp, cmd->port, &port);
+	if (ret < 0) {
+		cth_log(ctx, CTH_LOG_INFO, "%s: no free port from %u (%d)",
+			ftp_cmd_name(cmd->type), (unsigned int)cmd->port, ret);
+		return CTH_VERDICT_DROP;
+	}
+	len = ftp_format(cmd->type, family, &pkt->tuple[rdir].dst, port, text,
+			 sizeof(text));
+	if (len < 0) {
+		cth_log(ctx, CTH_LOG_INFO, "%s: cannot format (%d)",
+			ftp_cmd_name(cmd->type), len);
+		return CTH_VERDICT_DROP;
+	}
+	ret = cth_mangle(ctx, cmd->off, cmd->len, text, (size_t)len);
+	if (ret < 0) {
+		cth_log(ctx, CTH_LOG_INFO, "%s: cannot mangle packet (%d)",
+			ftp_cmd_name(cmd->type), ret);
+		return CTH_VERDICT_DROP;
+	}
+	return CTH_VERDICT_ACCEPT;
+}
+
+/* A well-formed announcement: check the address, then expect. */
+static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
+			  const struct ftp_config *cfg, struct ftp_cmd *cmd)
+{
+	const struct cth_tuple *own = &pkt->tuple[pkt->dir];
+	int family = own->family;
+	struct cth_expect exp;
+	int ret;
+
+	/* A 229 names no address: the data goes to the server itself. */
+	if (cmd->type == FTP_CMD_EPSV) {
+		cmd->family = family;
+		cth_addr_copy(family, &cmd->addr, &own->src);
+	}
+	/* PORT and 227 can only carry IPv4 addresses. */
+	if (cmd->family != family) {
+		cth_log(ctx, CTH_LOG_DEBUG, "%s: IPv4 address on IPv6, ignored",
+			ftp_cmd_name(cmd->type));
+		return CTH_VERDICT_ACCEPT;
+	}
+	ftp_expect_init(&exp, pkt, cmd);
+	/*
+	 * An address other than the sender's could open a hole towards a
+	 * third host (or the firewall itself): only with loose, and then to
+	 * exactly that address.
+	 */
+	if (!cth_addr_equal(family, &cmd->addr, &own->src)) {
+		if (!cfg->loose) {
+			ftp_log_addr(ctx, CTH_LOG_DEBUG, "not expecting foreign",
+				     family, &cmd->addr, cmd->port);
+			return CTH_VERDICT_ACCEPT;
+		}
+		cth_addr_copy(family, &exp.dst, &cmd->addr);
+	}
+	if (pkt->nat & (CTH_NAT_SRC | CTH_NAT_DST))
+		return ftp_nat(ctx, pkt, cmd, &exp);
+	/* The kernel drops what it cannot expect: the data would not pass. */
+	ret = cth_expect(ctx, &exp, 0);
+	if (ret < 0) {
+		cth_log(ctx, CTH_LOG_INFO, "%s: cannot add expectation (%d)",
+			ftp_cmd_name(cmd->type), ret);
+		return CTH_VERDICT_DROP;
+	}
+	return CTH_VERDICT_ACCEPT;
+}
+
+/*
+ * Only a packet that starts a line is parsed, and only its first line,
+ * as the kernel does: every packet ending in '\n' records where the next
+ * line starts.  The first data packet of a direction starts a line by
+ * definition, which also picks up a connection whose state was lost.
+ */
+static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
+			    struct ftp_priv *priv,
+			    const struct ftp_config *config)
+{
+	enum cth_dir dir = pkt->dir;
+	struct ftp_cmd cmd;
+	uint32_t next_seq;
+	bool ends_in_nl;
+	int verdict = CTH_VERDICT_ACCEPT;
+	int ret;
+
+	ftp_priv_check(priv);
+	if (priv->nl_num[dir] == 0)
+		ftp_nl_record(priv, dir, pkt->seq);
+	/* Taken before any rewrite: sequence numbers the helper sees are
+	 * the sender's, NAT adjusts them only afterwards. */
+	ends_in_nl = pkt->payload[pkt->payload_len - 1] == '\n';
+	next_seq = pkt->seq + (uint32_t)pkt->payload_len;
+
+	if (ftp_nl_find(priv, dir, pkt->seq)) {
+		ret = ftp_parse(pkt->payload, pkt->payload_len, dir,
+				pkt->tuple[dir].family, &cmd);
+		if (ret < 0) {
+			/* Drop so the sender retransmits, hopefully whole;
+			 * the line start stays where it was. */
+			cth_log(ctx, CTH_LOG_INFO, "%s command, dropped",
+				ret == -EAGAIN ? "partial" : "malformed");
+			return CTH_VERDICT_DROP;
+		}
+		if (ret > 0)
+			verdict = ftp_handle_cmd(ctx, pkt, config, &cmd);
+	}
+	if (ends_in_nl)
+		ftp_nl_record(priv, dir, next_seq);
+	return verdict;
+}
+
+/* The state is copied so the host need not align it for uint32_t. */
+static int ftp_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
+		      void *priv_state, const void *config)
+{
+	struct ftp_priv priv;
+	int verdict;
+
+	if (!ftp_packet_wanted(pkt))
+		return CTH_VERDICT_ACCEPT;
+	memcpy(&priv, priv_state, sizeof(priv));
+	verdict = ftp_packet_state(ctx, pkt, &priv, config);
+	memcpy(priv_state, &priv, sizeof(priv));
+	return verdict;
+}
+
+CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
+	.abi_version = CTH_ABI_VERSION,
+	.size = sizeof(struct cth_plugin_desc),
+	.name = "ftp",
+	.version = "1.0.0",
+	.description = "FTP: PORT/EPRT and 227/229 data connections, NAT",
+	.protocols = CTH_PROTO_TCP,
+	.families = CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6,
+	.priv_size = CTH_PRIV_SIZE(struct ftp_priv),
+	.config_size = sizeof(struct ftp_config),
+	.n_classes = 1,
+	.classes = {
+		{ .name = "ftp", .max = 1, .timeout = 300 },
+	},
+	.configure = ftp_configure,
+	.packet = ftp_packet,
+};

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bounded text helpers for plugins.  See cthelperd/util.h.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cthelperd/util.h>
+
+/* ASCII only: tolower() would follow the daemon's locale. */
+static unsigned char util_ascii_lower(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+enum cth_prefix cth_prefix_match(const void *buf, size_t len, const char *word)
+{
+	const unsigned char *p = buf;
+	size_t wlen = strlen(word);
+	size_t n = len < wlen ? len : wlen;
+	size_t i;
+
+	if (len == 0)
+		return CTH_PREFIX_NO;
+	for (i = 0; i < n; i++)
+		if (util_ascii_lower(p[i]) !=
+		    util_ascii_lower((unsigned char)word[i]))
+			return CTH_PREFIX_NO;
+	return len < wlen ? CTH_PREFIX_TRUNCATED : CTH_PREFIX_YES;
+}
+
+int cth_parse_uint(const void *buf, size_t len, uint32_t max, uint32_t *val,
+		   size_t *used)
+{
+	const unsigned char *p = buf;
+	uint32_t v = 0;
+	bool too_big = false;
+	size_t i;
+
+	for (i = 0; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
+		uint32_t digit = (uint32_t)(p[i] - '0');
+
+		/* Keep consuming digits so *used is right, but stop
+		 * accumulating once the value is out of range. */
+		if (too_big || digit > max || v > (max - digit) / 10u)
+			too_big = true;
+		else
+			v = v * 10u + digit;
+	}
+	if (i == 0)
+		return -EINVAL;
+	if (too_big)
+		return -ERANGE;
+	*val = v;
+	if (used)
+		*used = i;
+	return 0;
+}
+
+static bool util_word_in(const char *text, const char *const *words)
+{
+	for (; *words; words++)
+		if (strlen(text) == strlen(*words) &&
+		    cth_prefix_match(text, strlen(text), *words) ==
+		    CTH_PREFIX_YES)
+			return true;
+	return false;
+}
+
+int cth_parse_bool(const char *text, bool *val)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1", NULL };
+	static const char *const no[] = { "no", "false", "off", "0", NULL };
+
+	if (util_word_in(text, yes))
+		*val = true;
+	else if (util_word_in(text, no))
+		*val = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+size_t cth_line_len(const void *buf, size_t len)
+{
+	const unsigned char *nl = len ? memchr(buf, '\n', len) : NULL;
+
+	return nl ? (size_t)(nl - (const unsigned char *)buf) : len;
+}
+
+static size_t util_addr_size(int family)
+{
+	switch (family) {
+	case AF_INET:
+		return 4;
+	case AF_INET6:
+		return 16;
+	default:
+		return 0;
+	}
+}
+
+int cth_addr_parse(int family, const void *buf, size_t len,
+		   union cth_addr *addr)
+{
+	char text[CTH_ADDR_STRLEN];
+	union cth_addr tmp;
+
+	if (util_addr_size(family) == 0)
+		return -EAFNOSUPPORT;
+	/* inet_pton() wants a C string; the payload has no NUL. */
+	if (len == 0 || len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	memset(&tmp, 0, sizeof(tmp));
+	if (inet_pton(family, text, tmp.raw) != 1)
+		return -EINVAL;
+	*addr = tmp;
+	return 0;
+}
+
+int cth_addr_format(int family, const union cth_addr *addr, char *buf,
+		    size_t size)
+{
+	if (util_addr_size(family) == 0)
+		return -EAFNOSUPPORT;
+	if (size > (size_t)INT32_MAX)
+		size = INT32_MAX;
+	if (!inet_ntop(family, addr->raw, buf, (socklen_t)size))
+		return -ENOSPC;
+	return (int)strlen(buf);
+}
+
+bool cth_addr_equal(int family, const union cth_addr *a,
+		    const union cth_addr *b)
+{
+	size_t n = util_addr_size(family);
+
+	return n != 0 && memcmp(a->raw, b->raw, n) == 0;
+}
+
+void cth_addr_copy(int family, union cth_addr *dst, const union cth_addr *src)
+{
+	size_t n = util_addr_size(family);
+
+	if (n == 0)
+		n = sizeof(dst->raw);
+	memset(dst, 0, sizeof(*dst));
+	memcpy(dst->raw, src->raw, n);
+}
