@@ -1,0 +1,741 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cthelperd_nfnl - the kernel half of cthelperd for kernels built without
+ * CONFIG_NF_CT_NETLINK_HELPER.
+ *
+ * Implements the nfnetlink "cthelper" subsystem (NFNL_SUBSYS_CTHELPER,
+ * uapi <linux/netfilter/nfnetlink_cthelper.h>): user space creates,
+ * updates, lists and deletes conntrack helpers whose help function hands
+ * every packet of a helped connection to an NFQUEUE queue, where cthelperd
+ * (or conntrackd) does the protocol work.  The helper's private area in
+ * the conntrack (nf_conn_help->data) travels as CTA_HELP_INFO inside
+ * NFQA_CT, so the daemon keeps per-connection state in the kernel.
+ *
+ * Written for cthelperd from the uapi and the observable behaviour of the
+ * in-tree module (see kmod/README.md for the exact rules reproduced).
+ *
+ * Locking: NEW/GET/DEL run under the nfnetlink subsystem mutex
+ * (NFNL_CB_MUTEX).  Dumps continue from recvmsg() without that mutex, so
+ * our list of helpers has its own mutex, always taken after the nfnetlink
+ * one.  The packet path never takes a lock: it reads the two fields that
+ * an update may change (flags, queue_num) with READ_ONCE().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netfilter.h>
+#include <linux/netlink.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include <net/netfilter/nf_conntrack.h>
+#include <net/netfilter/nf_conntrack_expect.h>
+#include <net/netfilter/nf_conntrack_helper.h>
+
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netfilter/nfnetlink_cthelper.h>
+
+#ifndef CTHD_KMOD_VERSION
+#define CTHD_KMOD_VERSION "0.0.0-unknown"
+#endif
+
+/* Size of the per-conntrack private area a helper may use. */
+#define CTHD_PRIV_MAX	sizeof_field(struct nf_conn_help, data)
+
+/*
+ * One helper created from user space.  The expectation classes live in the
+ * same allocation: nf_conntrack_helper only points at them.
+ */
+struct cthd_helper {
+	struct list_head		link;
+	unsigned int			nclasses;	/* 1..NF_CT_MAX_EXPECT_CLASSES */
+	struct nf_conntrack_expect_policy class[NF_CT_MAX_EXPECT_CLASSES];
+	struct nf_conntrack_helper	nfh;
+};
+
+/* Parsed NFCTH_POLICY: what a create or an update would install. */
+struct cthd_policy {
+	unsigned int			nclasses;
+	struct nf_conntrack_expect_policy class[NF_CT_MAX_EXPECT_CLASSES];
+};
+
+/* Identity of a helper: name plus (layer 3 family, layer 4 protocol). */
+struct cthd_key {
+	const char	*name;		/* NULL: any name */
+	bool		have_tuple;	/* false: any tuple */
+	u16		l3num;
+	u8		l4num;
+};
+
+static LIST_HEAD(cthd_helpers);
+static DEFINE_MUTEX(cthd_mutex);
+/* Bumped on every list change; a dump that sees it move sets DUMP_INTR. */
+static unsigned int cthd_generation = 1;
+
+/* ------------------------------------------------------------------ */
+/* Packet path                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Called by conntrack (under rcu_read_lock) for every packet of a
+ * connection helped by one of our helpers.  Until user space sets the
+ * helper ENABLED, packets pass untouched; afterwards they go to the
+ * helper's queue, or pass when nobody listens on it (queue bypass).
+ */
+static int cthd_help(struct sk_buff *skb, unsigned int protoff,
+		     struct nf_conn *ct, enum ip_conntrack_info ctinfo)
+{
+	const struct nf_conntrack_helper *h;
+	const struct nf_conn_help *help;
+
+	help = nfct_help(ct);
+	if (!help)
+		return NF_DROP;
+	h = rcu_dereference(help->helper);
+	if (!h)
+		return NF_DROP;
+
+	if (!(READ_ONCE(h->flags) & NF_CT_HELPER_F_CONFIGURED))
+		return NF_ACCEPT;
+
+	return NF_QUEUE_NR(READ_ONCE(h->queue_num)) |
+	       NF_VERDICT_FLAG_QUEUE_BYPASS;
+}
+
+/*
+ * The helper attached to @ct.  Both callers below run from ctnetlink
+ * (dump, or NFQA_CT of a queue verdict) inside an RCU read-side section.
+ */
+static const struct nf_conntrack_helper *
+cthd_ct_helper(const struct nf_conn_help *help)
+{
+	return help ? rcu_dereference_raw(help->helper) : NULL;
+}
+
+/* CTA_HELP_INFO from user space -> the conntrack's private area. */
+static int cthd_from_nlattr(struct nlattr *attr, struct nf_conn *ct)
+{
+	struct nf_conn_help *help = nfct_help(ct);
+	const struct nf_conntrack_helper *h = cthd_ct_helper(help);
+	unsigned int len;
+
+	if (!attr || !h || h->data_len == 0)
+		return -EINVAL;
+
+	len = min_t(unsigned int, nla_len(attr), h->data_len);
+	memcpy(help->data, nla_data(attr), len);
+	memset(help->data + len, 0, h->data_len - len);
+	return 0;
+}
+
+/* The conntrack's private area -> CTA_HELP_INFO (data_len bytes). */
+static int cthd_to_nlattr(struct sk_buff *skb, const struct nf_conn *ct)
+{
+	const struct nf_conn_help *help = nfct_help(ct);
+	const struct nf_conntrack_helper *h = cthd_ct_helper(help);
+
+	if (!h || h->data_len == 0)
+		return 0;
+	if (nla_put(skb, CTA_HELP_INFO, h->data_len, help->data))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Attribute policies                                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * NFCTH_TUPLE and NFCTH_POLICY carry no type on purpose: their content is
+ * checked when they are parsed, and every malformation there is reported
+ * as EINVAL, as user space expects.  The string limits come from the
+ * policy, so a name of 16 bytes or more is refused before we run.
+ */
+static const struct nla_policy cthd_attr_policy[NFCTH_MAX + 1] = {
+	[NFCTH_NAME]		= { .type = NLA_NUL_STRING,
+				    .len = NF_CT_HELPER_NAME_LEN - 1 },
+	[NFCTH_QUEUE_NUM]	= { .type = NLA_U32 },
+	[NFCTH_PRIV_DATA_LEN]	= { .type = NLA_U32 },
+	[NFCTH_STATUS]		= { .type = NLA_U32 },
+};
+
+static const struct nla_policy cthd_tuple_policy[NFCTH_TUPLE_MAX + 1] = {
+	[NFCTH_TUPLE_L3PROTONUM]	= { .type = NLA_U16 },
+	[NFCTH_TUPLE_L4PROTONUM]	= { .type = NLA_U8 },
+};
+
+static const struct nla_policy cthd_set_policy[NFCTH_POLICY_SET_MAX + 1] = {
+	[NFCTH_POLICY_SET_NUM]	= { .type = NLA_U32 },
+};
+
+static const struct nla_policy cthd_class_policy[NFCTH_POLICY_MAX + 1] = {
+	[NFCTH_POLICY_NAME]		= { .type = NLA_NUL_STRING,
+					    .len = NF_CT_EXP_POLICY_NAME_LEN - 1 },
+	[NFCTH_POLICY_EXPECT_MAX]	= { .type = NLA_U32 },
+	[NFCTH_POLICY_EXPECT_TIMEOUT]	= { .type = NLA_U32 },
+};
+
+static u32 cthd_get_u32(const struct nlattr *a)
+{
+	return ntohl(nla_get_be32(a));
+}
+
+/* ------------------------------------------------------------------ */
+/* Parsing                                                              */
+/* ------------------------------------------------------------------ */
+
+static int cthd_parse_tuple(const struct nlattr *attr, struct cthd_key *key)
+{
+	struct nlattr *tb[NFCTH_TUPLE_MAX + 1];
+	int err;
+
+	err = nla_parse_nested_deprecated(tb, NFCTH_TUPLE_MAX, attr,
+					  cthd_tuple_policy, NULL);
+	if (err < 0)
+		return err;
+	if (!tb[NFCTH_TUPLE_L3PROTONUM] || !tb[NFCTH_TUPLE_L4PROTONUM])
+		return -EINVAL;
+
+	key->have_tuple = true;
+	key->l3num = ntohs(nla_get_be16(tb[NFCTH_TUPLE_L3PROTONUM]));
+	key->l4num = nla_get_u8(tb[NFCTH_TUPLE_L4PROTONUM]);
+	return 0;
+}
+
+/*
+ * One NFCTH_POLICY_SET<n>.  For an update, @keep_name is the class's
+ * current name: a class may change its limits, never its name.
+ */
+static int cthd_parse_class(const struct nlattr *attr, const char *keep_name,
+			    struct nf_conntrack_expect_policy *out)
+{
+	struct nlattr *tb[NFCTH_POLICY_MAX + 1];
+	u32 max;
+	int err;
+
+	if (!attr)
+		return -EINVAL;
+	err = nla_parse_nested_deprecated(tb, NFCTH_POLICY_MAX, attr,
+					  cthd_class_policy, NULL);
+	if (err < 0)
+		return err;
+	if (!tb[NFCTH_POLICY_NAME] || !tb[NFCTH_POLICY_EXPECT_MAX] ||
+	    !tb[NFCTH_POLICY_EXPECT_TIMEOUT])
+		return -EINVAL;
+
+	if (keep_name && nla_strcmp(tb[NFCTH_POLICY_NAME], keep_name))
+		return -EBUSY;
+
+	/* 0 is legal: conntrack reads it as "no per-master limit". */
+	max = cthd_get_u32(tb[NFCTH_POLICY_EXPECT_MAX]);
+	if (max > NF_CT_EXPECT_MAX_CNT)
+		return -EINVAL;
+
+	out->max_expected = max;
+	out->timeout = cthd_get_u32(tb[NFCTH_POLICY_EXPECT_TIMEOUT]);
+	if (keep_name)
+		strscpy(out->name, keep_name, sizeof(out->name));
+	else
+		nla_strscpy(out->name, tb[NFCTH_POLICY_NAME],
+			    sizeof(out->name));
+	return 0;
+}
+
+/*
+ * NFCTH_POLICY into @pol.  @cur is NULL for a new helper, or the helper an
+ * update applies to: then the class count must stay the same.
+ */
+static int cthd_parse_policy(const struct nlattr *attr,
+			     const struct cthd_helper *cur,
+			     struct cthd_policy *pol)
+{
+	struct nlattr *tb[NFCTH_POLICY_SET_MAX + 1];
+	unsigned int i, n;
+	int err;
+
+	err = nla_parse_nested_deprecated(tb, NFCTH_POLICY_SET_MAX, attr,
+					  cthd_set_policy, NULL);
+	if (err < 0)
+		return err;
+	if (!tb[NFCTH_POLICY_SET_NUM])
+		return -EINVAL;
+
+	n = cthd_get_u32(tb[NFCTH_POLICY_SET_NUM]);
+	if (cur) {
+		if (n != cur->nclasses)
+			return -EBUSY;
+	} else {
+		if (n == 0)
+			return -EINVAL;
+		if (n > NF_CT_MAX_EXPECT_CLASSES)
+			return -EOVERFLOW;
+	}
+
+	memset(pol, 0, sizeof(*pol));
+	pol->nclasses = n;
+	for (i = 0; i < n; i++) {
+		err = cthd_parse_class(tb[NFCTH_POLICY_SET + i],
+				       cur ? cur->class[i].name : NULL,
+				       &pol->class[i]);
+		if (err < 0)
+			/* a new helper reports any bad class as EINVAL */
+			return cur ? err : -EINVAL;
+	}
+	return 0;
+}
+
+/* NFCTH_STATUS applied to @flags; unknown values leave them alone. */
+static unsigned int cthd_status_flags(const struct nlattr *attr,
+				      unsigned int flags)
+{
+	if (!attr)
+		return flags;
+	switch (cthd_get_u32(attr)) {
+	case NFCT_HELPER_STATUS_ENABLED:
+		return flags | NF_CT_HELPER_F_CONFIGURED;
+	case NFCT_HELPER_STATUS_DISABLED:
+		return flags & ~NF_CT_HELPER_F_CONFIGURED;
+	default:
+		return flags;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The helper list                                                      */
+/* ------------------------------------------------------------------ */
+
+static bool cthd_match(const struct cthd_helper *e, const struct cthd_key *k)
+{
+	if (k->name && strncmp(e->nfh.name, k->name, NF_CT_HELPER_NAME_LEN))
+		return false;
+	if (k->have_tuple && (e->nfh.tuple.src.l3num != k->l3num ||
+			      e->nfh.tuple.dst.protonum != k->l4num))
+		return false;
+	return true;
+}
+
+static struct cthd_helper *cthd_find(const struct cthd_key *k)
+{
+	struct cthd_helper *e;
+
+	lockdep_assert_held(&cthd_mutex);
+	list_for_each_entry(e, &cthd_helpers, link)
+		if (cthd_match(e, k))
+			return e;
+	return NULL;
+}
+
+/* Unlink, unregister from conntrack and free.  The helper is unused. */
+static void cthd_destroy(struct cthd_helper *e)
+{
+	lockdep_assert_held(&cthd_mutex);
+	list_del(&e->link);
+	cthd_generation++;
+	/* waits for RCU readers and detaches it from every conntrack */
+	nf_conntrack_helper_unregister(&e->nfh);
+	kfree(e);
+}
+
+/* ------------------------------------------------------------------ */
+/* NFNL_MSG_CTHELPER_NEW                                                */
+/* ------------------------------------------------------------------ */
+
+static int cthd_create(const struct nlattr * const tb[],
+		       const struct cthd_key *key)
+{
+	struct nf_conntrack_helper *h;
+	struct cthd_policy pol;
+	struct cthd_helper *e;
+	u32 priv_len;
+	int err;
+
+	if (!tb[NFCTH_POLICY] || !tb[NFCTH_PRIV_DATA_LEN])
+		return -EINVAL;
+
+	err = cthd_parse_policy(tb[NFCTH_POLICY], NULL, &pol);
+	if (err < 0)
+		return err;
+
+	priv_len = cthd_get_u32(tb[NFCTH_PRIV_DATA_LEN]);
+	if (priv_len > CTHD_PRIV_MAX)
+		return -ENOMEM;	/* what user space has always been told */
+
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+
+	e->nclasses = pol.nclasses;
+	memcpy(e->class, pol.class, sizeof(e->class));
+
+	h = &e->nfh;
+	strscpy(h->name, key->name, sizeof(h->name));
+	h->tuple.src.l3num = key->l3num;
+	h->tuple.dst.protonum = key->l4num;
+	h->me = THIS_MODULE;
+	h->expect_policy = e->class;
+	h->expect_class_max = e->nclasses - 1;
+	h->help = cthd_help;
+	h->from_nlattr = cthd_from_nlattr;
+	h->to_nlattr = cthd_to_nlattr;
+	h->data_len = priv_len;
+	h->queue_num = tb[NFCTH_QUEUE_NUM] ?
+		       cthd_get_u32(tb[NFCTH_QUEUE_NUM]) : 0;
+	h->flags = cthd_status_flags(tb[NFCTH_STATUS],
+				     NF_CT_HELPER_F_USERSPACE);
+
+	/* EBUSY here: an in-kernel helper holds this name and tuple */
+	err = nf_conntrack_helper_register(h);
+	if (err < 0) {
+		kfree(e);
+		return err;
+	}
+
+	list_add_tail(&e->link, &cthd_helpers);
+	cthd_generation++;
+	return 0;
+}
+
+/*
+ * A NEW for an existing helper: queue, status and class limits may
+ * change; the private area size, class count and class names may not.
+ * Everything is checked before anything is written.
+ */
+static int cthd_update(const struct nlattr * const tb[], struct cthd_helper *e)
+{
+	struct nf_conntrack_helper *h = &e->nfh;
+	struct cthd_policy pol;
+	unsigned int i;
+	int err;
+
+	if (tb[NFCTH_PRIV_DATA_LEN] &&
+	    cthd_get_u32(tb[NFCTH_PRIV_DATA_LEN]) != h->data_len)
+		return -EBUSY;
+
+	if (tb[NFCTH_POLICY]) {
+		err = cthd_parse_policy(tb[NFCTH_POLICY], e, &pol);
+		if (err < 0)
+			return err;
+		for (i = 0; i < e->nclasses; i++) {
+			WRITE_ONCE(e->class[i].max_expected,
+				   pol.class[i].max_expected);
+			WRITE_ONCE(e->class[i].timeout, pol.class[i].timeout);
+		}
+	}
+	if (tb[NFCTH_QUEUE_NUM])
+		WRITE_ONCE(h->queue_num, cthd_get_u32(tb[NFCTH_QUEUE_NUM]));
+	WRITE_ONCE(h->flags, cthd_status_flags(tb[NFCTH_STATUS], h->flags));
+	return 0;
+}
+
+static int cthd_cmd_new(struct sk_buff *skb, const struct nfnl_info *info,
+			const struct nlattr * const tb[])
+{
+	struct cthd_key key = { };
+	struct cthd_helper *e;
+	int err;
+
+	/* helpers are global: only the initial namespace's admin */
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (!tb[NFCTH_NAME] || !tb[NFCTH_TUPLE])
+		return -EINVAL;
+
+	key.name = nla_data(tb[NFCTH_NAME]);
+	err = cthd_parse_tuple(tb[NFCTH_TUPLE], &key);
+	if (err < 0)
+		return err;
+
+	mutex_lock(&cthd_mutex);
+	e = cthd_find(&key);
+	if (!e)
+		err = cthd_create(tb, &key);
+	else if (info->nlh->nlmsg_flags & NLM_F_EXCL)
+		err = -EEXIST;
+	else
+		err = cthd_update(tb, e);
+	mutex_unlock(&cthd_mutex);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* NFNL_MSG_CTHELPER_GET                                                */
+/* ------------------------------------------------------------------ */
+
+static int cthd_put_tuple(struct sk_buff *skb, const struct cthd_helper *e)
+{
+	struct nlattr *nest = nla_nest_start(skb, NFCTH_TUPLE);
+
+	if (!nest ||
+	    nla_put_be16(skb, NFCTH_TUPLE_L3PROTONUM,
+			 htons(e->nfh.tuple.src.l3num)) ||
+	    nla_put_u8(skb, NFCTH_TUPLE_L4PROTONUM, e->nfh.tuple.dst.protonum))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int cthd_put_policy(struct sk_buff *skb, const struct cthd_helper *e)
+{
+	struct nlattr *set, *cls;
+	unsigned int i;
+
+	set = nla_nest_start(skb, NFCTH_POLICY);
+	if (!set || nla_put_be32(skb, NFCTH_POLICY_SET_NUM, htonl(e->nclasses)))
+		return -EMSGSIZE;
+	for (i = 0; i < e->nclasses; i++) {
+		const struct nf_conntrack_expect_policy *p = &e->class[i];
+
+		cls = nla_nest_start(skb, NFCTH_POLICY_SET + i);
+		if (!cls ||
+		    nla_put_string(skb, NFCTH_POLICY_NAME, p->name) ||
+		    nla_put_be32(skb, NFCTH_POLICY_EXPECT_MAX,
+				 htonl(p->max_expected)) ||
+		    nla_put_be32(skb, NFCTH_POLICY_EXPECT_TIMEOUT,
+				 htonl(p->timeout)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, cls);
+	}
+	nla_nest_end(skb, set);
+	return 0;
+}
+
+/*
+ * One helper as an NFNL_MSG_CTHELPER_NEW message (the answer to GET, as
+ * in every nfnetlink subsystem).  @cb is set when dumping.
+ */
+static int cthd_fill(struct sk_buff *skb, u32 portid, u32 seq, u16 flags,
+		     const struct cthd_helper *e, struct netlink_callback *cb)
+{
+	const struct nf_conntrack_helper *h = &e->nfh;
+	struct nlmsghdr *nlh;
+	u32 status;
+
+	nlh = nfnl_msg_put(skb, portid, seq,
+			   nfnl_msg_type(NFNL_SUBSYS_CTHELPER,
+					 NFNL_MSG_CTHELPER_NEW),
+			   flags, AF_UNSPEC, NFNETLINK_V0, 0);
+	if (!nlh)
+		return -EMSGSIZE;
+
+	status = (h->flags & NF_CT_HELPER_F_CONFIGURED) ?
+		 NFCT_HELPER_STATUS_ENABLED : NFCT_HELPER_STATUS_DISABLED;
+
+	if (nla_put_string(skb, NFCTH_NAME, h->name) ||
+	    nla_put_be32(skb, NFCTH_QUEUE_NUM, htonl(h->queue_num)) ||
+	    cthd_put_tuple(skb, e) ||
+	    cthd_put_policy(skb, e) ||
+	    nla_put_be32(skb, NFCTH_PRIV_DATA_LEN, htonl(h->data_len)) ||
+	    nla_put_be32(skb, NFCTH_STATUS, htonl(status))) {
+		nlmsg_cancel(skb, nlh);
+		return -EMSGSIZE;
+	}
+	if (cb)
+		nl_dump_check_consistent(cb, nlh);
+	nlmsg_end(skb, nlh);
+	return 0;
+}
+
+/* cb->args[0]: how many helpers earlier rounds of this dump sent. */
+static int cthd_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long done = cb->args[0], idx = 0;
+	const struct cthd_helper *e;
+
+	mutex_lock(&cthd_mutex);
+	cb->seq = cthd_generation;
+	list_for_each_entry(e, &cthd_helpers, link) {
+		if (idx < done) {
+			idx++;
+			continue;
+		}
+		if (cthd_fill(skb, NETLINK_CB(cb->skb).portid,
+			      cb->nlh->nlmsg_seq, NLM_F_MULTI, e, cb) < 0)
+			break;
+		idx++;
+	}
+	mutex_unlock(&cthd_mutex);
+	cb->args[0] = idx;
+	return skb->len;
+}
+
+static int cthd_cmd_get(struct sk_buff *skb, const struct nfnl_info *info,
+			const struct nlattr * const tb[])
+{
+	struct cthd_key key = { };
+	const struct cthd_helper *e;
+	struct sk_buff *reply;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+
+	if (info->nlh->nlmsg_flags & NLM_F_DUMP) {
+		struct netlink_dump_control c = { .dump = cthd_dump };
+
+		return netlink_dump_start(info->sk, skb, info->nlh, &c);
+	}
+
+	if (tb[NFCTH_NAME])
+		key.name = nla_data(tb[NFCTH_NAME]);
+	if (tb[NFCTH_TUPLE]) {
+		err = cthd_parse_tuple(tb[NFCTH_TUPLE], &key);
+		if (err < 0)
+			return err;
+	}
+
+	reply = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!reply)
+		return -ENOMEM;
+
+	mutex_lock(&cthd_mutex);
+	e = cthd_find(&key);
+	err = e ? cthd_fill(reply, NETLINK_CB(skb).portid,
+			    info->nlh->nlmsg_seq, 0, e, NULL) : -ENOENT;
+	mutex_unlock(&cthd_mutex);
+	if (err < 0) {
+		kfree_skb(reply);
+		return err;
+	}
+
+	err = nfnetlink_unicast(reply, info->net, NETLINK_CB(skb).portid);
+	return err < 0 ? err : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* NFNL_MSG_CTHELPER_DEL                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Deletes every helper matching the optional name and tuple that nothing
+ * references.  0 when at least one went (or there were no helpers at
+ * all), EBUSY when the matches are all in use, ENOENT when none matched.
+ */
+static int cthd_cmd_del(struct sk_buff *skb, const struct nfnl_info *info,
+			const struct nlattr * const tb[])
+{
+	struct cthd_helper *e, *next;
+	struct cthd_key key = { };
+	bool deleted = false;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+
+	if (tb[NFCTH_NAME])
+		key.name = nla_data(tb[NFCTH_NAME]);
+	if (tb[NFCTH_TUPLE]) {
+		err = cthd_parse_tuple(tb[NFCTH_TUPLE], &key);
+		if (err < 0)
+			return err;
+	}
+
+	mutex_lock(&cthd_mutex);
+	if (list_empty(&cthd_helpers)) {
+		mutex_unlock(&cthd_mutex);
+		return 0;
+	}
+	err = -ENOENT;
+	list_for_each_entry_safe(e, next, &cthd_helpers, link) {
+		if (!cthd_match(e, &key))
+			continue;
+		/*
+		 * Registration holds the one reference; rules, templates and
+		 * nft objects add theirs.  Dropping ours to zero also makes
+		 * every later lookup fail, so nobody can grab it meanwhile.
+		 */
+		if (refcount_dec_if_one(&e->nfh.refcnt)) {
+			cthd_destroy(e);
+			deleted = true;
+		} else {
+			err = -EBUSY;
+		}
+	}
+	mutex_unlock(&cthd_mutex);
+	return deleted ? 0 : err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Registration with nfnetlink                                          */
+/* ------------------------------------------------------------------ */
+
+static const struct nfnl_callback cthd_callbacks[NFNL_MSG_CTHELPER_MAX] = {
+	[NFNL_MSG_CTHELPER_NEW] = {
+		.call		= cthd_cmd_new,
+		.type		= NFNL_CB_MUTEX,
+		.attr_count	= NFCTH_MAX,
+		.policy		= cthd_attr_policy,
+	},
+	[NFNL_MSG_CTHELPER_GET] = {
+		.call		= cthd_cmd_get,
+		.type		= NFNL_CB_MUTEX,
+		.attr_count	= NFCTH_MAX,
+		.policy		= cthd_attr_policy,
+	},
+	[NFNL_MSG_CTHELPER_DEL] = {
+		.call		= cthd_cmd_del,
+		.type		= NFNL_CB_MUTEX,
+		.attr_count	= NFCTH_MAX,
+		.policy		= cthd_attr_policy,
+	},
+};
+
+static const struct nfnetlink_subsystem cthd_subsys = {
+	.name		= "cthelper",
+	.subsys_id	= NFNL_SUBSYS_CTHELPER,
+	.cb_count	= NFNL_MSG_CTHELPER_MAX,
+	.cb		= cthd_callbacks,
+	.owner		= THIS_MODULE,
+};
+
+static int __init cthd_init(void)
+{
+	int err;
+
+	err = nfnetlink_subsys_register(&cthd_subsys);
+	if (err == -EBUSY) {
+		pr_err("the cthelper nfnetlink subsystem is taken (in-tree nfnetlink_cthelper loaded or built in?)\n");
+		return err;
+	}
+	if (err < 0) {
+		pr_err("cannot register with nfnetlink: %d\n", err);
+		return err;
+	}
+	pr_info("user-space conntrack helper subsystem ready (version %s)\n",
+		CTHD_KMOD_VERSION);
+	return 0;
+}
+
+static void __exit cthd_exit(void)
+{
+	struct cthd_helper *e, *next;
+
+	/* no new requests after this; running dumps pin the module */
+	nfnetlink_subsys_unregister(&cthd_subsys);
+
+	/* nothing can reference a helper now: each reference pins us */
+	mutex_lock(&cthd_mutex);
+	list_for_each_entry_safe(e, next, &cthd_helpers, link)
+		cthd_destroy(e);
+	mutex_unlock(&cthd_mutex);
+}
+
+module_init(cthd_init);
+module_exit(cthd_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("cthelperd developers");
+MODULE_DESCRIPTION("cthelperd: nfnetlink cthelper subsystem (user-space conntrack helpers over NFQUEUE)");
+MODULE_VERSION(CTHD_KMOD_VERSION);
+#ifdef CTHD_AUTOLOAD
+/* Let nfnetlink load us on the first cthelper message (see README.md). */
+MODULE_ALIAS_NFNL_SUBSYS(NFNL_SUBSYS_CTHELPER);
+#endif
