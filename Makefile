@@ -41,12 +41,14 @@ $(B)/plugins/%.so: $$(wildcard plugins/%/*.c plugins/%/*.h) $(B)/libcthsdk.a | $
 # --- daemon -------------------------------------------------------------
 $(B)/server/%.o: server/%.c $(wildcard server/*.h sdk/include/cthelperd/*.h) | $(B)/server
 	$(CC) $(CFLAGS) -fvisibility=hidden $(SDK_INC) $(PKG_CFLAGS) \
-	  -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' -c -o $@ $<
+	  -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"' -c -o $@ $<
 $(B)/cthelperd: $(SERVER_SRC:server/%.c=$(B)/server/%.o)
 	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 VERSION    ?= 0.1.0
 PLUGIN_DIR ?= /usr/local/lib/cthelperd
+SYSCONF    ?= /usr/local/etc
+SYSCONF    ?= /etc
 
 $(B) $(B)/sdk $(B)/plugins $(B)/server $(B)/tests:
 	mkdir -p $@

@@ -6,7 +6,7 @@ UNIT_TESTS := $(notdir $(basename $(wildcard tests/unit/test_*.c)))
 -include $(wildcard tests/unit/*.mk)
 
 UNIT_CFLAGS = $(CFLAGS) $(SDK_INC) -Iserver -Itests/unit $(PKG_CFLAGS) \
-              -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"'
+              -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"'
 
 $(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) $(wildcard tests/unit/*.h server/*.h sdk/include/cthelperd/*.h) | $(B)/tests
 	$(CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)

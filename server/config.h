@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CTH_CONFIG_H
+#define CTH_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cthelperd/plugin.h>
+
+#define CFG_MAX_HELPERS  64
+#define CFG_MAX_OPTS     32
+#define CFG_MAX_POLICIES 8
+#define CFG_DEFAULT_QUEUE_LEN 4096u
+
+/* A key the daemon does not know: handed to the plugin's configure(). */
+struct cfg_opt {
+	char *key;
+	char *value;
+	int line;
+};
+
+/* policy.CLASS.max / policy.CLASS.timeout, matched to the plugin's
+ * classes once the plugin is loaded. */
+struct cfg_policy {
+	char cls[CTH_NAME_LEN];
+	int line;
+	bool has_max, has_timeout;
+	uint32_t max, timeout;
+};
+
+struct cfg_helper {
+	char name[CTH_NAME_LEN];
+	char *plugin;
+	int line;             /* of the [helper NAME] header */
+	unsigned int families;  /* 0: the plugin's */
+	unsigned int protocols; /* 0: the plugin's */
+	uint16_t queue;
+	uint32_t queue_len;
+	bool fail_open;
+	size_t n_policies;
+	struct cfg_policy policies[CFG_MAX_POLICIES];
+	size_t n_opts;
+	struct cfg_opt opts[CFG_MAX_OPTS];
+};
+
+struct cfg {
+	char *file;
+	char *plugin_dir;
+	int log_level;
+	size_t n_helpers;
+	struct cfg_helper helpers[CFG_MAX_HELPERS];
+	size_t n_errors;
+};
+
+/* Parse FILE.  Errors are printed as "FILE:LINE: message" to stderr.
+ * Returns 0 with *out set, or a negative errno (-EINVAL: bad config). */
+int cfg_load(const char *file, struct cfg **out);
+void cfg_free(struct cfg *cfg);
+/* Print "FILE:LINE: message" for a later check (e.g. plugin options). */
+void cfg_error(const struct cfg *cfg, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

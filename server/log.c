@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* Logging to stderr (foreground) or syslog (daemon); safe from any thread. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <syslog.h>
+#include <time.h>
+
+#include "log.h"
+
+static int log_cur_level = LOG_L_INFO;
+static int log_to_syslog;
+
+static const char *const log_names[] = {
+	[LOG_L_ERR] = "error",   [LOG_L_WARNING] = "warning",
+	[LOG_L_NOTICE] = "notice", [LOG_L_INFO] = "info",
+	[LOG_L_DEBUG] = "debug",
+};
+
+void log_init(int level, int use_syslog)
+{
+	log_cur_level = level;
+	log_to_syslog = use_syslog;
+	if (use_syslog)
+		openlog("cthelperd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+/* Returns the level for a name, or -1. */
+int log_level_parse(const char *name)
+{
+	for (size_t i = 0; i < sizeof(log_names) / sizeof(log_names[0]); i++)
+		if (log_names[i] && strcasecmp(name, log_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+int log_enabled(int level)
+{
+	return level <= log_cur_level;
+}
+
+void log_vmsg(int level, const char *tag, const char *fmt, va_list ap)
+{
+	char line[1024];
+	int n = 0;
+
+	if (!log_enabled(level))
+		return;
+	if (tag)
+		n = snprintf(line, sizeof(line), "%s: ", tag);
+	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	if (log_to_syslog) {
+		syslog(level, "%s", line);
+		return;
+	}
+	/* one fprintf per line keeps lines from different workers whole */
+	fprintf(stderr, "cthelperd[%s]: %s\n",
+		level < (int)(sizeof(log_names) / sizeof(log_names[0])) &&
+		log_names[level] ? log_names[level] : "?", line);
+}
+
+void log_msg(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(level, NULL, fmt, ap);
+	va_end(ap);
+}

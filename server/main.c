@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cthelperd: start-up order matters.  Queues are bound before the kernel
+ * helpers are enabled (a packet queued to nobody would bypass conntrack
+ * confirmation), and on the way out helpers are disabled before the queues
+ * are drained and closed.
+ */
+#include <errno.h>
+#include <ev.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cthelper.h"
+#include "log.h"
+#include "runtime.h"
+#include "worker.h"
+
+#ifndef CTH_VERSION
+#define CTH_VERSION "0.0.0"
+#endif
+
+struct daemon_state {
+	struct runtime *_Atomic rt;
+	struct nlreq ctl;
+	size_t n_workers;
+	struct worker workers[CFG_MAX_HELPERS];
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: cthelperd [-c FILE] [-n] [-d] [-h] [-V]\n"
+		"User-space connection tracking helper server for Linux netfilter.\n"
+		"\n"
+		"  -c, --config FILE  configuration file (default %s)\n"
+		"  -n, --check        check the configuration and plugins, then exit\n"
+		"                     (0 if good; else print FILE:LINE: message, exit 1)\n"
+		"  -d, --daemon       detach and log to syslog (default: foreground, stderr)\n"
+		"  -h, --help         this text\n"
+		"  -V, --version      print the version\n"
+		"\n"
+		"Signals: SIGTERM/SIGINT stop cleanly (helpers disabled, then deleted).\n"
+		"See cthelperd(8) and cthelperd.conf(5).\n",
+		CTH_DEFAULT_CONFIG);
+}
+
+static void on_stop(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	(void)revents;
+	log_notice("signal %d: stopping", w->signum);
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static void on_hup(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	log_warn("SIGHUP: reload is not supported by this version; restart "
+		 "cthelperd instead (connection state lives in the kernel)");
+}
+
+/* One worker per distinct queue; a queue shared by several helpers gets
+ * the largest queue_len and fail-open if any of them asks for it. */
+static int daemon_workers_init(struct daemon_state *d)
+{
+	const struct runtime *rt = d->rt;
+
+	for (size_t q = 0; q < rt->n_queues; q++) {
+		uint32_t qlen = 0;
+		bool fail_open = false;
+
+		for (size_t i = 0; i < rt->n_inst; i++) {
+			if (rt->inst[i].queue != rt->queues[q])
+				continue;
+			if (rt->inst[i].queue_len > qlen)
+				qlen = rt->inst[i].queue_len;
+			fail_open |= rt->inst[i].fail_open;
+		}
+		int rc = worker_init(&d->workers[d->n_workers++], rt->queues[q],
+				     qlen, fail_open, &d->rt);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void daemon_shutdown(struct daemon_state *d, bool registered)
+{
+	if (registered)
+		cthelper_disable_all(&d->ctl, d->rt);
+	for (size_t i = 0; i < d->n_workers; i++)
+		worker_stop(&d->workers[i]);
+	if (registered)
+		cthelper_delete_all(&d->ctl, d->rt);
+	for (size_t i = 0; i < d->n_workers; i++)
+		worker_free(&d->workers[i]);
+	nlreq_close(&d->ctl);
+	runtime_free(d->rt);
+}
+
+static int daemon_run(struct daemon_state *d, bool detach)
+{
+	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
+	ev_signal sig_int, sig_term, sig_hup;
+	int rc;
+
+	if (!loop) {
+		log_err("cannot create the event loop");
+		return 1;
+	}
+	if ((rc = nlreq_open(&d->ctl)) < 0) {
+		log_err("cannot open a netfilter netlink socket: %s", strerror(-rc));
+		return 1;
+	}
+	if (daemon_workers_init(d) < 0) {
+		daemon_shutdown(d, false);
+		return 1;
+	}
+	if (cthelper_register_all(&d->ctl, d->rt) < 0) {
+		daemon_shutdown(d, true);
+		return 1;
+	}
+	if (detach && daemon(0, 0) < 0) {
+		log_err("cannot detach: %s", strerror(errno));
+		daemon_shutdown(d, true);
+		return 1;
+	}
+	for (size_t i = 0; i < d->n_workers; i++) {
+		if ((rc = worker_start(&d->workers[i])) < 0) {
+			log_err("cannot start worker: %s", strerror(-rc));
+			daemon_shutdown(d, true);
+			return 1;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	ev_signal_init(&sig_int, on_stop, SIGINT);
+	ev_signal_init(&sig_term, on_stop, SIGTERM);
+	ev_signal_init(&sig_hup, on_hup, SIGHUP);
+	ev_signal_start(loop, &sig_int);
+	ev_signal_start(loop, &sig_term);
+	ev_signal_start(loop, &sig_hup);
+	log_notice("ready: %zu helper(s) on %zu queue(s)", d->rt->n_inst, d->n_workers);
+	ev_run(loop, 0);
+	daemon_shutdown(d, true);
+	log_notice("stopped");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "daemon", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct daemon_state d;
+	const char *file = CTH_DEFAULT_CONFIG;
+	bool check = false, detach = false;
+	struct cfg *cfg;
+	struct runtime *rt;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:ndhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': file = optarg; break;
+		case 'n': check = true; break;
+		case 'd': detach = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("cthelperd %s (plugin ABI %u)\n", CTH_VERSION, CTH_ABI_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "cthelperd: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (cfg_load(file, &cfg) < 0)
+		return 1;
+	log_init(cfg->log_level, false);
+	if (runtime_build(cfg, &rt) < 0)
+		return 1;
+	if (check) {
+		printf("%s: configuration OK: %zu helper(s), %zu plugin(s)\n",
+		       file, rt->n_inst, rt->n_plugins);
+		runtime_free(rt);
+		return 0;
+	}
+	if (detach)
+		log_init(rt->cfg->log_level, true);
+	atomic_store(&d.rt, rt);
+	return daemon_run(&d, detach);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CTH_PACKET_H
+#define CTH_PACKET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cthelperd/plugin.h>
+
+#include "runtime.h"
+
+struct pkt_buff;
+struct pkt_call;
+
+/* How expectations leave the host: netlink in the daemon, emulated in
+ * tests and replay.  Everything else around the plugin call is shared. */
+typedef int (*pkt_expect_fn)(struct pkt_call *call,
+			     const struct cth_expect *exp, unsigned int how);
+
+/* One plugin call: the context the plugin sees and what it asked for. */
+struct pkt_call {
+	struct cth_ctx pub;           /* first: handed to the plugin */
+	const struct instance *inst;
+	void *backend;                /* the expect_fn's own state */
+	pkt_expect_fn expect_fn;
+	struct cth_packet pkt;
+	uint8_t priv[CTH_PRIV_MAX];
+	bool priv_changed;
+	/* mangling: a copy of the packet, made on the first change */
+	struct pkt_buff *pktb;
+	long delta;                   /* payload growth so far */
+	size_t mangle_end;            /* end of the last mangled range */
+	bool has_timeout, has_mark, detach;
+	uint32_t timeout, mark;
+	unsigned int n_expect;
+};
+
+/* Fill the packet part of a view (data, offsets, seq) from a raw L3
+ * packet.  Returns 0, or -EINVAL for a packet that is not IP+TCP/UDP. */
+int pkt_view_parse(struct cth_packet *p, const uint8_t *data, size_t len,
+		   int family);
+
+/* Run the instance's plugin on c->pkt with the given private state (NULL
+ * or shorter than the plugin's size: zero-filled).  Returns the verdict. */
+int pkt_call_run(struct pkt_call *c, const uint8_t *priv, size_t priv_len);
+/* The packet to send back when mangled, else NULL. */
+const uint8_t *pkt_call_mangled(const struct pkt_call *c, size_t *len);
+void pkt_call_release(struct pkt_call *c);
+
+#endif

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "runtime.h"
+
+static struct plugin *runtime_plugin_get(struct runtime *rt,
+					 const struct cfg_helper *h)
+{
+	char err[768];
+	struct plugin *pl;
+
+	for (size_t i = 0; i < rt->n_plugins; i++)
+		if (strcmp(rt->plugins[i]->desc->name, h->plugin) == 0)
+			return rt->plugins[i];
+	if (plugin_load(rt->cfg->plugin_dir, h->plugin, &pl, err, sizeof(err))) {
+		cfg_error(rt->cfg, h->line, "helper '%s': %s", h->name, err);
+		return NULL;
+	}
+	rt->plugins[rt->n_plugins++] = pl;
+	return pl;
+}
+
+static int runtime_classes_apply(struct runtime *rt, struct instance *in,
+				 const struct cfg_helper *h)
+{
+	const struct cth_plugin_desc *d = in->pl->desc;
+
+	in->n_classes = d->n_classes;
+	memcpy(in->classes, d->classes, sizeof(in->classes));
+	for (size_t i = 0; i < h->n_policies; i++) {
+		const struct cfg_policy *pol = &h->policies[i];
+		unsigned c;
+
+		for (c = 0; c < in->n_classes; c++)
+			if (strcmp(in->classes[c].name, pol->cls) == 0)
+				break;
+		if (c == in->n_classes) {
+			cfg_error(rt->cfg, pol->line, "plugin '%s' has no expectation class '%s'",
+				  d->name, pol->cls);
+			return -EINVAL;
+		}
+		if (pol->has_max)
+			in->classes[c].max = pol->max;
+		if (pol->has_timeout)
+			in->classes[c].timeout = pol->timeout;
+	}
+	return 0;
+}
+
+static int runtime_opts_apply(struct runtime *rt, struct instance *in,
+			      const struct cfg_helper *h)
+{
+	const struct cth_plugin_desc *d = in->pl->desc;
+	int bad = 0;
+
+	in->config = calloc(1, d->config_size ? d->config_size : 1);
+	if (!in->config)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n_opts; i++) {
+		const struct cfg_opt *o = &h->opts[i];
+		int rc = d->configure ? d->configure(in->config, o->key, o->value)
+				      : -ENOENT;
+
+		if (rc == -ENOENT)
+			cfg_error(rt->cfg, o->line, "unknown key '%s' (not a daemon key, and plugin '%s' does not know it)",
+				  o->key, d->name);
+		else if (rc < 0)
+			cfg_error(rt->cfg, o->line, "%s: invalid value '%s' for plugin '%s'",
+				  o->key, o->value, d->name);
+		bad |= rc < 0;
+	}
+	return bad ? -EINVAL : 0;
+}
+
+static int runtime_inst_build(struct runtime *rt, struct instance *in,
+			      const struct cfg_helper *h)
+{
+	const struct cth_plugin_desc *d;
+
+	in->pl = runtime_plugin_get(rt, h);
+	if (!in->pl)
+		return -EINVAL;
+	d = in->pl->desc;
+	snprintf(in->name, sizeof(in->name), "%s", h->name);
+	in->families = h->families ? h->families : d->families;
+	in->protocols = h->protocols ? h->protocols : d->protocols;
+	if (in->families & ~d->families) {
+		cfg_error(rt->cfg, h->line, "helper '%s': plugin '%s' does not support that family",
+			  h->name, d->name);
+		return -EINVAL;
+	}
+	in->queue = h->queue;
+	in->queue_len = h->queue_len;
+	in->fail_open = h->fail_open;
+	if (runtime_classes_apply(rt, in, h))
+		return -EINVAL;
+	return runtime_opts_apply(rt, in, h);
+}
+
+static void runtime_queue_add(struct runtime *rt, uint16_t q)
+{
+	for (size_t i = 0; i < rt->n_queues; i++)
+		if (rt->queues[i] == q)
+			return;
+	rt->queues[rt->n_queues++] = q;
+}
+
+int runtime_build(struct cfg *cfg, struct runtime **out)
+{
+	struct runtime *rt = calloc(1, sizeof(*rt));
+	int rc = 0;
+
+	if (!rt) {
+		cfg_free(cfg);
+		return -ENOMEM;
+	}
+	rt->cfg = cfg;
+	for (size_t i = 0; i < cfg->n_helpers; i++) {
+		int r = runtime_inst_build(rt, &rt->inst[rt->n_inst++], &cfg->helpers[i]);
+
+		if (r == -ENOMEM) {
+			rc = r;
+			break;
+		}
+		if (r)
+			rc = -EINVAL;
+		else
+			runtime_queue_add(rt, cfg->helpers[i].queue);
+	}
+	if (rc) {
+		runtime_free(rt);
+		return rc;
+	}
+	*out = rt;
+	return 0;
+}
+
+void runtime_free(struct runtime *rt)
+{
+	if (!rt)
+		return;
+	for (size_t i = 0; i < rt->n_inst; i++)
+		free(rt->inst[i].config);
+	for (size_t i = 0; i < rt->n_plugins; i++)
+		plugin_unload(rt->plugins[i]);
+	cfg_free(rt->cfg);
+	free(rt);
+}
+
+const struct instance *runtime_find(const struct runtime *rt, uint16_t queue,
+				    const char *name, int family, int proto)
+{
+	unsigned fam = family == AF_INET6 ? CTH_FAMILY_IPV6 : CTH_FAMILY_IPV4;
+	unsigned pr = proto == IPPROTO_UDP ? CTH_PROTO_UDP : CTH_PROTO_TCP;
+
+	for (size_t i = 0; i < rt->n_inst; i++) {
+		const struct instance *in = &rt->inst[i];
+
+		if (in->queue == queue && (in->families & fam) &&
+		    (in->protocols & pr) && strcmp(in->name, name) == 0)
+			return in;
+	}
+	return NULL;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CTH_RUNTIME_H
+#define CTH_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "loader.h"
+
+/* One configured helper: a plugin plus this section's settings. */
+struct instance {
+	char name[CTH_NAME_LEN];
+	const struct plugin *pl;
+	void *config;                 /* plugin's configuration block */
+	unsigned int families;        /* CTH_FAMILY_* */
+	unsigned int protocols;       /* CTH_PROTO_* */
+	uint16_t queue;
+	uint32_t queue_len;
+	bool fail_open;
+	unsigned int n_classes;
+	struct cth_expect_class classes[CTH_CLASS_MAX];
+};
+
+/*
+ * Everything a configuration turns into.  Workers reach it through one
+ * pointer so that a reload can build a new one and swap it in.
+ */
+struct runtime {
+	struct cfg *cfg;
+	size_t n_plugins;
+	struct plugin *plugins[CFG_MAX_HELPERS];
+	size_t n_inst;
+	struct instance inst[CFG_MAX_HELPERS];
+	size_t n_queues;
+	uint16_t queues[CFG_MAX_HELPERS];
+};
+
+/* Load plugins and apply helper settings; takes ownership of cfg.
+ * Errors are printed "FILE:LINE: message".  Returns 0 or negative errno. */
+int runtime_build(struct cfg *cfg, struct runtime **out);
+void runtime_free(struct runtime *rt);
+const struct instance *runtime_find(const struct runtime *rt, uint16_t queue,
+				    const char *name, int family, int proto);
+
+#endif

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Queue workers: receive queued packets with their conntrack, run the
+ * helper's plugin, send the verdict with the updated conntrack (private
+ * state, timeout, mark, helper detach) and at most one expectation.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netfilter/nfnetlink_queue.h>
+#include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/if_ether.h>
+#include <libnetfilter_conntrack/libnetfilter_conntrack.h>
+#include <libnetfilter_queue/libnetfilter_queue.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "expect.h"
+#include "log.h"
+#include "packet.h"
+#include "worker.h"
+
+/* GSO packets can be 64 KiB; the verdict may carry one back, grown. */
+#define WORKER_RBUF (256u * 1024u)
+#define WORKER_SBUF (80u * 1024u)
+#define WORKER_SO_RCVBUF (8 * 1024 * 1024)
+#define WORKER_MAX_EXPECT 16u
+
+/* Per-packet state the expect backend needs besides the pkt_call. */
+struct worker_pkt {
+	struct worker *w;
+	struct nf_expect *verdict_exp;  /* rides on the verdict (NFQA_EXP) */
+};
+
+static int worker_cfg_send(struct worker *w, struct nlmsghdr *nlh)
+{
+	return nlreq_talk(&w->nfq, nlh);
+}
+
+static int worker_queue_bind(struct worker *w, uint32_t queue_len,
+			     bool fail_open)
+{
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	uint32_t flags = NFQA_CFG_F_CONNTRACK | NFQA_CFG_F_GSO |
+			 (fail_open ? NFQA_CFG_F_FAIL_OPEN : 0);
+	int rc;
+
+	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, w->queue);
+	nfq_nlmsg_cfg_put_cmd(nlh, AF_INET, NFQNL_CFG_CMD_BIND);
+	if ((rc = worker_cfg_send(w, nlh)) < 0)
+		return rc;
+	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, w->queue);
+	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 0xffff);
+	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(flags));
+	mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(flags));
+	nfq_nlmsg_cfg_put_qmaxlen(nlh, queue_len);
+	return worker_cfg_send(w, nlh);
+}
+
+static void worker_sock_tune(struct worker *w)
+{
+	int fd = mnl_socket_get_fd(w->nfq.nl), one = 1, sz = WORKER_SO_RCVBUF;
+
+	/* losing a queued packet's verdict is worse than an overrun report:
+	 * overruns are counted by the kernel (nfnetlink_queue stats) */
+	mnl_socket_setsockopt(w->nfq.nl, NETLINK_NO_ENOBUFS, &one, sizeof(one));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
+		bool fail_open, struct runtime *_Atomic *rtp)
+{
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	w->queue = queue;
+	w->rtp = rtp;
+	w->rbuf = malloc(WORKER_RBUF);
+	w->sbuf = malloc(WORKER_SBUF);
+	if (!w->rbuf || !w->sbuf)
+		return -ENOMEM;
+	if ((rc = nlreq_open(&w->nfq)) < 0 || (rc = nlreq_open(&w->ctnl)) < 0) {
+		log_err("queue %u: cannot open netlink socket: %s", queue, strerror(-rc));
+		return rc;
+	}
+	rc = worker_queue_bind(w, queue_len, fail_open);
+	if (rc < 0) {
+		log_err("queue %u: cannot bind: %s%s", queue, strerror(-rc),
+			rc == -EBUSY ? " (another process, e.g. conntrackd, owns this queue)" :
+			rc == -EPERM ? " (needs CAP_NET_ADMIN)" :
+			rc == -EINVAL || rc == -EOPNOTSUPP ? " (kernel lacks nfnetlink_queue or its conntrack glue)" : "");
+		return rc;
+	}
+	worker_sock_tune(w);
+	return 0;
+}
+
+static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
+			 unsigned int how)
+{
+	struct worker_pkt *wp = c->backend;
+	char buf[NLREQ_BUF];
+	struct nf_expect *exp;
+	struct nlmsghdr *nlh;
+	struct nfgenmsg *nfg;
+	int rc;
+
+	if (c->n_expect >= WORKER_MAX_EXPECT)
+		return -ENOSPC;
+	c->n_expect++;
+	if (!(how & CTH_EXPECT_SYNC) && !wp->verdict_exp) {
+		wp->verdict_exp = expect_build(e, &c->pkt, c->inst->name, false);
+		return wp->verdict_exp ? 0 : -ENOMEM;
+	}
+	/* a result is needed now, or the verdict already carries one */
+	exp = expect_build(e, &c->pkt, c->inst->name, true);
+	if (!exp)
+		return -ENOMEM;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_NEW;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = e->family;
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = 0;
+	rc = nfexp_nlmsg_build(nlh, exp) < 0 ? -EINVAL : nlreq_talk(&wp->w->ctnl, nlh);
+	nfexp_destroy(exp);
+	return rc;
+}
+
+static void worker_tuple_get(const struct nf_conntrack *ct, int reply,
+			     struct cth_tuple *t)
+{
+	t->family = nfct_get_attr_u8(ct, ATTR_ORIG_L3PROTO);
+	t->proto = nfct_get_attr_u8(ct, reply ? ATTR_REPL_L4PROTO : ATTR_ORIG_L4PROTO);
+	if (t->family == AF_INET) {
+		t->src.ip = nfct_get_attr_u32(ct, reply ? ATTR_REPL_IPV4_SRC : ATTR_ORIG_IPV4_SRC);
+		t->dst.ip = nfct_get_attr_u32(ct, reply ? ATTR_REPL_IPV4_DST : ATTR_ORIG_IPV4_DST);
+	} else {
+		memcpy(t->src.raw, nfct_get_attr(ct, reply ? ATTR_REPL_IPV6_SRC : ATTR_ORIG_IPV6_SRC), 16);
+		memcpy(t->dst.raw, nfct_get_attr(ct, reply ? ATTR_REPL_IPV6_DST : ATTR_ORIG_IPV6_DST), 16);
+	}
+	t->sport = ntohs(nfct_get_attr_u16(ct, reply ? ATTR_REPL_PORT_SRC : ATTR_ORIG_PORT_SRC));
+	t->dport = ntohs(nfct_get_attr_u16(ct, reply ? ATTR_REPL_PORT_DST : ATTR_ORIG_PORT_DST));
+}
+
+/* Everything the plugin sees about the connection, from NFQA_CT. */
+static int worker_conn_get(const struct nf_conntrack *ct, uint32_t ctinfo,
+			   struct cth_packet *p)
+{
+	uint32_t status;
+
+	if (!nfct_attr_is_set(ct, ATTR_ORIG_L3PROTO) ||
+	    !nfct_attr_is_set(ct, ATTR_REPL_PORT_SRC))
+		return -EINVAL;
+	worker_tuple_get(ct, 0, &p->tuple[CTH_DIR_ORIGINAL]);
+	worker_tuple_get(ct, 1, &p->tuple[CTH_DIR_REPLY]);
+	status = nfct_attr_is_set(ct, ATTR_STATUS) ? nfct_get_attr_u32(ct, ATTR_STATUS) : 0;
+	p->nat = ((status & IPS_SRC_NAT) ? CTH_NAT_SRC : 0) |
+		 ((status & IPS_DST_NAT) ? CTH_NAT_DST : 0);
+	p->mark = nfct_attr_is_set(ct, ATTR_MARK) ? nfct_get_attr_u32(ct, ATTR_MARK) : 0;
+	p->ctinfo = (enum cth_ctinfo)ctinfo;
+	p->dir = ctinfo >= IP_CT_IS_REPLY ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL;
+	return 0;
+}
+
+/*
+ * The NFQA_CT nest is written with libmnl: libnetfilter_conntrack 1.0.9
+ * never records the length given to nfct_set_attr_l(ATTR_HELPER_INFO),
+ * so nfct_nlmsg_build() emits an empty CTA_HELP_INFO for a fresh object.
+ * Tuples are not needed: the kernel only applies timeout, status, helper,
+ * labels and mark from a verdict's conntrack.
+ */
+static void worker_ct_put(struct nlmsghdr *nlh, const struct pkt_call *c)
+{
+	size_t priv_size = c->inst->pl->desc->priv_size;
+	struct nlattr *nest = mnl_attr_nest_start(nlh, NFQA_CT);
+
+	if (c->has_timeout)
+		mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(c->timeout));
+	if (c->has_mark)
+		mnl_attr_put_u32(nlh, CTA_MARK, htonl(c->mark));
+	if (c->detach || (c->priv_changed && priv_size)) {
+		struct nlattr *help = mnl_attr_nest_start(nlh, CTA_HELP);
+
+		mnl_attr_put_strz(nlh, CTA_HELP_NAME, c->detach ? "" : c->inst->name);
+		if (!c->detach)
+			mnl_attr_put(nlh, CTA_HELP_INFO, priv_size, c->priv);
+		mnl_attr_nest_end(nlh, help);
+	}
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static void worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
+				int verdict, const struct pkt_call *c,
+				struct nf_expect *exp)
+{
+	struct nlmsghdr *nlh = nfq_nlmsg_put(w->sbuf, NFQNL_MSG_VERDICT, queue);
+
+	nfq_nlmsg_verdict_put(nlh, (int)id, verdict == CTH_VERDICT_DROP ? NF_DROP : NF_ACCEPT);
+	if (c) {
+		size_t len;
+		const uint8_t *pkt = pkt_call_mangled(c, &len);
+
+		if (pkt)
+			nfq_nlmsg_verdict_put_pkt(nlh, pkt, (uint32_t)len);
+		/* NFQA_EXP is only honoured together with NFQA_CT */
+		if (c->priv_changed || c->detach || c->has_timeout ||
+		    c->has_mark || exp)
+			worker_ct_put(nlh, c);
+		if (exp) {
+			struct nlattr *nest = mnl_attr_nest_start(nlh, NFQA_EXP);
+
+			nfexp_nlmsg_build(nlh, exp);
+			mnl_attr_nest_end(nlh, nest);
+		}
+	}
+	if (mnl_socket_sendto(w->nfq.nl, nlh, nlh->nlmsg_len) < 0) {
+		w->verdict_errors++;
+		log_err("queue %u: verdict for packet %u: %s", queue, id, strerror(errno));
+	}
+}
+
+static int worker_family(const struct nfqnl_msg_packet_hdr *ph)
+{
+	switch (ntohs(ph->hw_protocol)) {
+	case ETH_P_IP:
+		return AF_INET;
+	case ETH_P_IPV6:
+		return AF_INET6;
+	default:
+		return -1;
+	}
+}
+
+/* Run the plugin for a packet with payload; returns the verdict sent. */
+static void worker_packet_help(struct worker *w, uint16_t queue, uint32_t id,
+			       int family, struct nlattr **attr,
+			       struct cth_packet *view)
+{
+	const struct runtime *rt = atomic_load(w->rtp);
+	struct worker_pkt wp = { .w = w };
+	struct pkt_call c = { .backend = &wp, .expect_fn = worker_expect };
+	struct nf_conntrack *ct = nfct_new();
+	const struct instance *in = NULL;
+	const char *name = NULL;
+	uint32_t ctinfo = 0;
+	int verdict = CTH_VERDICT_ACCEPT;
+
+	if (!ct)
+		goto out;
+	if (nfct_payload_parse(mnl_attr_get_payload(attr[NFQA_CT]),
+			       mnl_attr_get_payload_len(attr[NFQA_CT]),
+			       (uint16_t)family, ct) < 0)
+		goto out;
+	if (attr[NFQA_CT_INFO])
+		ctinfo = ntohl(mnl_attr_get_u32(attr[NFQA_CT_INFO]));
+	c.pkt = *view;
+	if (worker_conn_get(ct, ctinfo, &c.pkt) < 0)
+		goto out;
+	if (nfct_attr_is_set(ct, ATTR_HELPER_NAME))
+		name = nfct_get_attr(ct, ATTR_HELPER_NAME);
+	in = name ? runtime_find(rt, queue, name, family, c.pkt.tuple[0].proto) : NULL;
+	if (!in) {
+		log_debug("queue %u: packet %u: helper '%s' is not ours, accepted",
+			  queue, id, name ? name : "(none)");
+		goto out;
+	}
+	c.inst = in;
+	c.pkt.queue = queue;
+	verdict = pkt_call_run(&c, nfct_attr_is_set(ct, ATTR_HELPER_INFO) ?
+				   nfct_get_attr(ct, ATTR_HELPER_INFO) : NULL,
+			       in->pl->desc->priv_size);
+out:
+	worker_verdict_send(w, queue, id, verdict, in ? &c : NULL, wp.verdict_exp);
+	if (wp.verdict_exp)
+		nfexp_destroy(wp.verdict_exp);
+	pkt_call_release(&c);
+	if (ct)
+		nfct_destroy(ct);
+}
+
+static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
+{
+	struct nlattr *attr[NFQA_MAX + 1] = { 0 };
+	const struct nfqnl_msg_packet_hdr *ph;
+	struct cth_packet view = { 0 };
+	uint16_t queue = ntohs(((struct nfgenmsg *)mnl_nlmsg_get_payload(nlh))->res_id);
+	uint32_t id;
+	int family;
+
+	if (nfq_nlmsg_parse(nlh, attr) < 0 || !attr[NFQA_PACKET_HDR]) {
+		log_err("queue %u: malformed queue message", queue);
+		return;
+	}
+	ph = mnl_attr_get_payload(attr[NFQA_PACKET_HDR]);
+	id = ntohl(ph->packet_id);
+	w->packets++;
+	family = worker_family(ph);
+	/* no payload (pure ACK), no conntrack, or not IP: accept, cheaply */
+	if (family < 0 || !attr[NFQA_PAYLOAD] || !attr[NFQA_CT] ||
+	    pkt_view_parse(&view, mnl_attr_get_payload(attr[NFQA_PAYLOAD]),
+			   mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]), family) < 0 ||
+	    view.payload_len == 0) {
+		worker_verdict_send(w, queue, id, CTH_VERDICT_ACCEPT, NULL, NULL);
+		return;
+	}
+	worker_packet_help(w, queue, id, family, attr, &view);
+}
+
+/* Walk every message ourselves: mnl_cb_run() stops at the first error
+ * message, which would strand the packets queued behind it. */
+static void worker_batch(struct worker *w, size_t len)
+{
+	const struct nlmsghdr *nlh = (const void *)w->rbuf;
+	int rem = (int)len;
+
+	for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+		if (nlh->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+			if (e->error) {
+				w->verdict_errors++;
+				log_warn("queue %u: kernel refused a verdict: %s",
+					 w->queue, strerror(-e->error));
+			}
+			continue;
+		}
+		if ((nlh->nlmsg_type & 0xff) == NFQNL_MSG_PACKET &&
+		    (nlh->nlmsg_type >> 8) == NFNL_SUBSYS_QUEUE)
+			worker_packet(w, nlh);
+	}
+}
+
+static void worker_drain(struct worker *w)
+{
+	int fd = mnl_socket_get_fd(w->nfq.nl);
+
+	for (;;) {
+		ssize_t n = recv(fd, w->rbuf, WORKER_RBUF, MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				log_err("queue %u: receive: %s", w->queue, strerror(errno));
+			return;
+		}
+		worker_batch(w, (size_t)n);
+	}
+}
+
+static void worker_io_cb(struct ev_loop *loop, ev_io *io, int revents)
+{
+	(void)loop;
+	(void)revents;
+	worker_drain(io->data);
+}
+
+/* Packets queued just before the helper was disabled may still be on
+ * their way: give them a moment, then leave. */
+static void worker_drain_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	(void)revents;
+	worker_drain(t->data);
+	ev_break(loop, EVBREAK_ALL);
+}
+
+static void worker_stop_cb(struct ev_loop *loop, ev_async *a, int revents)
+{
+	struct worker *w = a->data;
+
+	(void)revents;
+	worker_drain(w);
+	ev_timer_init(&w->drain, worker_drain_cb, 0.2, 0.);
+	w->drain.data = w;
+	ev_timer_start(loop, &w->drain);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	ev_run(w->loop, 0);
+	return NULL;
+}
+
+int worker_start(struct worker *w)
+{
+	sigset_t all, old;
+	int rc;
+
+	w->loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
+	if (!w->loop)
+		return -ENOMEM;
+	ev_io_init(&w->io, worker_io_cb, mnl_socket_get_fd(w->nfq.nl), EV_READ);
+	w->io.data = w;
+	ev_io_start(w->loop, &w->io);
+	ev_async_init(&w->stop, worker_stop_cb);
+	w->stop.data = w;
+	ev_async_start(w->loop, &w->stop);
+	/* signals belong to the main loop */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&w->thread, NULL, worker_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -rc;
+}
+
+void worker_stop(struct worker *w)
+{
+	if (!w->loop)
+		return;
+	ev_async_send(w->loop, &w->stop);
+	pthread_join(w->thread, NULL);
+	ev_loop_destroy(w->loop);
+	w->loop = NULL;
+}
+
+void worker_free(struct worker *w)
+{
+	nlreq_close(&w->nfq);
+	nlreq_close(&w->ctnl);
+	free(w->rbuf);
+	free(w->sbuf);
+	w->rbuf = w->sbuf = NULL;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CTH_WORKER_H
+#define CTH_WORKER_H
+
+#include <ev.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "cthelper.h"
+#include "runtime.h"
+
+/* One NFQUEUE, owned by one thread with its own loop and sockets: nothing
+ * on the packet path is shared with another worker. */
+struct worker {
+	uint16_t queue;
+	struct runtime *_Atomic *rtp;  /* the current runtime, swappable */
+	struct nlreq nfq;              /* the queue's socket */
+	struct nlreq ctnl;             /* ctnetlink, for synchronous expectations */
+	struct ev_loop *loop;
+	ev_io io;
+	ev_async stop;
+	ev_timer drain;
+	pthread_t thread;
+	char *rbuf, *sbuf;
+	unsigned long packets, verdict_errors;
+};
+
+/* Open and bind the queue (before helpers are enabled, so no packet is
+ * ever queued to nobody).  Returns 0 or a negative errno, logged. */
+int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
+		bool fail_open, struct runtime *_Atomic *rtp);
+int worker_start(struct worker *w);
+/* Drain what is still queued, then stop the thread. */
+void worker_stop(struct worker *w);
+/* Close the sockets (unbinds the queue). */
+void worker_free(struct worker *w);
+
+#endif
