@@ -1,0 +1,776 @@
+#!/usr/bin/python3
+"""Raw nfnetlink client for the cthelper subsystem (NFNL_SUBSYS_CTHELPER).
+
+Runs inside the test VM.  It talks to whichever module owns the subsystem
+(the in-tree nfnetlink_cthelper or kmod/'s cthelperd_nfnl) and checks the
+answers against the behaviour documented in /work/shared/DESIGN.md.
+
+  cthnl.py suite --label L --module M [--record FILE] [--info]
+      every check in order; prints "PASS kmod-L-CASE" / "FAIL ..." lines
+      (or, with --info, "INFO L CASE: ..." commentary that is not counted);
+      --record writes "CASE<TAB>result" lines for `compare`.
+  cthnl.py compare REF.tsv OURS.tsv
+      "PASS kmod-parity-CASE" when both modules gave the same result.
+  cthnl.py new NAME L3 L4 [--priv N] [--queue Q] [--status S] [--classes N]
+  cthnl.py del [NAME] [--tuple L3 L4]
+  cthnl.py dump
+      one-shot commands: print the errno name (0 on success) / the helpers.
+  cthnl.py unpriv NAME
+      NEW, GET, dump and DEL for NAME; prints "new=E get=E dump=E del=E".
+
+Every result is a short string: "0", an errno name ("EINVAL"), or a state
+description, so that two modules' runs can be compared line by line.
+"""
+import errno
+import os
+import select
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+NETLINK_NETFILTER = 12
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+NLM_F_REQUEST, NLM_F_MULTI, NLM_F_ACK = 0x1, 0x2, 0x4
+NLM_F_DUMP = 0x300
+NLM_F_EXCL, NLM_F_CREATE = 0x200, 0x400
+NLA_F_NESTED = 0x8000
+NLA_TYPE_MASK = 0x3FFF
+
+SUBSYS_QUEUE, SUBSYS_CTHELPER = 3, 9
+CTH_NEW, CTH_GET, CTH_DEL = 0, 1, 2
+(NFCTH_NAME, NFCTH_TUPLE, NFCTH_QUEUE_NUM, NFCTH_POLICY,
+ NFCTH_PRIV_DATA_LEN, NFCTH_STATUS) = range(1, 7)
+TUPLE_L3, TUPLE_L4 = 1, 2
+POLICY_SET_NUM, POLICY_SET = 1, 2
+POL_NAME, POL_MAX, POL_TIMEOUT = 1, 2, 3
+
+AF_INET, AF_INET6 = 2, 10
+TCP, UDP = 6, 17
+
+# nfnetlink_queue
+NFQNL_MSG_PACKET, NFQNL_MSG_VERDICT, NFQNL_MSG_CONFIG = 0, 1, 2
+NFQA_PACKET_HDR, NFQA_VERDICT_HDR, NFQA_CT = 1, 2, 11
+NFQA_CFG_CMD, NFQA_CFG_PARAMS, NFQA_CFG_MASK, NFQA_CFG_FLAGS = 1, 2, 4, 5
+NFQNL_CFG_CMD_BIND = 1
+NFQNL_COPY_PACKET = 2
+NFQA_CFG_F_CONNTRACK = 1 << 1
+CTA_HELP, CTA_HELP_NAME, CTA_HELP_INFO = 5, 1, 2
+NF_ACCEPT = 1
+
+
+def ename(err):
+    """0 -> "0", 22 -> "EINVAL"."""
+    if err == 0:
+        return "0"
+    return errno.errorcode.get(err, "E%d" % err)
+
+
+# ---------------------------------------------------------------- encoding
+
+def attr(atype, payload):
+    ln = 4 + len(payload)
+    return struct.pack("=HH", ln, atype) + payload + b"\0" * ((4 - ln % 4) % 4)
+
+
+def nest(atype, *items):
+    return attr(atype | NLA_F_NESTED, b"".join(items))
+
+
+def a_u32(atype, v):
+    return attr(atype, struct.pack(">I", v))
+
+
+def a_u16(atype, v):
+    return attr(atype, struct.pack(">H", v))
+
+
+def a_u8(atype, v):
+    return attr(atype, struct.pack("B", v))
+
+
+def a_str(atype, s):
+    return attr(atype, s.encode() + b"\0")
+
+
+def parse_attrs(buf):
+    """{type: payload} of one attribute level (last one wins)."""
+    out = {}
+    off = 0
+    while off + 4 <= len(buf):
+        ln, atype = struct.unpack_from("=HH", buf, off)
+        if ln < 4:
+            break
+        out[atype & NLA_TYPE_MASK] = buf[off + 4:off + ln]
+        off += (ln + 3) & ~3
+    return out
+
+
+def tuple_attr(l3=AF_INET, l4=UDP, omit=()):
+    items = []
+    if TUPLE_L3 not in omit:
+        items.append(a_u16(TUPLE_L3, l3))
+    if TUPLE_L4 not in omit:
+        items.append(a_u8(TUPLE_L4, l4))
+    return nest(NFCTH_TUPLE, *items)
+
+
+def class_attr(idx, name="c", emax=1, timeout=30, omit=()):
+    items = []
+    if POL_NAME not in omit:
+        items.append(a_str(POL_NAME, name))
+    if POL_MAX not in omit:
+        items.append(a_u32(POL_MAX, emax))
+    if POL_TIMEOUT not in omit:
+        items.append(a_u32(POL_TIMEOUT, timeout))
+    return nest(POLICY_SET + idx, *items)
+
+
+def policy_attr(classes, setnum=None, raw_classes=None):
+    """classes: list of (name, max, timeout); setnum defaults to len."""
+    items = []
+    if setnum is not False:
+        items.append(a_u32(POLICY_SET_NUM,
+                           len(classes) if setnum is None else setnum))
+    for i, (n, m, t) in enumerate(classes):
+        items.append(class_attr(i, n, m, t))
+    if raw_classes:
+        items.extend(raw_classes)
+    return nest(NFCTH_POLICY, *items)
+
+
+def helper_attrs(name="t1", l3=AF_INET, l4=UDP, classes=(("c1", 1, 30),),
+                 priv=0, queue=None, status=None, omit=(), policy=None,
+                 tuple_=None):
+    """A NEW message's attributes; omit lists NFCTH_* types to leave out."""
+    items = []
+    if NFCTH_NAME not in omit:
+        items.append(a_str(NFCTH_NAME, name) if isinstance(name, str)
+                     else attr(NFCTH_NAME, name))
+    if NFCTH_TUPLE not in omit:
+        items.append(tuple_ if tuple_ is not None else tuple_attr(l3, l4))
+    if queue is not None:
+        items.append(a_u32(NFCTH_QUEUE_NUM, queue))
+    if NFCTH_POLICY not in omit:
+        items.append(policy if policy is not None
+                     else policy_attr(list(classes)))
+    if NFCTH_PRIV_DATA_LEN not in omit:
+        items.append(a_u32(NFCTH_PRIV_DATA_LEN, priv))
+    if status is not None:
+        items.append(a_u32(NFCTH_STATUS, status))
+    return b"".join(items)
+
+
+def decode_helper(payload):
+    """An NFNL_MSG_CTHELPER_NEW message body -> dict."""
+    a = parse_attrs(payload[4:])
+    h = {}
+    if NFCTH_NAME in a:
+        h["name"] = a[NFCTH_NAME].split(b"\0")[0].decode()
+    if NFCTH_QUEUE_NUM in a:
+        h["queue"] = struct.unpack(">I", a[NFCTH_QUEUE_NUM])[0]
+    if NFCTH_TUPLE in a:
+        t = parse_attrs(a[NFCTH_TUPLE])
+        h["l3"] = struct.unpack(">H", t[TUPLE_L3][:2])[0]
+        h["l4"] = t[TUPLE_L4][0]
+    if NFCTH_PRIV_DATA_LEN in a:
+        h["priv"] = struct.unpack(">I", a[NFCTH_PRIV_DATA_LEN])[0]
+    if NFCTH_STATUS in a:
+        h["status"] = struct.unpack(">I", a[NFCTH_STATUS])[0]
+    if NFCTH_POLICY in a:
+        p = parse_attrs(a[NFCTH_POLICY])
+        n = struct.unpack(">I", p[POLICY_SET_NUM])[0]
+        cls = []
+        for i in range(n):
+            c = parse_attrs(p.get(POLICY_SET + i, b""))
+            cls.append((c[POL_NAME].split(b"\0")[0].decode(),
+                        struct.unpack(">I", c[POL_MAX])[0],
+                        struct.unpack(">I", c[POL_TIMEOUT])[0]))
+        h["classes"] = cls
+    return h
+
+
+def describe(h):
+    """A helper as one comparable string."""
+    if h is None:
+        return "absent"
+    cls = ",".join("%s/%d/%d" % c for c in h.get("classes", []))
+    return "%s l3=%d l4=%d queue=%d status=%d priv=%d classes=%s" % (
+        h.get("name"), h.get("l3", -1), h.get("l4", -1), h.get("queue", -1),
+        h.get("status", -1), h.get("priv", -1), cls)
+
+
+# ---------------------------------------------------------------- socket
+
+class Netlink:
+    def __init__(self):
+        self.sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                                NETLINK_NETFILTER)
+        self.sk.bind((0, 0))
+        self.seq = int(time.time()) & 0xFFFF
+
+    def close(self):
+        self.sk.close()
+
+    def send(self, subsys, msg, flags, payload, family=0, res_id=0):
+        self.seq += 1
+        body = struct.pack("=BBH", family, 0, socket.htons(res_id)) + payload
+        hdr = struct.pack("=IHHII", 16 + len(body), (subsys << 8) | msg,
+                          NLM_F_REQUEST | flags, self.seq, 0)
+        self.sk.send(hdr + body)
+        return self.seq
+
+    def messages(self, timeout=5.0):
+        """Yields (type, flags, seq, payload) as they arrive."""
+        while True:
+            r, _, _ = select.select([self.sk], [], [], timeout)
+            if not r:
+                raise TimeoutError("no netlink answer")
+            data = self.sk.recv(1 << 16)
+            off = 0
+            while off + 16 <= len(data):
+                ln, mtype, flags, seq, _pid = struct.unpack_from("=IHHII",
+                                                                 data, off)
+                yield mtype, flags, seq, data[off + 16:off + ln]
+                off += (ln + 3) & ~3
+
+    def request(self, subsys, msg, flags, payload, **kw):
+        """Sends with NLM_F_ACK; returns (errno, [payloads of answers])."""
+        seq = self.send(subsys, msg, flags | NLM_F_ACK, payload, **kw)
+        got = []
+        for mtype, _fl, mseq, body in self.messages():
+            if mseq != seq:
+                continue
+            if mtype == NLMSG_ERROR:
+                return -struct.unpack_from("=i", body)[0], got
+            if mtype == NLMSG_DONE:
+                # some kernels follow a dump with an ACK; do not wait for it
+                return 0, got
+            got.append(body)
+
+    # cthelper shortcuts
+    def new(self, flags=0, **kw):
+        return self.request(SUBSYS_CTHELPER, CTH_NEW, flags,
+                            helper_attrs(**kw))[0]
+
+    def new_raw(self, payload, flags=0):
+        return self.request(SUBSYS_CTHELPER, CTH_NEW, flags, payload)[0]
+
+    def delete(self, name=None, l3=None, l4=None):
+        p = b""
+        if name is not None:
+            p += a_str(NFCTH_NAME, name)
+        if l3 is not None:
+            p += tuple_attr(l3, l4)
+        return self.request(SUBSYS_CTHELPER, CTH_DEL, 0, p)[0]
+
+    def get(self, name, l3=None, l4=None):
+        p = a_str(NFCTH_NAME, name)
+        if l3 is not None:
+            p += tuple_attr(l3, l4)
+        err, got = self.request(SUBSYS_CTHELPER, CTH_GET, 0, p)
+        if err:
+            return err, None
+        return 0, decode_helper(got[0]) if got else None
+
+    def dump(self):
+        err, got = self.request(SUBSYS_CTHELPER, CTH_GET, NLM_F_DUMP, b"")
+        return err, [decode_helper(b) for b in got]
+
+
+# ---------------------------------------------------------------- the suite
+
+class Suite:
+    def __init__(self, label, module, info):
+        self.label = label
+        self.module = module
+        self.info = info
+        self.results = []
+        self.nl = Netlink()
+
+    def check(self, case, got, want):
+        got = str(got)
+        self.results.append((case, got))
+        if self.info:
+            print("INFO %s %s: %s%s" % (self.label, case, got,
+                                        "" if got == want else
+                                        "  (DESIGN.md expects %s)" % want))
+        elif got == want:
+            print("PASS kmod-%s-%s" % (self.label, case))
+        else:
+            print("FAIL kmod-%s-%s: got %s, expected %s"
+                  % (self.label, case, got, want))
+        sys.stdout.flush()
+
+    def state(self, name, l3=AF_INET, l4=UDP):
+        err, h = self.nl.get(name, l3, l4)
+        return describe(h) if err == 0 else ename(err)
+
+    def names(self):
+        err, hs = self.nl.dump()
+        if err:
+            return ename(err)
+        return " ".join(sorted("%s/%d/%d" % (h["name"], h["l3"], h["l4"])
+                               for h in hs)) or "none"
+
+    # -- NEW: creation and validation
+    def run_new(self):
+        nl, c = self.nl, self.check
+        c("flush-start", ename(nl.delete()), "0")
+        c("del-when-none-registered", ename(nl.delete("nope")), "0")
+        c("new-minimal", ename(nl.new(name="t1")), "0")
+        c("new-minimal-state", self.state("t1"),
+          "t1 l3=2 l4=17 queue=0 status=0 priv=0 classes=c1/1/30")
+        c("del-unknown", ename(nl.delete("nope")), "ENOENT")
+        c("new-excl-existing", ename(nl.new(NLM_F_EXCL | NLM_F_CREATE,
+                                            name="t1")), "EEXIST")
+        c("new-create-existing-updates",
+          ename(nl.new(NLM_F_CREATE, name="t1")), "0")
+        c("update", ename(nl.new(name="t1", queue=3, status=1,
+                                 classes=[("c1", 5, 60)])), "0")
+        c("update-state", self.state("t1"),
+          "t1 l3=2 l4=17 queue=3 status=1 priv=0 classes=c1/5/60")
+        c("update-name-tuple-only",
+          ename(nl.new_raw(a_str(NFCTH_NAME, "t1") + tuple_attr())), "0")
+        c("update-priv-len", ename(nl.new(name="t1", priv=8, queue=9)),
+          "EBUSY")
+        c("update-class-count",
+          ename(nl.new(name="t1", queue=9,
+                       classes=[("c1", 1, 1), ("c2", 1, 1)])), "EBUSY")
+        c("update-class-name",
+          ename(nl.new(name="t1", queue=9, classes=[("zz", 1, 1)])), "EBUSY")
+        c("update-expect-max-256",
+          ename(nl.new(name="t1", queue=9, classes=[("c1", 256, 1)])),
+          "EINVAL")
+        c("update-class-missing-field",
+          ename(nl.new_raw(a_str(NFCTH_NAME, "t1") + tuple_attr()
+                           + a_u32(NFCTH_QUEUE_NUM, 9)
+                           + nest(NFCTH_POLICY, a_u32(POLICY_SET_NUM, 1),
+                                  class_attr(0, "c1", omit=(POL_MAX,))))),
+          "EINVAL")
+        c("failed-updates-change-nothing", self.state("t1"),
+          "t1 l3=2 l4=17 queue=3 status=1 priv=0 classes=c1/5/60")
+        c("update-disable", ename(nl.new_raw(
+            a_str(NFCTH_NAME, "t1") + tuple_attr() + a_u32(NFCTH_STATUS, 0))),
+          "0")
+        c("update-unknown-status", ename(nl.new_raw(
+            a_str(NFCTH_NAME, "t1") + tuple_attr() + a_u32(NFCTH_STATUS, 7))),
+          "0")
+        c("update-disable-state", self.state("t1"),
+          "t1 l3=2 l4=17 queue=3 status=0 priv=0 classes=c1/5/60")
+
+        c("missing-name", ename(nl.new(name="t2", omit=(NFCTH_NAME,))),
+          "EINVAL")
+        c("missing-tuple", ename(nl.new(name="t2", omit=(NFCTH_TUPLE,))),
+          "EINVAL")
+        c("missing-policy", ename(nl.new(name="t2", omit=(NFCTH_POLICY,))),
+          "EINVAL")
+        c("missing-priv-len",
+          ename(nl.new(name="t2", omit=(NFCTH_PRIV_DATA_LEN,))), "EINVAL")
+        c("tuple-missing-l4", ename(nl.new(
+            name="t2", tuple_=tuple_attr(omit=(TUPLE_L4,)))), "EINVAL")
+        c("tuple-missing-l3", ename(nl.new(
+            name="t2", tuple_=tuple_attr(omit=(TUPLE_L3,)))), "EINVAL")
+        c("policy-missing-set-num", ename(nl.new(
+            name="t2", policy=policy_attr([("c1", 1, 1)], setnum=False))),
+          "EINVAL")
+        c("policy-set-num-2-one-class", ename(nl.new(
+            name="t2", policy=policy_attr([("c1", 1, 1)], setnum=2))),
+          "EINVAL")
+        c("class-missing-timeout", ename(nl.new(
+            name="t2", policy=nest(NFCTH_POLICY, a_u32(POLICY_SET_NUM, 1),
+                                   class_attr(0, omit=(POL_TIMEOUT,))))),
+          "EINVAL")
+        c("class-missing-name", ename(nl.new(
+            name="t2", policy=nest(NFCTH_POLICY, a_u32(POLICY_SET_NUM, 1),
+                                   class_attr(0, omit=(POL_NAME,))))),
+          "EINVAL")
+        c("classes-0", ename(nl.new(name="t2", classes=[])), "EINVAL")
+        c("classes-5", ename(nl.new(
+            name="t2", classes=[("c%d" % i, 1, 1) for i in range(5)])),
+          "EOVERFLOW")
+        c("classes-4", ename(nl.new(
+            name="t4", classes=[("c%d" % i, i, 10 * i) for i in range(4)])),
+          "0")
+        c("classes-4-state", self.state("t4"),
+          "t4 l3=2 l4=17 queue=0 status=0 priv=0 "
+          "classes=c0/0/0,c1/1/10,c2/2/20,c3/3/30")
+        c("name-16", ename(nl.new(name="n" * 16)), "EINVAL")
+        c("name-15", ename(nl.new(name="n" * 15)), "0")
+        c("name-without-nul", ename(nl.new(name=b"abcd")), "EINVAL")
+        c("name-empty", ename(nl.new(name="")), "0")
+        c("class-name-16", ename(nl.new(name="t2",
+                                        classes=[("x" * 16, 1, 1)])),
+          "EINVAL")
+        c("class-name-15", ename(nl.new(name="cn15",
+                                        classes=[("x" * 15, 1, 1)])), "0")
+        c("priv-33", ename(nl.new(name="t2", priv=33)), "ENOMEM")
+        c("priv-huge", ename(nl.new(name="t2", priv=0xFFFFFFFF)), "ENOMEM")
+        c("priv-32", ename(nl.new(name="p32", priv=32)), "0")
+        c("expect-max-256", ename(nl.new(name="t2",
+                                         classes=[("c1", 256, 1)])),
+          "EINVAL")
+        c("expect-max-255", ename(nl.new(name="m255",
+                                         classes=[("c1", 255, 1)])), "0")
+        c("expect-max-0", ename(nl.new(name="m0", classes=[("c1", 0, 1)])),
+          "0")
+        c("class-bad-second", ename(nl.new(
+            name="t2", classes=[("c1", 1, 1), ("c2", 999, 1)])), "EINVAL")
+        c("queue-status-at-create", ename(nl.new(name="qs", queue=65535,
+                                                 status=1, priv=4)), "0")
+        c("queue-status-at-create-state", self.state("qs"),
+          "qs l3=2 l4=17 queue=65535 status=1 priv=4 classes=c1/1/30")
+        c("rejected-left-nothing", "t2" in self.names().replace("/", " ")
+          .split(), "False")
+
+    # -- tuples, GET, DEL
+    def run_get_del(self):
+        nl, c = self.nl, self.check
+        c("same-name-ipv6", ename(nl.new(name="t1", l3=AF_INET6)), "0")
+        c("same-name-tcp", ename(nl.new(name="t1", l4=TCP)), "0")
+        c("get-by-tuple", self.state("t1", AF_INET6, UDP),
+          "t1 l3=10 l4=17 queue=0 status=0 priv=0 classes=c1/1/30")
+        c("get-unknown", ename(nl.get("nope")[0]), "ENOENT")
+        c("get-unknown-tuple", ename(nl.get("t1", AF_INET6, TCP)[0]),
+          "ENOENT")
+        c("dump", self.names(),
+          "/2/17 cn15/2/17 m0/2/17 m255/2/17 nnnnnnnnnnnnnnn/2/17 "
+          "p32/2/17 qs/2/17 t1/10/17 t1/2/17 t1/2/6 t4/2/17")
+        c("del-by-tuple", ename(nl.delete("t1", AF_INET, TCP)), "0")
+        c("del-name-only", ename(nl.delete("t1")), "0")
+        c("del-name-only-state", self.names(),
+          "/2/17 cn15/2/17 m0/2/17 m255/2/17 nnnnnnnnnnnnnnn/2/17 "
+          "p32/2/17 qs/2/17 t4/2/17")
+        c("del-again", ename(nl.delete("t1")), "ENOENT")
+        c("del-bad-tuple", ename(self.nl.request(
+            SUBSYS_CTHELPER, CTH_DEL, 0,
+            a_str(NFCTH_NAME, "t4") + tuple_attr(omit=(TUPLE_L4,)))[0]),
+          "EINVAL")
+        c("flush", ename(nl.delete()), "0")
+        c("flush-state", self.names(), "none")
+
+    # -- the in-kernel helpers own their names
+    def run_inkernel(self):
+        c = self.check
+        r = subprocess.run(["modprobe", "nf_conntrack_ftp"],
+                           capture_output=True)
+        if r.returncode != 0:
+            c("inkernel-name-taken", "modprobe nf_conntrack_ftp failed", "0")
+            return
+        c("inkernel-name-taken", ename(self.nl.new(name="ftp", l4=TCP)),
+          "EBUSY")
+        c("inkernel-name-other-proto", ename(self.nl.new(name="ftp")), "0")
+        c("inkernel-cleanup", ename(self.nl.delete("ftp")), "0")
+        subprocess.run(["rmmod", "nf_conntrack_ftp"], capture_output=True)
+
+    # -- permission
+    def run_unpriv(self):
+        c = self.check
+        c("unpriv-setup", ename(self.nl.new(name="priv1")), "0")
+        me = [sys.executable, os.path.abspath(__file__), "unpriv", "priv1"]
+        for case, prefix in (
+                ("unpriv-userns", ["unshare", "-Ur"]),
+                ("unpriv-userns-netns", ["unshare", "-Urn"]),
+                ("unpriv-nobody", ["setpriv", "--reuid", "65534", "--regid",
+                                   "65534", "--clear-groups"])):
+            r = subprocess.run(prefix + me, capture_output=True, text=True)
+            out = r.stdout.strip() or ("rc=%d %s" % (r.returncode,
+                                                     r.stderr.strip()))
+            c(case, out, "new=EPERM get=EPERM dump=EPERM del=EPERM")
+        c("unpriv-left-helper", self.state("priv1"),
+          "priv1 l3=2 l4=17 queue=0 status=0 priv=0 classes=c1/1/30")
+        c("unpriv-cleanup", ename(self.nl.delete("priv1")), "0")
+
+    # -- references: rules and nft objects pin helper and module
+    def module_loaded(self):
+        return os.path.isdir("/sys/module/" + self.module)
+
+    def rmmod_attempt(self):
+        r = subprocess.run(["rmmod", self.module], capture_output=True)
+        if r.returncode == 0 or not self.module_loaded():
+            return "removed"
+        return "refused"
+
+    def run_refs(self):
+        nl, c = self.nl, self.check
+        c("ref-setup", ename(nl.new(name="ref1")), "0")
+        c("ref-bystander", ename(nl.new(name="ref2")), "0")
+        rule = ["OUTPUT", "-p", "udp", "--dport", "9", "-j", "CT",
+                "--helper", "ref1"]
+        r = subprocess.run(["iptables-legacy", "-t", "raw", "-A"] + rule,
+                           capture_output=True, text=True)
+        c("ct-rule-added", r.returncode if r.returncode == 0
+          else r.stderr.strip(), "0")
+        c("del-referenced-by-rule", ename(nl.delete("ref1", AF_INET, UDP)),
+          "EBUSY")
+        c("rmmod-while-rule", self.rmmod_attempt(), "refused")
+        r = subprocess.run(["iptables-legacy", "-t", "raw", "-D"] + rule,
+                           capture_output=True, text=True)
+        c("ct-rule-removed", r.returncode, "0")
+        c("del-after-rule-removed", ename(nl.delete("ref1", AF_INET, UDP)),
+          "0")
+
+        # nft ct helper object (no kernel leak on this path)
+        c("ref-setup-ipv6", ename(nl.new(name="ref1", l3=AF_INET6)), "0")
+        c("ref-setup-again", ename(nl.new(name="ref1")), "0")
+        nft = subprocess.run(
+            ["nft", "-f", "-"], capture_output=True, text=True,
+            input='table ip cthdtest {\n ct helper h1 {\n'
+                  '  type "ref1" protocol udp\n }\n}\n')
+        c("nft-object-added", nft.returncode if nft.returncode == 0
+          else nft.stderr.strip(), "0")
+        c("del-referenced-by-nft", ename(nl.delete("ref1", AF_INET, UDP)),
+          "EBUSY")
+        c("rmmod-while-nft-object", self.rmmod_attempt(), "refused")
+        c("del-name-partial", ename(nl.delete("ref1")), "0")
+        c("del-name-partial-state", self.names(), "ref1/2/17 ref2/2/17")
+        subprocess.run(["nft", "delete", "table", "ip", "cthdtest"],
+                       capture_output=True)
+        c("del-after-nft-removed", ename(nl.delete("ref1")), "0")
+        c("ref-cleanup", ename(nl.delete("ref2")), "0")
+
+    # -- packet path: queueing, bypass, CTA_HELP_INFO both ways
+    def run_datapath(self, name="dp1", queue=7, port=5555):
+        nl, c = self.nl, self.check
+        c("dp-setup", ename(nl.new(name=name, queue=queue, status=1,
+                                   priv=4)), "0")
+        rule = ["-t", "raw", "-A", "OUTPUT", "-o", "lo", "-p", "udp",
+                "--dport", str(port), "-j", "CT", "--helper", name]
+        r = subprocess.run(["iptables-legacy"] + rule, capture_output=True,
+                           text=True)
+        c("dp-rule", r.returncode if r.returncode == 0
+          else r.stderr.strip(), "0")
+        rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        rx.bind(("127.0.0.1", port))
+        rx.settimeout(3)
+        tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        tx.bind(("127.0.0.1", 0))
+
+        def deliver(data):
+            tx.sendto(data, ("127.0.0.1", port))
+            try:
+                return rx.recv(100) == data
+            except socket.timeout:
+                return False
+
+        # nobody listens on the queue: bypass, the packet passes
+        c("dp-bypass-without-listener", deliver(b"one"), "True")
+
+        q = Netlink()
+        cfg = (a_u32(NFQA_CFG_MASK, NFQA_CFG_F_CONNTRACK)
+               + a_u32(NFQA_CFG_FLAGS, NFQA_CFG_F_CONNTRACK))
+        err = q.request(SUBSYS_QUEUE, NFQNL_MSG_CONFIG, 0,
+                        attr(NFQA_CFG_CMD, struct.pack(">BBH",
+                                                       NFQNL_CFG_CMD_BIND, 0,
+                                                       AF_INET)),
+                        res_id=queue)[0]
+        if err == 0:
+            err = q.request(SUBSYS_QUEUE, NFQNL_MSG_CONFIG, 0,
+                            attr(NFQA_CFG_PARAMS,
+                                 struct.pack(">IB", 0xFFFF,
+                                             NFQNL_COPY_PACKET))
+                            + cfg, res_id=queue)[0]
+        c("dp-queue-bind", ename(err), "0")
+
+        events = []          # (help name, help info) per queued packet
+        received = []
+
+        def pump(want, timeout=8.0):
+            """Answers queued packets until rx got @want (or timeout)."""
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                r, _, _ = select.select([q.sk, rx], [], [], 0.5)
+                if rx in r:
+                    got = rx.recv(100)
+                    received.append(got)
+                    if got == want:
+                        return
+                if q.sk in r:
+                    self.answer(q, queue, q.sk.recv(1 << 16), events)
+
+        # one datagram at a time: each must find the previous one's
+        # (now confirmed) conntrack
+        for data in (b"two", b"three"):
+            tx.sendto(data, ("127.0.0.1", port))
+            pump(data)
+        c("dp-queued", "yes" if events else "no", "yes")
+        c("dp-help-name", events[0][0] if events else "-", name)
+        c("dp-help-info-first", events[0][1].hex() if events and
+          events[0][1] is not None else "missing", "00000000")
+        # each later packet shows what the previous verdict stored
+        ok = len(events) >= 2 and all(
+            events[i][1] == bytes([i, 0xC0, 0xFF, 0xEE])
+            for i in range(1, len(events)))
+        c("dp-help-info-roundtrip", "ok" if ok else
+          " ".join(e[1].hex() if e[1] else "-" for e in events), "ok")
+        c("dp-delivered-after-verdict", b" ".join(received).decode(),
+          "two three")
+
+        # disabled: not queued, delivered
+        c("dp-disable", ename(nl.new_raw(a_str(NFCTH_NAME, name)
+                                         + tuple_attr()
+                                         + a_u32(NFCTH_STATUS, 0))), "0")
+        tx.sendto(b"four", ("127.0.0.1", port))
+        r, _, _ = select.select([q.sk], [], [], 1.5)
+        queued = bool(r)
+        try:
+            got = rx.recv(100)
+        except socket.timeout:
+            got = b""
+        c("dp-disabled-passes-unqueued", "%s %s" % (got.decode() or "-",
+                                                    "queued" if queued
+                                                    else "unqueued"),
+          "four unqueued")
+        q.close()
+        rx.close()
+        tx.close()
+        rule[2] = "-D"
+        subprocess.run(["iptables-legacy"] + rule, capture_output=True)
+        c("dp-cleanup", ename(nl.delete(name)), "0")
+
+    @staticmethod
+    def answer(q, queue, data, events):
+        """Accepts every queued packet in @data; stores new help info."""
+        off = 0
+        while off + 16 <= len(data):
+            ln, mtype, _f, _s, _p = struct.unpack_from("=IHHII", data, off)
+            body = data[off + 16:off + ln]
+            off += (ln + 3) & ~3
+            if mtype != (SUBSYS_QUEUE << 8 | NFQNL_MSG_PACKET):
+                continue
+            a = parse_attrs(body[4:])
+            pid = struct.unpack(">I", a[NFQA_PACKET_HDR][:4])[0]
+            ct = parse_attrs(a.get(NFQA_CT, b""))
+            hp = parse_attrs(ct.get(CTA_HELP, b""))
+            hname = hp.get(CTA_HELP_NAME, b"").split(b"\0")[0].decode()
+            events.append((hname, hp.get(CTA_HELP_INFO)))
+            newinfo = bytes([len(events), 0xC0, 0xFF, 0xEE])
+            verdict = (attr(NFQA_VERDICT_HDR, struct.pack(">II", NF_ACCEPT,
+                                                          pid))
+                       + nest(NFQA_CT,
+                              nest(CTA_HELP, a_str(CTA_HELP_NAME, hname),
+                                   attr(CTA_HELP_INFO, newinfo))))
+            q.send(SUBSYS_QUEUE, NFQNL_MSG_VERDICT, 0, verdict,
+                   res_id=queue)
+
+    def run(self, parts):
+        for p in parts:
+            try:
+                getattr(self, "run_" + p)()
+            except Exception as e:      # a crash is a FAIL, never a pass
+                self.check(p + "-crashed", "%s: %s" % (type(e).__name__, e),
+                           "no exception")
+                self.nl.close()
+                self.nl = Netlink()
+
+
+def cmd_suite(argv):
+    import argparse
+    ap = argparse.ArgumentParser(prog="cthnl.py suite")
+    ap.add_argument("--label", required=True)
+    ap.add_argument("--module", required=True)
+    ap.add_argument("--record")
+    ap.add_argument("--info", action="store_true")
+    ap.add_argument("--parts", default="new,get_del,inkernel,unpriv,refs,"
+                                       "datapath")
+    a = ap.parse_args(argv)
+    s = Suite(a.label, a.module, a.info)
+    s.run(a.parts.split(","))
+    if a.record:
+        with open(a.record, "w") as f:
+            for case, got in s.results:
+                f.write("%s\t%s\n" % (case, got))
+    return 0
+
+
+def load(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            case, _, got = line.rstrip("\n").partition("\t")
+            out[case] = got
+    return out
+
+
+def cmd_compare(argv):
+    ref, ours = load(argv[0]), load(argv[1])
+    for case in ref:
+        if case not in ours:
+            print("FAIL kmod-parity-%s: not run on our module" % case)
+        elif ref[case] == ours[case]:
+            print("PASS kmod-parity-%s" % case)
+        else:
+            print("FAIL kmod-parity-%s: in-tree %s, ours %s"
+                  % (case, ref[case], ours[case]))
+    return 0
+
+
+def cmd_unpriv(argv):
+    name = argv[0]
+    out = []
+    try:
+        nl = Netlink()
+        out.append("new=" + ename(nl.new(name=name, queue=5)))
+        out.append("get=" + ename(nl.get(name)[0]))
+        out.append("dump=" + ename(nl.dump()[0]))
+        out.append("del=" + ename(nl.delete(name)))
+    except Exception as e:
+        out.append("%s: %s" % (type(e).__name__, e))
+    print(" ".join(out))
+    return 0
+
+
+def cmd_new(argv):
+    import argparse
+    ap = argparse.ArgumentParser(prog="cthnl.py new")
+    ap.add_argument("name")
+    ap.add_argument("l3", type=int)
+    ap.add_argument("l4", type=int)
+    ap.add_argument("--priv", type=int, default=0)
+    ap.add_argument("--queue", type=int)
+    ap.add_argument("--status", type=int)
+    ap.add_argument("--classes", type=int, default=1)
+    a = ap.parse_args(argv)
+    print(ename(Netlink().new(name=a.name, l3=a.l3, l4=a.l4, priv=a.priv,
+                              queue=a.queue, status=a.status,
+                              classes=[("c%d" % i, 1, 30)
+                                       for i in range(a.classes)])))
+    return 0
+
+
+def cmd_del(argv):
+    name = argv[0] if argv and not argv[0].startswith("--") else None
+    l3 = l4 = None
+    if "--tuple" in argv:
+        i = argv.index("--tuple")
+        l3, l4 = int(argv[i + 1]), int(argv[i + 2])
+    print(ename(Netlink().delete(name, l3, l4)))
+    return 0
+
+
+def cmd_dump(_argv):
+    err, hs = Netlink().dump()
+    if err:
+        print(ename(err))
+        return 0
+    for h in hs:
+        print(describe(h))
+    return 0
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    cmds = {"suite": cmd_suite, "compare": cmd_compare, "unpriv": cmd_unpriv,
+            "new": cmd_new, "del": cmd_del, "dump": cmd_dump}
+    fn = cmds.get(sys.argv[1])
+    if not fn:
+        print(__doc__)
+        return 2
+    return fn(sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

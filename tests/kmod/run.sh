@@ -1,0 +1,103 @@
+#!/bin/bash
+# kmod/ tests (the tests/README.md PASS/FAIL protocol):
+#   1. build kmod/ against the headers of the kernel the VM boots (Debian's
+#      linux-headers-amd64), warnings as errors, in build/kmod/;
+#   2. static checks of the .ko (name, license, version, vermagic, alias)
+#      and of dkms.conf;
+#   3. the VM test (tests/kmod/vm-test.sh through tests/vm/run.sh): errno
+#      and behaviour suite on our module, parity with the in-tree module.
+#
+#   tests/kmod/run.sh [--build-only] [--timeout S]
+set -u
+cd "$(dirname "$0")/../.."
+REPO=$(pwd)
+BUILD_ONLY=0
+TIMEOUT=${KMOD_VM_TIMEOUT:-900}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build-only) BUILD_ONLY=1; shift ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	*) echo "usage: $0 [--build-only] [--timeout S]" >&2; exit 2 ;;
+	esac
+done
+
+OUT=$REPO/build/kmod
+MOD=cthelperd_nfnl
+
+# The VM's kernel, as tests/vm picks it.
+HERE=$REPO/tests/vm
+# shellcheck source=tests/vm/initrd.sh
+. "$REPO/tests/vm/initrd.sh"
+if ! vm_pick_kernel >/dev/null; then
+	echo "FAIL kmod-build: no Debian 6.1 kernel installed (make deps)"
+	exit 1
+fi
+KDIR=/lib/modules/$VM_KVER/build
+if [ ! -f "$KDIR/Makefile" ]; then
+	echo "FAIL kmod-build: no headers at $KDIR (apt-get install linux-headers-amd64)"
+	exit 1
+fi
+
+# Build a copy so that the source tree stays clean and a VM reading
+# build/kmod/ never sees a half-written module from another build.
+rm -rf "$OUT"
+mkdir -p "$OUT"
+cp kmod/Kbuild kmod/Makefile kmod/*.c "$OUT"/
+if make -C "$OUT" KDIR="$KDIR" >"$OUT/build.log" 2>&1; then
+	if grep -q -i 'warning:' "$OUT/build.log"; then
+		echo "FAIL kmod-build: warnings (see $OUT/build.log)"
+		grep -i 'warning:' "$OUT/build.log" | head -n 20
+	else
+		echo "PASS kmod-build"
+	fi
+else
+	echo "FAIL kmod-build: make failed against $KDIR"
+	tail -n 30 "$OUT/build.log"
+	exit 1
+fi
+KO=$OUT/$MOD.ko
+
+field() { modinfo -F "$1" "$KO" 2>/dev/null; }
+want() {	# want NAME EXPECTED GOT
+	if [ "$2" = "$3" ]; then echo "PASS $1"; else echo "FAIL $1: got '$3', expected '$2'"; fi
+}
+want kmod-modinfo-name "$MOD" "$(field name)"
+want kmod-modinfo-license GPL "$(field license)"
+want kmod-modinfo-vermagic-kernel "$VM_KVER" "$(field vermagic | cut -d' ' -f1)"
+ver=$(field version)
+if [ -n "$ver" ]; then echo "PASS kmod-modinfo-version"; else echo "FAIL kmod-modinfo-version: none"; fi
+if [ -n "$(field description)" ]; then echo "PASS kmod-modinfo-description"; else echo "FAIL kmod-modinfo-description: none"; fi
+want kmod-spdx-gpl2 "// SPDX-License-Identifier: GPL-2.0" "$(head -n 1 kmod/$MOD.c)"
+# This kernel has its own nfnetlink_cthelper: no autoload alias by default.
+want kmod-no-alias-next-to-intree "" "$(field alias)"
+
+# dkms.conf: shell syntax, names matching the build
+if [ -f kmod/dkms.conf ]; then
+	# shellcheck disable=SC1091
+	dk=$(bash -c '. kmod/dkms.conf && echo "$PACKAGE_NAME|$PACKAGE_VERSION|${BUILT_MODULE_NAME[0]}"' 2>&1)
+	want kmod-dkms-conf "cthelperd-kmod|$ver|$MOD" "$dk"
+else
+	echo "FAIL kmod-dkms-conf: kmod/dkms.conf missing"
+fi
+
+# The alias build: CTHD_AUTOLOAD=y declares the nfnetlink subsystem alias.
+AL=$REPO/build/kmod-autoload
+rm -rf "$AL"; mkdir -p "$AL"
+cp kmod/Kbuild kmod/Makefile kmod/*.c "$AL"/
+if make -C "$AL" KDIR="$KDIR" CTHD_AUTOLOAD=y >"$AL/build.log" 2>&1; then
+	want kmod-autoload-alias nfnetlink-subsys-9 "$(modinfo -F alias "$AL/$MOD.ko")"
+else
+	echo "FAIL kmod-autoload-alias: build failed (see $AL/build.log)"
+fi
+
+[ $BUILD_ONLY = 1 ] && exit 0
+
+if [ ! -x tests/vm/run.sh ]; then
+	echo "SKIP kmod-vm: tests/vm/run.sh missing"
+	exit 0
+fi
+tests/vm/run.sh --timeout "$TIMEOUT" --results "$REPO/build/vm/kmod" \
+	tests/kmod/vm-test.sh "$KO"
+rc=$?
+[ $rc = 0 ] || echo "FAIL kmod-vm: tests/vm/run.sh exited with $rc"
+exit 0
