@@ -111,7 +111,7 @@ int cth_addr_parse(int family, const void *buf, size_t len,
 	if (util_addr_size(family) == 0)
 		return -EAFNOSUPPORT;
 	/* inet_pton() wants a C string; the payload has no NUL. */
-	if (len == 0 || len >= sizeof(text))
+	if (len == 0 || len >= sizeof(text) || memchr(buf, '\0', len))
 		return -EINVAL;
 	memcpy(text, buf, len);
 	text[len] = '\0';

@@ -1,0 +1,1773 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FTP plugin unit test: the pure parser (every command form, bad numbers,
+ * truncation, garbage, huge lines, deterministic fuzzing), the SDK text
+ * utilities it uses, and the plugin's packet callback driven through a fake
+ * host that records expectations and mangles.
+ *
+ * Every payload is copied into a heap block of exactly its length so that
+ * AddressSanitizer catches any read past the end.
+ *
+ * Output: one "PASS name" / "FAIL name: why" line per check; exit status 1
+ * when anything failed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cthelperd/plugin.h>
+#include <cthelperd/util.h>
+
+#include "../../plugins/ftp/ftp_parse.h"
+
+/* ---------------------------------------------------------------- checks */
+
+static unsigned int failures;
+
+struct check {
+	char name[96];
+	bool failed;
+	char why[512];
+};
+
+static void check_start(struct check *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void check_start(struct check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	memset(c, 0, sizeof(*c));
+	va_start(ap, fmt);
+	vsnprintf(c->name, sizeof(c->name), fmt, ap);
+	va_end(ap);
+}
+
+/* Records the first failed condition of a check. */
+static bool check_that(struct check *c, bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static bool check_that(struct check *c, bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cond || c->failed)
+		return cond;
+	c->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static void check_end(struct check *c)
+{
+	if (c->failed) {
+		failures++;
+		printf("FAIL %s: %s\n", c->name, c->why);
+	} else {
+		printf("PASS %s\n", c->name);
+	}
+	fflush(stdout);
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static union cth_addr addr_of(int family, const char *text)
+{
+	union cth_addr a;
+
+	memset(&a, 0, sizeof(a));
+	if (inet_pton(family, text, a.raw) != 1) {
+		fprintf(stderr, "bad test address %s\n", text);
+		abort();
+	}
+	return a;
+}
+
+static const char *addr_str(int family, const union cth_addr *a, char *buf,
+			    size_t size)
+{
+	if (!inet_ntop(family, a->raw, buf, (socklen_t)size))
+		snprintf(buf, size, "?");
+	return buf;
+}
+
+/* Deterministic xorshift64*: the same inputs on every run. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rng_next(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+static uint32_t rng_below(uint32_t n)
+{
+	return n ? rng_next() % n : 0;
+}
+
+/* Parse a copy of exactly len bytes so ASan sees any overread. */
+static int parse_exact(const void *text, size_t len, enum cth_dir dir,
+		       int family, struct ftp_cmd *cmd)
+{
+	uint8_t *buf = malloc(len ? len : 1);
+	int ret;
+
+	if (!buf)
+		abort();
+	memcpy(buf, text, len);
+	ret = ftp_parse(len ? buf : NULL, len, dir, family, cmd);
+	free(buf);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- parser */
+
+struct parse_case {
+	const char *name;
+	enum cth_dir dir;
+	int family;      /* the connection's */
+	const char *text;
+	int ret;         /* expected ftp_parse() result */
+	enum ftp_cmd_type type;
+	int cmd_family;  /* expected cmd.family (0 for EPSV) */
+	const char *addr;
+	uint16_t port;
+	const char *match; /* expected text at cmd.off, cmd.len */
+};
+
+#define O CTH_DIR_ORIGINAL
+#define R CTH_DIR_REPLY
+#define V4 AF_INET
+#define V6 AF_INET6
+
+static const struct parse_case parse_cases[] = {
+	/* PORT */
+	{ "port", O, V4, "PORT 192,168,1,2,19,137\r\n", 1, FTP_CMD_PORT, V4,
+	  "192.168.1.2", 5001, "192,168,1,2,19,137" },
+	{ "port_lowercase", O, V4, "port 10,0,0,1,4,1\r\n", 1, FTP_CMD_PORT,
+	  V4, "10.0.0.1", 1025, "10,0,0,1,4,1" },
+	{ "port_mixedcase", O, V4, "pOrT 10,0,0,1,4,1\r\n", 1, FTP_CMD_PORT,
+	  V4, "10.0.0.1", 1025, "10,0,0,1,4,1" },
+	{ "port_leading_zeros", O, V4, "PORT 010,000,000,001,004,001\r\n", 1,
+	  FTP_CMD_PORT, V4, "10.0.0.1", 1025, "010,000,000,001,004,001" },
+	{ "port_max", O, V4, "PORT 255,255,255,255,255,255\r\n", 1,
+	  FTP_CMD_PORT, V4, "255.255.255.255", 65535, "255,255,255,255,255,255" },
+	{ "port_no_lf", O, V4, "PORT 10,0,0,1,4,1\r", 1, FTP_CMD_PORT, V4,
+	  "10.0.0.1", 1025, "10,0,0,1,4,1" },
+	{ "port_then_more_lines", O, V4, "PORT 10,0,0,1,4,1\r\nLIST\r\n", 1,
+	  FTP_CMD_PORT, V4, "10.0.0.1", 1025, "10,0,0,1,4,1" },
+	{ "port_word_suffix", O, V4, "PORTX 10,0,0,1,4,1\r\n", 1, FTP_CMD_PORT,
+	  V4, "10.0.0.1", 1025, "10,0,0,1,4,1" },
+	{ "port_octet_256", O, V4, "PORT 256,0,0,1,4,1\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "port_p1_256", O, V4, "PORT 10,0,0,1,256,1\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "port_zero", O, V4, "PORT 10,0,0,1,0,0\r\n", -EINVAL, 0, 0, NULL, 0,
+	  NULL },
+	{ "port_overflow_u32", O, V4, "PORT 4294967297,0,0,1,4,1\r\n", -EINVAL,
+	  0, 0, NULL, 0, NULL },
+	{ "port_overflow_long", O, V4,
+	  "PORT 99999999999999999999999999999999,0,0,1,4,1\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "port_five_numbers", O, V4, "PORT 10,0,0,1,4\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "port_seven_numbers", O, V4, "PORT 10,0,0,1,4,1,5\r\n", -EINVAL, 0,
+	  0, NULL, 0, NULL },
+	{ "port_empty_field", O, V4, "PORT 10,,0,1,4,1\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "port_negative", O, V4, "PORT -1,0,0,1,4,1\r\n", -EINVAL, 0, 0, NULL,
+	  0, NULL },
+	{ "port_spaces", O, V4, "PORT 10, 0,0,1,4,1\r\n", -EINVAL, 0, 0, NULL,
+	  0, NULL },
+	{ "port_two_spaces", O, V4, "PORT  10,0,0,1,4,1\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "port_bare_lf", O, V4, "PORT 10,0,0,1,4,1\n", -EINVAL, 0, 0, NULL, 0,
+	  NULL },
+	{ "port_trailing_space", O, V4, "PORT 10,0,0,1,4,1 \r\n", -EINVAL, 0,
+	  0, NULL, 0, NULL },
+	{ "port_no_args", O, V4, "PORT\r\n", -EINVAL, 0, 0, NULL, 0, NULL },
+	{ "port_portal", O, V4, "PORTAL 1\r\n", -EINVAL, 0, 0, NULL, 0, NULL },
+	{ "port_truncated_p", O, V4, "P", -EAGAIN, 0, 0, NULL, 0, NULL },
+	{ "port_truncated_po", O, V4, "Po", -EAGAIN, 0, 0, NULL, 0, NULL },
+	{ "port_truncated_word", O, V4, "PORT", -EAGAIN, 0, 0, NULL, 0, NULL },
+	{ "port_truncated_space", O, V4, "PORT ", -EAGAIN, 0, 0, NULL, 0,
+	  NULL },
+	{ "port_truncated_numbers", O, V4, "PORT 10,0,0,", -EAGAIN, 0, 0, NULL,
+	  0, NULL },
+	{ "port_truncated_last", O, V4, "PORT 10,0,0,1,4,1", -EAGAIN, 0, 0,
+	  NULL, 0, NULL },
+	{ "port_nul_inside", O, V4, "PORT 10,0\0,0,1,4,1\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "port_not_at_start", O, V4, " PORT 10,0,0,1,4,1\r\n", 0, 0, 0, NULL,
+	  0, NULL },
+	{ "port_second_line", O, V4, "NOOP\r\nPORT 10,0,0,1,4,1\r\n", 0, 0, 0,
+	  NULL, 0, NULL },
+	{ "port_from_server", R, V4, "PORT 10,0,0,1,4,1\r\n", 0, 0, 0, NULL, 0,
+	  NULL },
+	{ "port_on_ipv6_conn", O, V6, "PORT 10,0,0,1,4,1\r\n", 1, FTP_CMD_PORT,
+	  V4, "10.0.0.1", 1025, "10,0,0,1,4,1" },
+	{ "p_not_port", O, V4, "PASV\r\n", 0, 0, 0, NULL, 0, NULL },
+	{ "user", O, V4, "USER anonymous\r\n", 0, 0, 0, NULL, 0, NULL },
+	{ "p_newline", O, V4, "p\r\n", 0, 0, 0, NULL, 0, NULL },
+	/* EPRT */
+	{ "eprt_v4", O, V4, "EPRT |1|132.235.1.2|6275|\r\n", 1, FTP_CMD_EPRT,
+	  V4, "132.235.1.2", 6275, "|1|132.235.1.2|6275|" },
+	{ "eprt_v6", O, V6, "EPRT |2|1080::8:800:200C:417A|5282|\r\n", 1,
+	  FTP_CMD_EPRT, V6, "1080::8:800:200c:417a", 5282,
+	  "|2|1080::8:800:200C:417A|5282|" },
+	{ "eprt_v6_mapped", O, V6, "EPRT |2|::ffff:10.0.0.1|5282|\r\n", 1,
+	  FTP_CMD_EPRT, V6, "::ffff:10.0.0.1", 5282,
+	  "|2|::ffff:10.0.0.1|5282|" },
+	{ "eprt_lowercase", O, V4, "eprt |1|10.0.0.1|2000|\r\n", 1,
+	  FTP_CMD_EPRT, V4, "10.0.0.1", 2000, "|1|10.0.0.1|2000|" },
+	{ "eprt_other_delim", O, V4, "EPRT !1!10.0.0.1!2000!\r\n", 1,
+	  FTP_CMD_EPRT, V4, "10.0.0.1", 2000, "!1!10.0.0.1!2000!" },
+	{ "eprt_leading_zeros", O, V4, "EPRT |1|010.0.0.001|02000|\r\n", 1,
+	  FTP_CMD_EPRT, V4, "10.0.0.1", 2000, "|1|010.0.0.001|02000|" },
+	{ "eprt_port_max", O, V4, "EPRT |1|10.0.0.1|65535|\r\n", 1,
+	  FTP_CMD_EPRT, V4, "10.0.0.1", 65535, "|1|10.0.0.1|65535|" },
+	{ "eprt_no_crlf_needed", O, V4, "EPRT |1|10.0.0.1|2000|", 1,
+	  FTP_CMD_EPRT, V4, "10.0.0.1", 2000, "|1|10.0.0.1|2000|" },
+	{ "eprt_v6_on_v4", O, V4, "EPRT |2|::1|5282|\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "eprt_v4_on_v6", O, V6, "EPRT |1|10.0.0.1|5282|\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "eprt_af_3", O, V4, "EPRT |3|10.0.0.1|5282|\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "eprt_digit_delim", O, V4, "EPRT 5150.0.0.152825\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "eprt_space_delim", O, V4, "EPRT  1 10.0.0.1 5282 \r\n", -EINVAL, 0,
+	  0, NULL, 0, NULL },
+	{ "eprt_mixed_delim", O, V4, "EPRT |1!10.0.0.1|5282|\r\n", -EINVAL, 0,
+	  0, NULL, 0, NULL },
+	{ "eprt_port_zero", O, V4, "EPRT |1|10.0.0.1|0|\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "eprt_port_65536", O, V4, "EPRT |1|10.0.0.1|65536|\r\n", -EINVAL, 0,
+	  0, NULL, 0, NULL },
+	{ "eprt_port_huge", O, V4,
+	  "EPRT |1|10.0.0.1|18446744073709551617|\r\n", -EINVAL, 0, 0, NULL, 0,
+	  NULL },
+	{ "eprt_port_missing", O, V4, "EPRT |1|10.0.0.1||\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "eprt_port_unclosed", O, V4, "EPRT |1|10.0.0.1|2000\r\n", -EINVAL, 0,
+	  0, NULL, 0, NULL },
+	{ "eprt_v4_octet_300", O, V4, "EPRT |1|10.0.0.300|2000|\r\n", -EINVAL,
+	  0, 0, NULL, 0, NULL },
+	{ "eprt_v4_three_octets", O, V4, "EPRT |1|10.0.1|2000|\r\n", -EINVAL,
+	  0, 0, NULL, 0, NULL },
+	{ "eprt_v4_five_octets", O, V4, "EPRT |1|10.0.0.1.5|2000|\r\n",
+	  -EINVAL, 0, 0, NULL, 0, NULL },
+	{ "eprt_v6_bad", O, V6, "EPRT |2|1080:::1|5282|\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "eprt_v6_empty", O, V6, "EPRT |2||5282|\r\n", -EINVAL, 0, 0, NULL, 0,
+	  NULL },
+	{ "eprt_v6_too_long", O, V6,
+	  "EPRT |2|aaaa:aaaa:aaaa:aaaa:aaaa:aaaa:aaaa:aaaa:aaaa:aaaa:aaaa|1|\r\n",
+	  -EINVAL, 0, 0, NULL, 0, NULL },
+	{ "eprt_truncated_v6", O, V6, "EPRT |2|1080::8:8", -EAGAIN, 0, 0, NULL,
+	  0, NULL },
+	{ "eprt_truncated_port", O, V4, "EPRT |1|10.0.0.1|20", -EAGAIN, 0, 0,
+	  NULL, 0, NULL },
+	{ "eprt_truncated_delim", O, V4, "EPRT |", -EAGAIN, 0, 0, NULL, 0,
+	  NULL },
+	{ "eprt_truncated_word", O, V4, "EPR", -EAGAIN, 0, 0, NULL, 0, NULL },
+	{ "eprt_from_server", R, V4, "EPRT |1|10.0.0.1|2000|\r\n", 0, 0, 0,
+	  NULL, 0, NULL },
+	/* 227 */
+	{ "pasv", R, V4, "227 Entering Passive Mode (192,168,1,2,19,137).\r\n",
+	  1, FTP_CMD_PASV, V4, "192.168.1.2", 5001, "192,168,1,2,19,137" },
+	{ "pasv_no_parens", R, V4,
+	  "227 Entering Passive Mode 192,168,1,2,19,137\r\n", 1, FTP_CMD_PASV,
+	  V4, "192.168.1.2", 5001, "192,168,1,2,19,137" },
+	{ "pasv_equals", R, V4, "227 =10,0,0,1,4,1\r\n", 1, FTP_CMD_PASV, V4,
+	  "10.0.0.1", 1025, "10,0,0,1,4,1" },
+	{ "pasv_lowercase_text", R, V4,
+	  "227 entering passive mode (10,0,0,1,4,1)\r\n", 1, FTP_CMD_PASV, V4,
+	  "10.0.0.1", 1025, "10,0,0,1,4,1" },
+	{ "pasv_bare_lf", R, V4, "227 (10,0,0,1,4,1)\n", 1, FTP_CMD_PASV, V4,
+	  "10.0.0.1", 1025, "10,0,0,1,4,1" },
+	{ "pasv_no_digits", R, V4, "227 Entering Passive Mode\r\n", -EINVAL, 0,
+	  0, NULL, 0, NULL },
+	{ "pasv_digits_next_line", R, V4, "227 Passive\r\n1,2,3,4,5,6)\r\n",
+	  -EINVAL, 0, 0, NULL, 0, NULL },
+	{ "pasv_truncated_text", R, V4, "227 Entering Pass", -EAGAIN, 0, 0,
+	  NULL, 0, NULL },
+	{ "pasv_truncated_numbers", R, V4, "227 (10,0,0,1,4", -EAGAIN, 0, 0,
+	  NULL, 0, NULL },
+	{ "pasv_truncated_code", R, V4, "22", -EAGAIN, 0, 0, NULL, 0, NULL },
+	{ "pasv_code_only", R, V4, "227", -EAGAIN, 0, 0, NULL, 0, NULL },
+	{ "pasv_seven", R, V4, "227 (10,0,0,1,4,1,7)\r\n", -EINVAL, 0, 0, NULL,
+	  0, NULL },
+	{ "pasv_octet_256", R, V4, "227 (10,0,0,1,4,256)\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "pasv_port_zero", R, V4, "227 (10,0,0,1,0,0)\r\n", -EINVAL, 0, 0,
+	  NULL, 0, NULL },
+	{ "pasv_continuation", R, V4, "227-Entering (10,0,0,1,4,1)\r\n", 0, 0,
+	  0, NULL, 0, NULL },
+	{ "pasv_other_code", R, V4, "226 Transfer complete\r\n", 0, 0, 0, NULL,
+	  0, NULL },
+	{ "pasv_from_client", O, V4, "227 (10,0,0,1,4,1)\r\n", 0, 0, 0, NULL,
+	  0, NULL },
+	/* 229 */
+	{ "epsv", R, V4, "229 Entering Extended Passive Mode (|||6446|)\r\n", 1,
+	  FTP_CMD_EPSV, 0, "0.0.0.0", 6446, "|||6446|" },
+	{ "epsv_v6", R, V6, "229 Entering Extended Passive Mode (|||6446|)\r\n",
+	  1, FTP_CMD_EPSV, 0, "0.0.0.0", 6446, "|||6446|" },
+	{ "epsv_other_delim", R, V4, "229 ok (!!!6446!)\r\n", 1, FTP_CMD_EPSV,
+	  0, "0.0.0.0", 6446, "!!!6446!" },
+	{ "epsv_no_paren", R, V4, "229 Entering Extended Passive Mode\r\n",
+	  -EINVAL, 0, 0, NULL, 0, NULL },
+	{ "epsv_two_delims", R, V4, "229 (||6446|)\r\n", -EINVAL, 0, 0, NULL,
+	  0, NULL },
+	{ "epsv_digit_delim", R, V4, "229 (1116446)\r\n", -EINVAL, 0, 0, NULL,
+	  0, NULL },
+	{ "epsv_port_zero", R, V4, "229 (|||0|)\r\n", -EINVAL, 0, 0, NULL, 0,
+	  NULL },
+	{ "epsv_port_70000", R, V4, "229 (|||70000|)\r\n", -EINVAL, 0, 0, NULL,
+	  0, NULL },
+	{ "epsv_truncated", R, V4, "229 (|||64", -EAGAIN, 0, 0, NULL, 0, NULL },
+	{ "epsv_truncated_paren", R, V4, "229 Entering Ext", -EAGAIN, 0, 0,
+	  NULL, 0, NULL },
+	{ "epsv_paren_next_line", R, V4, "229 x\r\n(|||6446|)\r\n", -EINVAL, 0,
+	  0, NULL, 0, NULL },
+	{ "epsv_from_client", O, V4, "229 (|||6446|)\r\n", 0, 0, 0, NULL, 0,
+	  NULL },
+	/* neither */
+	{ "greeting", R, V4, "220 Welcome\r\n", 0, 0, 0, NULL, 0, NULL },
+	{ "binary", O, V4, "\x00\xff\x80PORT\r\n", 0, 0, 0, NULL, 0, NULL },
+};
+
+/* Test texts are C strings except the ones with an embedded NUL. */
+static size_t case_len(const struct parse_case *pc)
+{
+	if (strcmp(pc->name, "port_nul_inside") == 0)
+		return sizeof("PORT 10,0\0,0,1,4,1\r\n") - 1;
+	if (strcmp(pc->name, "binary") == 0)
+		return sizeof("\x00\xff\x80PORT\r\n") - 1;
+	return strlen(pc->text);
+}
+
+static void test_parse_case(const struct parse_case *pc)
+{
+	size_t len = case_len(pc);
+	struct ftp_cmd cmd;
+	struct check c;
+	char buf[64];
+	union cth_addr want;
+	int ret;
+
+	check_start(&c, "parse_%s", pc->name);
+	memset(&cmd, 0xa5, sizeof(cmd));
+	ret = parse_exact(pc->text, len, pc->dir, pc->family, &cmd);
+	check_that(&c, ret == pc->ret, "returned %d, want %d", ret, pc->ret);
+	if (ret == 1 && pc->ret == 1) {
+		int fam = pc->cmd_family ? pc->cmd_family : AF_INET;
+
+		want = addr_of(fam, pc->addr);
+		check_that(&c, cmd.type == pc->type, "type %d, want %d",
+			   cmd.type, pc->type);
+		check_that(&c, cmd.family == pc->cmd_family,
+			   "family %d, want %d", cmd.family, pc->cmd_family);
+		check_that(&c, memcmp(&cmd.addr, &want, sizeof(want)) == 0,
+			   "address %s, want %s",
+			   addr_str(fam, &cmd.addr, buf, sizeof(buf)), pc->addr);
+		check_that(&c, cmd.port == pc->port, "port %u, want %u",
+			   cmd.port, pc->port);
+		check_that(&c, cmd.off + cmd.len <= len,
+			   "match %zu+%zu past %zu", cmd.off, cmd.len, len);
+		check_that(&c, cmd.len == strlen(pc->match) &&
+			   cmd.off + cmd.len <= len &&
+			   memcmp(pc->text + cmd.off, pc->match, cmd.len) == 0,
+			   "match '%.*s', want '%s'", (int)cmd.len,
+			   cmd.off + cmd.len <= len ? pc->text + cmd.off : "",
+			   pc->match);
+	}
+	check_end(&c);
+}
+
+/* What the text must contain for the parser to decide, for prefix tests. */
+static size_t decisive_len(const struct ftp_cmd *cmd)
+{
+	/* PORT and 227 need the byte after the numbers (the terminator). */
+	if (cmd->type == FTP_CMD_PORT || cmd->type == FTP_CMD_PASV)
+		return cmd->off + cmd->len + 1;
+	return cmd->off + cmd->len;
+}
+
+/*
+ * A command split over packets: every proper prefix of a valid command must
+ * be reported as truncated, never as malformed, nothing, or a wrong match.
+ */
+static void test_parse_prefixes(void)
+{
+	struct check c;
+	size_t i, k;
+
+	check_start(&c, "parse_every_prefix_is_truncated");
+	for (i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++) {
+		const struct parse_case *pc = &parse_cases[i];
+		size_t len = case_len(pc);
+		struct ftp_cmd full, part;
+		size_t need;
+
+		if (pc->ret != 1)
+			continue;
+		if (parse_exact(pc->text, len, pc->dir, pc->family, &full) != 1)
+			continue; /* reported by its own case */
+		need = decisive_len(&full);
+		for (k = 1; k <= len; k++) {
+			int ret = parse_exact(pc->text, k, pc->dir, pc->family,
+					      &part);
+
+			if (k < need)
+				check_that(&c, ret == -EAGAIN,
+					   "%s: prefix %zu returned %d",
+					   pc->name, k, ret);
+			else
+				check_that(&c, ret == 1 &&
+					   part.port == full.port &&
+					   part.off == full.off &&
+					   part.len == full.len,
+					   "%s: prefix %zu returned %d",
+					   pc->name, k, ret);
+		}
+	}
+	check_end(&c);
+}
+
+static void test_parse_huge(void)
+{
+	const size_t n = 64 * 1024;
+	char *big = malloc(n + 32);
+	struct ftp_cmd cmd;
+	struct check c;
+	int ret;
+
+	if (!big)
+		abort();
+
+	check_start(&c, "parse_huge_digits");
+	memcpy(big, "PORT ", 5);
+	memset(big + 5, '1', n);
+	ret = parse_exact(big, n + 5, O, V4, &cmd);
+	check_that(&c, ret == -EINVAL, "returned %d", ret);
+	check_end(&c);
+
+	check_start(&c, "parse_huge_zeros_then_valid");
+	/* Leading zeros never overflow, however many there are. */
+	memcpy(big, "PORT ", 5);
+	memset(big + 5, '0', n);
+	memcpy(big + 5 + n, "1,0,0,1,4,1\r\n", 13);
+	ret = parse_exact(big, n + 18, O, V4, &cmd);
+	check_that(&c, ret == 1 && cmd.port == 1025, "returned %d", ret);
+	check_end(&c);
+
+	check_start(&c, "parse_huge_no_space");
+	memcpy(big, "PORT", 4);
+	memset(big + 4, 'x', n);
+	ret = parse_exact(big, n + 4, O, V4, &cmd);
+	check_that(&c, ret == -EAGAIN, "returned %d", ret);
+	big[n + 3] = '\n';
+	ret = parse_exact(big, n + 4, O, V4, &cmd);
+	check_that(&c, ret == -EINVAL, "with newline returned %d", ret);
+	check_end(&c);
+
+	check_start(&c, "parse_huge_pasv_text");
+	memcpy(big, "227 ", 4);
+	memset(big + 4, 'x', n);
+	ret = parse_exact(big, n + 4, R, V4, &cmd);
+	check_that(&c, ret == -EAGAIN, "returned %d", ret);
+	check_end(&c);
+
+	check_start(&c, "parse_huge_eprt_v6");
+	memcpy(big, "EPRT |2|", 8);
+	memset(big + 8, 'a', n);
+	ret = parse_exact(big, n + 8, O, V6, &cmd);
+	check_that(&c, ret == -EINVAL, "returned %d", ret);
+	check_end(&c);
+
+	check_start(&c, "parse_huge_other_line");
+	memset(big, 'A', n);
+	big[n - 2] = '\r';
+	big[n - 1] = '\n';
+	ret = parse_exact(big, n, O, V4, &cmd);
+	check_that(&c, ret == 0, "client returned %d", ret);
+	ret = parse_exact(big, n, R, V4, &cmd);
+	check_that(&c, ret == 0, "server returned %d", ret);
+	check_end(&c);
+
+	free(big);
+}
+
+/* Valid samples the fuzzer mutates. */
+static const char *const fuzz_seeds[][2] = {
+	{ "O", "PORT 192,168,1,2,19,137\r\n" },
+	{ "O", "EPRT |1|132.235.1.2|6275|\r\n" },
+	{ "O", "EPRT |2|1080::8:800:200C:417A|5282|\r\n" },
+	{ "R", "227 Entering Passive Mode (192,168,1,2,19,137).\r\n" },
+	{ "R", "229 Entering Extended Passive Mode (|||6446|)\r\n" },
+};
+
+static const char fuzz_alphabet[] = "0123456789,.|()!:abcdefPORTEPRT227 9\r\n";
+
+static void fuzz_mutate(uint8_t *buf, size_t *len, size_t cap)
+{
+	unsigned int edits = 1 + rng_below(4);
+	size_t pos;
+
+	while (edits--) {
+		pos = *len ? rng_below((uint32_t)*len) : 0;
+		switch (rng_below(5)) {
+		case 0: /* random byte */
+			if (*len)
+				buf[pos] = (uint8_t)rng_next();
+			break;
+		case 1: /* byte from the protocol's alphabet */
+			if (*len)
+				buf[pos] = (uint8_t)fuzz_alphabet[rng_below(
+					sizeof(fuzz_alphabet) - 1)];
+			break;
+		case 2: /* truncate */
+			*len = pos;
+			break;
+		case 3: /* insert */
+			if (*len < cap) {
+				memmove(buf + pos + 1, buf + pos, *len - pos);
+				buf[pos] = (uint8_t)fuzz_alphabet[rng_below(
+					sizeof(fuzz_alphabet) - 1)];
+				(*len)++;
+			}
+			break;
+		default: /* delete */
+			if (*len) {
+				memmove(buf + pos, buf + pos + 1, *len - pos - 1);
+				(*len)--;
+			}
+			break;
+		}
+	}
+}
+
+/* Whatever comes in, the result is one of the four and always in range. */
+static void test_parse_fuzz(void)
+{
+	enum { ROUNDS = 200000, CAP = 300 };
+	unsigned int counts[4] = { 0 };
+	uint8_t buf[CAP];
+	struct check c;
+	unsigned int r;
+
+	check_start(&c, "parse_fuzz_200k");
+	for (r = 0; r < ROUNDS; r++) {
+		enum cth_dir dir = rng_below(2) ? O : R;
+		int family = rng_below(2) ? V4 : V6;
+		struct ftp_cmd cmd;
+		size_t len;
+		int ret;
+
+		if (rng_below(4) == 0) {
+			size_t i;
+
+			len = rng_below(CAP);
+			for (i = 0; i < len; i++)
+				buf[i] = (uint8_t)rng_next();
+		} else {
+			size_t s = rng_below(sizeof(fuzz_seeds) /
+					     sizeof(fuzz_seeds[0]));
+
+			len = strlen(fuzz_seeds[s][1]);
+			memcpy(buf, fuzz_seeds[s][1], len);
+			dir = fuzz_seeds[s][0][0] == 'O' ? O : R;
+			fuzz_mutate(buf, &len, CAP);
+		}
+		ret = parse_exact(buf, len, dir, family, &cmd);
+		if (!check_that(&c, ret == 1 || ret == 0 || ret == -EAGAIN ||
+				ret == -EINVAL, "round %u: returned %d", r, ret))
+			break;
+		counts[ret == 1 ? 0 : ret == 0 ? 1 : ret == -EAGAIN ? 2 : 3]++;
+		if (ret != 1)
+			continue;
+		check_that(&c, cmd.off + cmd.len <= len && cmd.len > 0,
+			   "round %u: match %zu+%zu past %zu", r, cmd.off,
+			   cmd.len, len);
+		check_that(&c, cmd.port != 0, "round %u: port 0", r);
+		check_that(&c, cmd.type == FTP_CMD_EPSV ? cmd.family == 0 :
+			   cmd.family == AF_INET || cmd.family == AF_INET6,
+			   "round %u: family %d", r, cmd.family);
+		check_that(&c, cmd.type != FTP_CMD_EPRT || cmd.family == family,
+			   "round %u: EPRT family %d on %d", r, cmd.family,
+			   family);
+	}
+	/* The mutations must reach every outcome, or the fuzzer is blind. */
+	check_that(&c, counts[0] && counts[1] && counts[2] && counts[3],
+		   "outcomes found %u, none %u, truncated %u, malformed %u",
+		   counts[0], counts[1], counts[2], counts[3]);
+	printf("# fuzz outcomes: found %u, none %u, truncated %u, malformed %u\n",
+	       counts[0], counts[1], counts[2], counts[3]);
+	check_end(&c);
+}
+
+/* ---------------------------------------------------------------- format */
+
+static void test_format(void)
+{
+	union cth_addr a4 = addr_of(V4, "10.0.0.1");
+	union cth_addr a6 = addr_of(V6, "2001:db8::1");
+	char buf[FTP_FORMAT_MAX];
+	struct check c;
+	int n;
+
+	check_start(&c, "format_port");
+	n = ftp_format(FTP_CMD_PORT, V4, &a4, 1025, buf, sizeof(buf));
+	check_that(&c, n == 12 && strcmp(buf, "10,0,0,1,4,1") == 0,
+		   "got %d '%s'", n, buf);
+	n = ftp_format(FTP_CMD_PASV, V4, &a4, 65535, buf, sizeof(buf));
+	check_that(&c, n > 0 && strcmp(buf, "10,0,0,1,255,255") == 0,
+		   "pasv got %d '%s'", n, buf);
+	check_end(&c);
+
+	check_start(&c, "format_eprt");
+	n = ftp_format(FTP_CMD_EPRT, V4, &a4, 2000, buf, sizeof(buf));
+	check_that(&c, n > 0 && strcmp(buf, "|1|10.0.0.1|2000|") == 0,
+		   "v4 got %d '%s'", n, buf);
+	n = ftp_format(FTP_CMD_EPRT, V6, &a6, 2000, buf, sizeof(buf));
+	check_that(&c, n > 0 && strcmp(buf, "|2|2001:db8::1|2000|") == 0,
+		   "v6 got %d '%s'", n, buf);
+	check_end(&c);
+
+	check_start(&c, "format_epsv");
+	n = ftp_format(FTP_CMD_EPSV, V6, &a6, 6446, buf, sizeof(buf));
+	check_that(&c, n == 8 && strcmp(buf, "|||6446|") == 0, "got %d '%s'",
+		   n, buf);
+	check_end(&c);
+
+	check_start(&c, "format_errors");
+	n = ftp_format(FTP_CMD_PORT, V6, &a6, 1025, buf, sizeof(buf));
+	check_that(&c, n == -EINVAL, "PORT with IPv6 returned %d", n);
+	n = ftp_format(FTP_CMD_EPRT, 99, &a4, 1025, buf, sizeof(buf));
+	check_that(&c, n == -EINVAL, "bad family returned %d", n);
+	n = ftp_format(FTP_CMD_PORT, V4, &a4, 1025, buf, 12);
+	check_that(&c, n == -ENOSPC, "short buffer returned %d", n);
+	n = ftp_format((enum ftp_cmd_type)42, V4, &a4, 1025, buf, sizeof(buf));
+	check_that(&c, n == -EINVAL, "bad type returned %d", n);
+	/* The longest possible text fits. */
+	memset(&a6, 0xff, sizeof(a6));
+	a6.raw[15] = 0xfe;
+	n = ftp_format(FTP_CMD_EPRT, V6, &a6, 65535, buf, sizeof(buf));
+	check_that(&c, n > 0 && (size_t)n < sizeof(buf), "longest returned %d",
+		   n);
+	check_end(&c);
+}
+
+/* parse(format(x)) == x for random addresses and ports. */
+static void test_format_roundtrip(void)
+{
+	static const char *const words[] = {
+		[FTP_CMD_PORT] = "PORT ", [FTP_CMD_EPRT] = "EPRT ",
+		[FTP_CMD_PASV] = "227 Entering Passive Mode (",
+		[FTP_CMD_EPSV] = "229 Entering Extended Passive Mode (",
+	};
+	struct check c;
+	unsigned int r;
+
+	check_start(&c, "format_parse_roundtrip");
+	for (r = 0; r < 20000; r++) {
+		enum ftp_cmd_type type = (enum ftp_cmd_type)rng_below(4);
+		int family = (type == FTP_CMD_PORT || type == FTP_CMD_PASV ||
+			      rng_below(2)) ? V4 : V6;
+		enum cth_dir dir = (type == FTP_CMD_PORT ||
+				    type == FTP_CMD_EPRT) ? O : R;
+		char text[FTP_FORMAT_MAX + 64];
+		char arg[FTP_FORMAT_MAX];
+		union cth_addr a;
+		uint16_t port = (uint16_t)(1 + rng_below(65535));
+		struct ftp_cmd cmd;
+		unsigned int i;
+		int n, ret;
+
+		memset(&a, 0, sizeof(a));
+		for (i = 0; i < (family == V4 ? 4u : 16u); i++)
+			a.raw[i] = (uint8_t)rng_next();
+		n = ftp_format(type, family, &a, port, arg, sizeof(arg));
+		if (!check_that(&c, n > 0, "format returned %d", n))
+			break;
+		snprintf(text, sizeof(text), "%s%s%s", words[type], arg,
+			 dir == O ? "\r\n" : ")\r\n");
+		ret = parse_exact(text, strlen(text), dir, family, &cmd);
+		if (!check_that(&c, ret == 1, "'%s' returned %d", text, ret))
+			break;
+		check_that(&c, cmd.type == type && cmd.port == port,
+			   "'%s': type %d port %u", text, cmd.type, cmd.port);
+		check_that(&c, type == FTP_CMD_EPSV ||
+			   cth_addr_equal(family, &cmd.addr, &a),
+			   "'%s': address differs", text);
+		check_that(&c, cmd.len == (size_t)n &&
+			   memcmp(text + cmd.off, arg, cmd.len) == 0,
+			   "'%s': match at %zu+%zu", text, cmd.off, cmd.len);
+	}
+	check_end(&c);
+}
+
+/* ---------------------------------------------------------------- util */
+
+static void test_util(void)
+{
+	union cth_addr a, b;
+	char buf[CTH_ADDR_STRLEN];
+	uint32_t v = 0;
+	size_t used = 0;
+	struct check c;
+	bool yes;
+
+	check_start(&c, "util_prefix_match");
+	check_that(&c, cth_prefix_match("PORT 1", 6, "port") == CTH_PREFIX_YES,
+		   "PORT 1");
+	check_that(&c, cth_prefix_match("pOrT", 4, "PORT") == CTH_PREFIX_YES,
+		   "pOrT");
+	check_that(&c, cth_prefix_match("po", 2, "PORT") ==
+		   CTH_PREFIX_TRUNCATED, "po");
+	check_that(&c, cth_prefix_match("px", 2, "PORT") == CTH_PREFIX_NO,
+		   "px");
+	check_that(&c, cth_prefix_match("", 0, "PORT") == CTH_PREFIX_NO,
+		   "empty");
+	check_that(&c, cth_prefix_match("P\0RT", 4, "PORT") == CTH_PREFIX_NO,
+		   "NUL");
+	/* 0xd0 lowercases to 0xf0 in Latin-1 locales; ASCII only here. */
+	check_that(&c, cth_prefix_match("\xd0", 1, "\xf0") == CTH_PREFIX_NO,
+		   "non-ASCII");
+	check_that(&c, cth_prefix_match("[", 1, "{") == CTH_PREFIX_NO,
+		   "punctuation is not case");
+	check_end(&c);
+
+	check_start(&c, "util_parse_uint");
+	check_that(&c, cth_parse_uint("255,", 4, 255, &v, &used) == 0 &&
+		   v == 255 && used == 3, "255: v %u used %zu", v, used);
+	check_that(&c, cth_parse_uint("256", 3, 255, &v, &used) == -ERANGE,
+		   "256");
+	check_that(&c, cth_parse_uint("0", 1, 0, &v, &used) == 0 && v == 0,
+		   "0 max 0");
+	check_that(&c, cth_parse_uint("5", 1, 0, &v, &used) == -ERANGE,
+		   "5 max 0");
+	check_that(&c, cth_parse_uint("4294967295", 10, UINT32_MAX, &v,
+				      &used) == 0 && v == UINT32_MAX,
+		   "UINT32_MAX");
+	check_that(&c, cth_parse_uint("4294967296", 10, UINT32_MAX, &v,
+				      &used) == -ERANGE, "UINT32_MAX + 1");
+	check_that(&c, cth_parse_uint("42949672950", 11, UINT32_MAX, &v,
+				      &used) == -ERANGE, "10 * UINT32_MAX");
+	check_that(&c, cth_parse_uint("", 0, 9, &v, &used) == -EINVAL,
+		   "empty");
+	check_that(&c, cth_parse_uint("x1", 2, 9, &v, &used) == -EINVAL, "x1");
+	check_that(&c, cth_parse_uint("+1", 2, 9, &v, &used) == -EINVAL, "+1");
+	check_that(&c, cth_parse_uint("12345", 3, 999, &v, &used) == 0 &&
+		   v == 123 && used == 3, "bounded by len: v %u used %zu", v,
+		   used);
+	check_that(&c, cth_parse_uint("0007x", 5, 9, &v, NULL) == 0 && v == 7,
+		   "leading zeros, used NULL");
+	check_end(&c);
+
+	check_start(&c, "util_line_len");
+	check_that(&c, cth_line_len("ab\ncd\n", 6) == 2, "first line");
+	check_that(&c, cth_line_len("abcd", 4) == 4, "no newline");
+	check_that(&c, cth_line_len("abcd\n", 3) == 3, "bounded");
+	check_that(&c, cth_line_len(NULL, 0) == 0, "empty");
+	check_end(&c);
+
+	check_start(&c, "util_addr_parse");
+	check_that(&c, cth_addr_parse(V4, "10.0.0.1|", 8, &a) == 0 &&
+		   a.ip == htonl(0x0a000001) && a.ip6[1] == 0, "10.0.0.1");
+	check_that(&c, cth_addr_parse(V6, "::1]", 3, &a) == 0 &&
+		   a.raw[15] == 1, "::1");
+	check_that(&c, cth_addr_parse(V4, "10.0.0", 6, &a) == -EINVAL,
+		   "10.0.0");
+	check_that(&c, cth_addr_parse(V6, "1:::1", 5, &a) == -EINVAL, "1:::1");
+	check_that(&c, cth_addr_parse(V4, "", 0, &a) == -EINVAL, "empty");
+	check_that(&c, cth_addr_parse(V6,
+		   "0000:0000:0000:0000:0000:0000:0000:0000:0000", 44, &a) ==
+		   -EINVAL, "nine groups");
+	check_that(&c, cth_addr_parse(V6,
+		   "0000:0000:0000:0000:0000:0000:0000:0000:00000", 46, &a) ==
+		   -EINVAL, "too long");
+	check_that(&c, cth_addr_parse(V4, "1.2.3.4\0", 8, &a) == -EINVAL,
+		   "embedded NUL");
+	check_that(&c, cth_addr_parse(AF_UNIX, "1.2.3.4", 7, &a) ==
+		   -EAFNOSUPPORT, "AF_UNIX");
+	check_end(&c);
+
+	check_start(&c, "util_addr_format");
+	a = addr_of(V6, "2001:db8::1");
+	check_that(&c, cth_addr_format(V6, &a, buf, sizeof(buf)) == 11 &&
+		   strcmp(buf, "2001:db8::1") == 0, "v6 '%s'", buf);
+	a = addr_of(V4, "192.0.2.1");
+	check_that(&c, cth_addr_format(V4, &a, buf, sizeof(buf)) == 9 &&
+		   strcmp(buf, "192.0.2.1") == 0, "v4 '%s'", buf);
+	check_that(&c, cth_addr_format(V4, &a, buf, 9) == -ENOSPC, "short");
+	check_that(&c, cth_addr_format(AF_UNIX, &a, buf, sizeof(buf)) ==
+		   -EAFNOSUPPORT, "AF_UNIX");
+	check_end(&c);
+
+	check_start(&c, "util_addr_equal_copy");
+	a = addr_of(V4, "192.0.2.1");
+	b = a;
+	b.raw[7] = 0x55; /* junk after an IPv4 address does not count */
+	check_that(&c, cth_addr_equal(V4, &a, &b), "v4 ignores tail");
+	check_that(&c, !cth_addr_equal(V6, &a, &b), "v6 sees tail");
+	check_that(&c, !cth_addr_equal(AF_UNIX, &a, &a), "unknown family");
+	cth_addr_copy(V4, &a, &b);
+	check_that(&c, a.raw[7] == 0 && a.raw[3] == 1, "copy zeroes tail");
+	check_end(&c);
+
+	check_start(&c, "util_parse_bool");
+	check_that(&c, cth_parse_bool("YES", &yes) == 0 && yes, "YES");
+	check_that(&c, cth_parse_bool("on", &yes) == 0 && yes, "on");
+	check_that(&c, cth_parse_bool("1", &yes) == 0 && yes, "1");
+	check_that(&c, cth_parse_bool("False", &yes) == 0 && !yes, "False");
+	check_that(&c, cth_parse_bool("off", &yes) == 0 && !yes, "off");
+	check_that(&c, cth_parse_bool("yess", &yes) == -EINVAL, "yess");
+	check_that(&c, cth_parse_bool("ye", &yes) == -EINVAL, "ye");
+	check_that(&c, cth_parse_bool("", &yes) == -EINVAL, "empty");
+	check_end(&c);
+}
+
+/* ---------------------------------------------------------------- fake host */
+
+#define FAKE_MAX_EXP 256
+#define FAKE_MAX_PAYLOAD (70 * 1024)
+
+/* Records what the plugin asked of the host during one packet. */
+struct fake {
+	struct cth_ctx ctx; /* first: the plugin only passes this back */
+	unsigned int n_exp;
+	struct cth_expect exp[FAKE_MAX_EXP];
+	char exp_fn[FAKE_MAX_EXP][32];
+	unsigned int exp_how[FAKE_MAX_EXP];
+	unsigned int busy_left; /* SYNC expects answering -EBUSY */
+	int expect_err;         /* then every expect answers this */
+	unsigned int n_mangle;
+	size_t m_off, m_len;
+	char m_repl[256];
+	size_t m_repl_len;
+	int mangle_err;
+	bool nat;               /* of the current packet, for -EPERM */
+	uint8_t out[FAKE_MAX_PAYLOAD + 256];
+	size_t out_len;
+	unsigned int n_log;
+	char log[256];
+};
+
+static struct fake *fake_of(struct cth_ctx *ctx)
+{
+	return (struct fake *)(void *)ctx;
+}
+
+static int fake_expect(struct cth_ctx *ctx, const struct cth_expect *exp,
+		       unsigned int how)
+{
+	struct fake *f = fake_of(ctx);
+
+	if (f->n_exp < FAKE_MAX_EXP) {
+		f->exp[f->n_exp] = *exp;
+		snprintf(f->exp_fn[f->n_exp], sizeof(f->exp_fn[0]), "%s",
+			 exp->fn ? exp->fn : "");
+		f->exp_how[f->n_exp] = how;
+	}
+	f->n_exp++;
+	if ((how & CTH_EXPECT_SYNC) && f->busy_left) {
+		f->busy_left--;
+		return -EBUSY;
+	}
+	return f->expect_err;
+}
+
+/* Behaves like the daemon's: range checks, no TCP resize without NAT. */
+static int fake_mangle(struct cth_ctx *ctx, size_t offset, size_t len,
+		       const void *repl, size_t repl_len)
+{
+	struct fake *f = fake_of(ctx);
+
+	f->n_mangle++;
+	if (f->mangle_err)
+		return f->mangle_err;
+	if (offset > f->out_len || len > f->out_len - offset)
+		return -EINVAL;
+	if (repl_len != len && !f->nat)
+		return -EPERM;
+	if (repl_len > sizeof(f->m_repl) ||
+	    f->out_len - len + repl_len > sizeof(f->out))
+		return -ENOMEM;
+	f->m_off = offset;
+	f->m_len = len;
+	memcpy(f->m_repl, repl, repl_len);
+	f->m_repl_len = repl_len;
+	memmove(f->out + offset + repl_len, f->out + offset + len,
+		f->out_len - offset - len);
+	memcpy(f->out + offset, repl, repl_len);
+	f->out_len = f->out_len - len + repl_len;
+	return 0;
+}
+
+static int fake_set_timeout(struct cth_ctx *ctx, uint32_t seconds)
+{
+	(void)ctx;
+	(void)seconds;
+	return 0;
+}
+
+static int fake_set_mark(struct cth_ctx *ctx, uint32_t mark)
+{
+	(void)ctx;
+	(void)mark;
+	return 0;
+}
+
+static int fake_detach(struct cth_ctx *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static void fake_vlog(struct cth_ctx *ctx, int level, const char *fmt,
+		      va_list ap) __attribute__((format(printf, 3, 0)));
+static void fake_vlog(struct cth_ctx *ctx, int level, const char *fmt,
+		      va_list ap)
+{
+	struct fake *f = fake_of(ctx);
+
+	(void)level;
+	f->n_log++;
+	vsnprintf(f->log, sizeof(f->log), fmt, ap);
+}
+
+static const struct cth_host fake_host = {
+	.abi_version = CTH_ABI_VERSION,
+	.size = sizeof(struct cth_host),
+	.expect = fake_expect,
+	.mangle = fake_mangle,
+	.set_timeout = fake_set_timeout,
+	.set_mark = fake_set_mark,
+	.detach = fake_detach,
+	.vlog = fake_vlog,
+};
+
+static struct fake *fake_new(void)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		abort();
+	f->ctx.host = &fake_host;
+	return f;
+}
+
+/* A connection: both tuples and NAT bits, as the daemon would pass them. */
+struct conn {
+	struct cth_tuple t[2];
+	unsigned int nat;
+	uint8_t cfg[64];   /* the plugin's configuration block */
+	uint8_t priv[CTH_PRIV_MAX];
+};
+
+#define CLIENT4 "192.168.1.10"
+#define SERVER4 "10.0.0.2"
+#define CLIENT6 "2001:db8::10"
+#define SERVER6 "2001:db8:1::2"
+
+static void conn_init(struct conn *c, int family, const char *client,
+		      const char *server)
+{
+	memset(c, 0, sizeof(*c));
+	c->t[O].family = c->t[R].family = (uint8_t)family;
+	c->t[O].proto = c->t[R].proto = IPPROTO_TCP;
+	c->t[O].src = c->t[R].dst = addr_of(family, client);
+	c->t[O].dst = c->t[R].src = addr_of(family, server);
+	c->t[O].sport = c->t[R].dport = 40000;
+	c->t[O].dport = c->t[R].sport = 21;
+}
+
+/* The client appears as pub to the server. */
+static void conn_snat(struct conn *c, const char *pub)
+{
+	c->t[R].dst = addr_of(c->t[R].family, pub);
+	c->nat |= CTH_NAT_SRC;
+}
+
+/* The client connects to pub, which is forwarded to the server. */
+static void conn_dnat(struct conn *c, const char *pub)
+{
+	c->t[O].dst = addr_of(c->t[O].family, pub);
+	c->nat |= CTH_NAT_DST;
+}
+
+static int conn_configure(struct conn *c, const char *key, const char *val)
+{
+	return cth_plugin.configure(c->cfg, key, val);
+}
+
+/* Hand one packet to the plugin, payload in an exact-size heap block. */
+static int run_ctinfo(struct fake *f, struct conn *c, enum cth_dir dir,
+		      enum cth_ctinfo ctinfo, uint32_t seq, const void *text,
+		      size_t len)
+{
+	struct cth_packet pkt;
+	uint8_t *payload = malloc(len ? len : 1);
+	int verdict;
+
+	if (!payload || len > FAKE_MAX_PAYLOAD)
+		abort();
+	memcpy(payload, text, len);
+	f->n_exp = 0;
+	f->n_mangle = 0;
+	f->n_log = 0;
+	f->nat = c->nat != 0;
+	memcpy(f->out, text, len);
+	f->out_len = len;
+
+	memset(&pkt, 0, sizeof(pkt));
+	pkt.data = payload;
+	pkt.len = len;
+	pkt.payload = payload;
+	pkt.payload_len = len;
+	pkt.dir = dir;
+	pkt.ctinfo = ctinfo;
+	pkt.tuple[O] = c->t[O];
+	pkt.tuple[R] = c->t[R];
+	pkt.nat = c->nat;
+	pkt.seq = seq;
+	verdict = cth_plugin.packet(&f->ctx, &pkt, c->priv, c->cfg);
+	free(payload);
+	return verdict;
+}
+
+static int run(struct fake *f, struct conn *c, enum cth_dir dir, uint32_t seq,
+	       const char *text)
+{
+	return run_ctinfo(f, c, dir,
+			  dir == O ? CTH_CT_ESTABLISHED :
+				     CTH_CT_ESTABLISHED_REPLY,
+			  seq, text, strlen(text));
+}
+
+/* One expectation, checked field by field. */
+static void check_exp(struct check *ck, const struct fake *f, unsigned int i,
+		      int family, const char *src, const char *dst,
+		      uint16_t dport)
+{
+	const struct cth_expect *e = &f->exp[i];
+	union cth_addr want_src = addr_of(family, src);
+	union cth_addr want_dst = addr_of(family, dst);
+	char b1[64], b2[64];
+
+	check_that(ck, i < f->n_exp, "no expectation %u (have %u)", i,
+		   f->n_exp);
+	check_that(ck, e->class == 0 && e->family == family &&
+		   e->proto == IPPROTO_TCP && e->sport == 0,
+		   "class %u family %u proto %u sport %u", e->class, e->family,
+		   e->proto, e->sport);
+	check_that(ck, memcmp(&e->src, &want_src, sizeof(want_src)) == 0,
+		   "src %s, want %s", addr_str(family, &e->src, b1, sizeof(b1)),
+		   src);
+	check_that(ck, memcmp(&e->dst, &want_dst, sizeof(want_dst)) == 0,
+		   "dst %s, want %s", addr_str(family, &e->dst, b2, sizeof(b2)),
+		   dst);
+	check_that(ck, e->dport == dport, "dport %u, want %u", e->dport,
+		   dport);
+}
+
+static void check_plain_exp(struct check *ck, const struct fake *f)
+{
+	check_that(ck, f->n_exp == 1, "%u expectations", f->n_exp);
+	check_that(ck, f->exp[0].flags == 0 && f->exp_how[0] == 0 &&
+		   f->exp_fn[0][0] == '\0',
+		   "flags %#x how %#x fn '%s'", f->exp[0].flags, f->exp_how[0],
+		   f->exp_fn[0]);
+	check_that(ck, f->n_mangle == 0, "mangled without NAT");
+}
+
+static void check_out(struct check *ck, const struct fake *f, const char *want)
+{
+	check_that(ck, f->out_len == strlen(want) &&
+		   memcmp(f->out, want, f->out_len) == 0,
+		   "payload '%.*s', want '%s'", (int)f->out_len,
+		   (const char *)f->out, want);
+}
+
+/* ---------------------------------------------------------------- plugin */
+
+static void test_plugin_desc(void)
+{
+	const struct cth_plugin_desc *d = &cth_plugin;
+	struct conn c;
+	struct check ck;
+
+	check_start(&ck, "plugin_descriptor");
+	check_that(&ck, d->abi_version == CTH_ABI_VERSION &&
+		   d->size == sizeof(*d), "abi %u size %u", d->abi_version,
+		   d->size);
+	check_that(&ck, strcmp(d->name, "ftp") == 0, "name %s", d->name);
+	check_that(&ck, d->protocols == CTH_PROTO_TCP, "protocols %#x",
+		   d->protocols);
+	check_that(&ck, d->families == (CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6),
+		   "families %#x", d->families);
+	check_that(&ck, d->priv_size > 0 && d->priv_size <= CTH_PRIV_MAX,
+		   "priv_size %zu", d->priv_size);
+	check_that(&ck, d->config_size <= sizeof(c.cfg), "config_size %zu",
+		   d->config_size);
+	check_that(&ck, d->n_classes == 1 && strcmp(d->classes[0].name,
+						    "ftp") == 0 &&
+		   d->classes[0].max == 1 && d->classes[0].timeout == 300,
+		   "class %s max %u timeout %u", d->classes[0].name,
+		   d->classes[0].max, d->classes[0].timeout);
+	check_that(&ck, d->configure && d->packet, "callbacks missing");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_configure");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	check_that(&ck, conn_configure(&c, "loose", "yes") == 0, "loose=yes");
+	check_that(&ck, conn_configure(&c, "loose", "no") == 0, "loose=no");
+	check_that(&ck, conn_configure(&c, "loose", "maybe") == -EINVAL,
+		   "loose=maybe");
+	check_that(&ck, conn_configure(&c, "ports", "21") == -ENOENT,
+		   "unknown key");
+	check_end(&ck);
+}
+
+static void test_plugin_port(struct fake *f)
+{
+	struct check ck;
+	struct conn c;
+	int v;
+
+	check_start(&ck, "plugin_port_expectation");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	v = run(f, &c, O, 1000, "USER anonymous\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "USER: verdict %d, %u expectations", v, f->n_exp);
+	v = run(f, &c, O, 1016, "PORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_plain_exp(&ck, f);
+	check_exp(&ck, f, 0, V4, SERVER4, CLIENT4, 5001);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_first_packet_is_line_start");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	v = run(f, &c, O, 77, "port 192,168,1,10,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_plain_exp(&ck, f);
+	check_exp(&ck, f, 0, V4, SERVER4, CLIENT4, 5001);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_pasv_expectation");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	v = run(f, &c, R, 5000, "220 ready\r\n");
+	v = run(f, &c, R, 5011,
+		"227 Entering Passive Mode (10,0,0,2,200,10).\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_plain_exp(&ck, f);
+	check_exp(&ck, f, 0, V4, CLIENT4, SERVER4, 51210);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_epsv_expectation_v4");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	v = run(f, &c, R, 5000, "229 Entering Extended Passive Mode (|||50000|)\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_plain_exp(&ck, f);
+	check_exp(&ck, f, 0, V4, CLIENT4, SERVER4, 50000);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_epsv_expectation_v6");
+	conn_init(&c, V6, CLIENT6, SERVER6);
+	v = run(f, &c, R, 5000, "229 Entering Extended Passive Mode (|||50000|)\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_plain_exp(&ck, f);
+	check_exp(&ck, f, 0, V6, CLIENT6, SERVER6, 50000);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_eprt_expectation_v6");
+	conn_init(&c, V6, CLIENT6, SERVER6);
+	v = run(f, &c, O, 1, "EPRT |2|2001:DB8::10|50001|\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_plain_exp(&ck, f);
+	check_exp(&ck, f, 0, V6, SERVER6, CLIENT6, 50001);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_eprt_expectation_v4");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	v = run(f, &c, O, 1, "EPRT |1|192.168.1.10|50001|\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_plain_exp(&ck, f);
+	check_exp(&ck, f, 0, V4, SERVER4, CLIENT4, 50001);
+	check_end(&ck);
+}
+
+static void test_plugin_address_checks(struct fake *f)
+{
+	struct check ck;
+	struct conn c;
+	int v;
+
+	check_start(&ck, "plugin_foreign_address_ignored");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	v = run(f, &c, O, 1, "PORT 10,9,8,7,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "verdict %d, %u expectations", v, f->n_exp);
+	conn_init(&c, V6, CLIENT6, SERVER6);
+	v = run(f, &c, R, 1, "EPRT |2|2001:db8::99|50001|\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "EPRT from server: verdict %d, %u expectations", v,
+		   f->n_exp);
+	v = run(f, &c, O, 1, "EPRT |2|2001:db8::99|50001|\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "v6: verdict %d, %u expectations", v, f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_foreign_address_loose");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	conn_configure(&c, "loose", "yes");
+	v = run(f, &c, O, 1, "PORT 10,9,8,7,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_plain_exp(&ck, f);
+	check_exp(&ck, f, 0, V4, SERVER4, "10.9.8.7", 5001);
+	conn_init(&c, V6, CLIENT6, SERVER6);
+	conn_configure(&c, "loose", "yes");
+	v = run(f, &c, R, 1, "220 hi\r\n");
+	v = run(f, &c, O, 1, "EPRT |2|2001:db8::99|50001|\r\n");
+	check_plain_exp(&ck, f);
+	check_exp(&ck, f, 0, V6, SERVER6, "2001:db8::99", 50001);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_port_on_ipv6_ignored");
+	conn_init(&c, V6, CLIENT6, SERVER6);
+	conn_configure(&c, "loose", "yes");
+	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "verdict %d, %u expectations", v, f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_eprt_wrong_family_dropped");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	v = run(f, &c, O, 1, "EPRT |2|2001:db8::10|50001|\r\n");
+	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 0,
+		   "verdict %d, %u expectations", v, f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_expect_error_drops");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	f->expect_err = -ENOSPC;
+	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
+	f->expect_err = 0;
+	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 1,
+		   "verdict %d, %u expectations", v, f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_not_established_ignored");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	v = run_ctinfo(f, &c, O, CTH_CT_NEW, 1, "PORT 192,168,1,10,19,137\r\n",
+		       26);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "NEW: verdict %d, %u expectations", v, f->n_exp);
+	v = run_ctinfo(f, &c, O, CTH_CT_RELATED, 1,
+		       "PORT 192,168,1,10,19,137\r\n", 26);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "RELATED: verdict %d, %u expectations", v, f->n_exp);
+	{
+		static const uint8_t zero[CTH_PRIV_MAX];
+
+		check_that(&ck, memcmp(c.priv, zero, sizeof(zero)) == 0,
+			   "state touched");
+	}
+	check_end(&ck);
+}
+
+static void test_plugin_line_starts(struct fake *f)
+{
+	const char *port1 = "PORT 192,168,1,10,19,137\r\n";
+	const char *port2 = "PORT 192,168,1,10,19,138\r\n";
+	uint32_t s;
+	struct check ck;
+	struct conn c;
+	int v;
+
+	check_start(&ck, "plugin_mid_line_not_parsed");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	run(f, &c, O, 100, "USER a\r\n");                   /* -> 108 */
+	run(f, &c, O, 108, "PASS no-newline-yet");          /* 19 bytes */
+	v = run(f, &c, O, 127, port1);                      /* mid-line */
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "mid-line PORT: verdict %d, %u expectations", v, f->n_exp);
+	v = run(f, &c, O, 127 + 26, port2);                 /* line start */
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1 &&
+		   f->exp[0].dport == 5002, "next line: verdict %d, %u exp",
+		   v, f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_only_first_line_parsed");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	v = run(f, &c, O, 100, "NOOP\r\nPORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "verdict %d, %u expectations", v, f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_directions_independent");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	run(f, &c, O, 100, "USER a\r\n");             /* client: 100, 108 */
+	run(f, &c, R, 9000, "220 hi\r\n");            /* server: 9000, 9008 */
+	v = run(f, &c, R, 108, "227 (10,0,0,2,200,10)\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "client seq in server dir: %u expectations", f->n_exp);
+	v = run(f, &c, R, 9008, "227 (10,0,0,2,200,10)\r\n");
+	check_that(&ck, f->n_exp == 1, "server line start: %u expectations",
+		   f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_two_line_starts_remembered");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	run(f, &c, O, 100, "USER a\r\n"); /* {100, 108} */
+	run(f, &c, O, 108, "PASS b\r\n"); /* {116, 108} */
+	run(f, &c, O, 116, "NOOP\r\n");   /* {116, 122} */
+	v = run(f, &c, O, 108, port1);    /* forgotten: oldest evicted */
+	check_that(&ck, f->n_exp == 0, "evicted 108: %u expectations",
+		   f->n_exp);
+	/* Like the kernel, that packet's end (134) is still recorded,
+	 * replacing the older 116: {134, 122}. */
+	v = run(f, &c, O, 122, port1);    /* {134, 148} */
+	check_that(&ck, f->n_exp == 1, "122 kept: %u expectations", f->n_exp);
+	/* An old retransmission ending in \n must not evict newer starts. */
+	run(f, &c, O, 100, "USER a\r\n");
+	v = run(f, &c, O, 108, port2);
+	check_that(&ck, f->n_exp == 0, "108 recorded again: %u expectations",
+		   f->n_exp);
+	v = run(f, &c, O, 148, port2);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
+		   "148 kept: %u expectations", f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_seq_wraparound");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	s = 0xfffffffcu;
+	run(f, &c, O, s, "USER a\r\n");           /* next: 4 */
+	run(f, &c, O, 4, "PASS b\r\n");           /* next: 12, evicts s */
+	v = run(f, &c, O, 12, port1);
+	check_that(&ck, f->n_exp == 1, "after wrap: %u expectations",
+		   f->n_exp);
+	v = run(f, &c, O, s, port2);
+	check_that(&ck, f->n_exp == 0, "pre-wrap start kept: %u expectations",
+		   f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_retransmission_reexpects");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	run(f, &c, O, 100, port1);
+	v = run(f, &c, O, 100, port1);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
+		   "retransmission: %u expectations", f->n_exp);
+	check_end(&ck);
+}
+
+/* The kernel does not reassemble: a split command is dropped, and the
+ * sender's retransmission (normally carrying the whole line) is parsed. */
+static void test_plugin_split(struct fake *f)
+{
+	struct check ck;
+	struct conn c;
+	int v;
+
+	check_start(&ck, "plugin_split_command_dropped_then_retransmitted");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	run(f, &c, O, 100, "USER a\r\n");
+	v = run(f, &c, O, 108, "PORT 192,168,1,10,");
+	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 0,
+		   "first half: verdict %d, %u expectations", v, f->n_exp);
+	v = run(f, &c, O, 126, "19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "second half: verdict %d, %u expectations", v, f->n_exp);
+	v = run(f, &c, O, 108, "PORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1 &&
+		   f->exp[0].dport == 5001,
+		   "retransmission: verdict %d, %u expectations", v, f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_split_keyword_dropped");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	run(f, &c, O, 100, "USER a\r\n");
+	v = run(f, &c, O, 108, "PO");
+	check_that(&ck, v == CTH_VERDICT_DROP, "verdict %d", v);
+	v = run(f, &c, O, 108, "PORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
+		   "retransmission: %u expectations", f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_malformed_dropped_line_kept");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	run(f, &c, O, 100, "USER a\r\n");
+	v = run(f, &c, O, 108, "PORT 1,2,3\r\n");
+	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 0,
+		   "verdict %d, %u expectations", v, f->n_exp);
+	check_that(&ck, f->n_log > 0, "drop not logged");
+	/* The drop did not record 120: a line starting there is mid-line. */
+	v = run(f, &c, O, 120, "PORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, f->n_exp == 0, "after drop: %u expectations",
+		   f->n_exp);
+	check_end(&ck);
+}
+
+/* The state is plain data: copied out and back (a daemon restart, the
+ * kernel keeping it meanwhile) it works the same, at any alignment. */
+static void test_plugin_restart(struct fake *f)
+{
+	uint8_t saved[CTH_PRIV_MAX];
+	uint8_t twin[CTH_PRIV_MAX];
+	struct conn c, d;
+	struct check ck;
+	int v;
+
+	check_start(&ck, "plugin_state_survives_restart");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	run(f, &c, O, 100, "USER a\r\n");
+	run(f, &c, O, 108, "PASS b\r\n");
+	memcpy(saved, c.priv, sizeof(saved));
+	memset(c.priv, 0xee, sizeof(c.priv)); /* the daemon's memory is gone */
+	d = c;
+	memset(d.priv, 0, sizeof(d.priv));
+	memcpy(d.priv, saved, cth_plugin.priv_size);
+	v = run(f, &d, O, 116, "PORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
+		   "restored: %u expectations", f->n_exp);
+	/* Restored state still knows what is mid-line. */
+	v = run(f, &d, O, 130, "PORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, f->n_exp == 0, "restored mid-line: %u expectations",
+		   f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_state_deterministic");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	conn_init(&d, V4, CLIENT4, SERVER4);
+	run(f, &c, O, 100, "USER a\r\n");
+	run(f, &c, R, 7, "220 x\r\n");
+	memcpy(twin, c.priv, sizeof(twin));
+	run(f, &d, O, 100, "USER a\r\n");
+	run(f, &d, R, 7, "220 x\r\n");
+	check_that(&ck, memcmp(twin, d.priv, sizeof(twin)) == 0,
+		   "same packets, different state");
+	check_that(&ck, memcmp(twin + cth_plugin.priv_size,
+			       (uint8_t[CTH_PRIV_MAX]){ 0 },
+			       CTH_PRIV_MAX - cth_plugin.priv_size) == 0,
+		   "wrote past priv_size");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_state_unaligned");
+	{
+		uint8_t raw[CTH_PRIV_MAX + 8] = { 0 };
+		struct cth_packet pkt;
+		uint8_t cfg[64] = { 0 };
+		static const char text[] = "PORT 192,168,1,10,19,137\r\n";
+
+		conn_init(&c, V4, CLIENT4, SERVER4);
+		memset(&pkt, 0, sizeof(pkt));
+		pkt.payload = (const uint8_t *)text;
+		pkt.data = pkt.payload;
+		pkt.payload_len = pkt.len = sizeof(text) - 1;
+		pkt.dir = O;
+		pkt.ctinfo = CTH_CT_ESTABLISHED;
+		pkt.tuple[O] = c.t[O];
+		pkt.tuple[R] = c.t[R];
+		pkt.seq = 3;
+		f->n_exp = 0;
+		f->out_len = pkt.len;
+		v = cth_plugin.packet(&f->ctx, &pkt, raw + 1, cfg);
+		check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
+			   "verdict %d, %u expectations", v, f->n_exp);
+	}
+	check_end(&ck);
+
+	check_start(&ck, "plugin_state_garbage_recovers");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	memset(c.priv, 0xff, sizeof(c.priv));
+	v = run(f, &c, O, 5, "PORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
+		   "verdict %d, %u expectations", v, f->n_exp);
+	check_end(&ck);
+}
+
+static void check_nat_exp(struct check *ck, const struct fake *f,
+			  unsigned int i, enum cth_dir nat_dir, int family,
+			  const char *nat_addr, uint16_t nat_port)
+{
+	const struct cth_expect *e = &f->exp[i];
+	union cth_addr want = addr_of(family, nat_addr);
+	char b[64];
+
+	check_that(ck, (e->flags & CTH_EXPECT_NAT) &&
+		   !(e->flags & CTH_EXPECT_ANY_SRC),
+		   "exp %u flags %#x", i, e->flags);
+	check_that(ck, f->exp_how[i] == CTH_EXPECT_SYNC, "exp %u how %#x", i,
+		   f->exp_how[i]);
+	check_that(ck, strcmp(f->exp_fn[i], CTH_EXPECT_FN_NAT_FOLLOW_MASTER) == 0,
+		   "exp %u fn '%s'", i, f->exp_fn[i]);
+	check_that(ck, e->nat_dir == nat_dir, "exp %u nat_dir %d", i,
+		   e->nat_dir);
+	check_that(ck, memcmp(&e->nat_addr, &want, sizeof(want)) == 0,
+		   "exp %u nat_addr %s, want %s", i,
+		   addr_str(family, &e->nat_addr, b, sizeof(b)), nat_addr);
+	check_that(ck, e->nat_port == nat_port, "exp %u nat_port %u", i,
+		   e->nat_port);
+}
+
+static void test_plugin_nat(struct fake *f)
+{
+	struct check ck;
+	struct conn c;
+	unsigned int i;
+	int v;
+
+	check_start(&ck, "plugin_nat_port_mangled");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5");
+	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_that(&ck, f->n_exp == 1, "%u expectations", f->n_exp);
+	check_exp(&ck, f, 0, V4, SERVER4, "203.0.113.5", 5001);
+	check_nat_exp(&ck, f, 0, R, V4, CLIENT4, 5001);
+	check_that(&ck, f->n_mangle == 1 && f->m_off == 5 && f->m_len == 19,
+		   "mangle %u at %zu+%zu", f->n_mangle, f->m_off, f->m_len);
+	check_out(&ck, f, "PORT 203,0,113,5,19,137\r\n");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_nat_busy_tries_next_port");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5");
+	f->busy_left = 3;
+	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_that(&ck, f->n_exp == 4, "%u expectations", f->n_exp);
+	for (i = 0; i < 4 && i < f->n_exp; i++) {
+		check_that(&ck, f->exp[i].dport == 5001 + i,
+			   "try %u port %u", i, f->exp[i].dport);
+		check_nat_exp(&ck, f, i, R, V4, CLIENT4, 5001);
+	}
+	check_out(&ck, f, "PORT 203,0,113,5,19,140\r\n");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_nat_no_free_port_drops");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5");
+	f->busy_left = 100000;
+	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
+	f->busy_left = 0;
+	check_that(&ck, v == CTH_VERDICT_DROP, "verdict %d", v);
+	check_that(&ck, f->n_exp > 1 && f->n_exp <= 1024, "%u tries",
+		   f->n_exp);
+	check_that(&ck, f->n_mangle == 0, "mangled anyway");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_nat_port_search_stops_at_65535");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5");
+	f->busy_left = 100000;
+	v = run(f, &c, O, 1, "PORT 192,168,1,10,255,253\r\n");
+	f->busy_left = 0;
+	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 3,
+		   "verdict %d after %u tries", v, f->n_exp);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_nat_expect_error_drops");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5");
+	f->expect_err = -ENOMEM;
+	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
+	f->expect_err = 0;
+	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 1 &&
+		   f->n_mangle == 0, "verdict %d, %u tries, %u mangles", v,
+		   f->n_exp, f->n_mangle);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_nat_mangle_error_drops");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5");
+	f->mangle_err = -ENOMEM;
+	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
+	f->mangle_err = 0;
+	check_that(&ck, v == CTH_VERDICT_DROP && f->n_mangle == 1,
+		   "verdict %d, %u mangles", v, f->n_mangle);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_nat_pasv_dnat");
+	conn_init(&c, V4, "192.0.2.7", SERVER4);
+	conn_dnat(&c, "198.51.100.1");
+	v = run(f, &c, R, 1,
+		"227 Entering Passive Mode (10,0,0,2,200,10).\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_that(&ck, f->n_exp == 1, "%u expectations", f->n_exp);
+	check_exp(&ck, f, 0, V4, "192.0.2.7", "198.51.100.1", 51210);
+	check_nat_exp(&ck, f, 0, O, V4, SERVER4, 51210);
+	check_out(&ck, f,
+		  "227 Entering Passive Mode (198,51,100,1,200,10).\r\n");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_nat_epsv");
+	conn_init(&c, V4, "192.0.2.7", SERVER4);
+	conn_dnat(&c, "198.51.100.1");
+	f->busy_left = 1;
+	v = run(f, &c, R, 1, "229 Extended Passive (|||50000|)\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2,
+		   "verdict %d, %u expectations", v, f->n_exp);
+	check_exp(&ck, f, 1, V4, "192.0.2.7", "198.51.100.1", 50001);
+	check_nat_exp(&ck, f, 1, O, V4, SERVER4, 50000);
+	check_out(&ck, f, "229 Extended Passive (|||50001|)\r\n");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_nat_eprt_v6");
+	conn_init(&c, V6, CLIENT6, SERVER6);
+	conn_snat(&c, "2001:db8:ffff::1");
+	v = run(f, &c, O, 1, "EPRT |2|2001:db8::10|50001|\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
+		   "verdict %d, %u expectations", v, f->n_exp);
+	check_exp(&ck, f, 0, V6, SERVER6, "2001:db8:ffff::1", 50001);
+	check_nat_exp(&ck, f, 0, R, V6, CLIENT6, 50001);
+	check_out(&ck, f, "EPRT |2|2001:db8:ffff::1|50001|\r\n");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_nat_eprt_v4");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5");
+	v = run(f, &c, O, 1, "eprt !1!192.168.1.10!2000!\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
+		   "verdict %d, %u expectations", v, f->n_exp);
+	check_out(&ck, f, "eprt |1|203.0.113.5|2000|\r\n");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_nat_foreign_address_ignored");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5");
+	v = run(f, &c, O, 1, "PORT 10,9,8,7,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 &&
+		   f->n_mangle == 0, "verdict %d, %u expectations", v,
+		   f->n_exp);
+	check_end(&ck);
+}
+
+/* Garbage of every size through the whole callback, NAT or not. */
+static void test_plugin_fuzz(struct fake *f)
+{
+	enum { ROUNDS = 50000, CAP = 200 };
+	uint8_t buf[CAP];
+	struct check ck;
+	struct conn c;
+	unsigned int r;
+	uint32_t seq = 1000;
+
+	check_start(&ck, "plugin_fuzz_50k");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	for (r = 0; r < ROUNDS; r++) {
+		enum cth_dir dir = rng_below(2) ? O : R;
+		size_t s = rng_below(sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]));
+		size_t len;
+		int v;
+
+		if (r % 1000 == 0) {
+			int family = rng_below(2) ? V4 : V6;
+
+			conn_init(&c, family, family == V4 ? CLIENT4 : CLIENT6,
+				  family == V4 ? SERVER4 : SERVER6);
+			if (rng_below(2))
+				conn_snat(&c, family == V4 ? "203.0.113.5" :
+							     "2001:db8:ffff::1");
+			if (rng_below(2))
+				conn_configure(&c, "loose", "yes");
+		}
+		len = strlen(fuzz_seeds[s][1]);
+		memcpy(buf, fuzz_seeds[s][1], len);
+		if (rng_below(3))
+			fuzz_mutate(buf, &len, CAP);
+		if (len == 0)
+			continue;
+		f->busy_left = rng_below(8) == 0 ? rng_below(300) : 0;
+		f->expect_err = rng_below(16) == 0 ? -ENOMEM : 0;
+		f->mangle_err = rng_below(16) == 0 ? -ENOMEM : 0;
+		/* Mostly at a line start, sometimes anywhere. */
+		if (rng_below(4) == 0)
+			seq = rng_next();
+		v = run_ctinfo(f, &c, dir,
+			       dir == O ? CTH_CT_ESTABLISHED :
+					  CTH_CT_ESTABLISHED_REPLY,
+			       seq, buf, len);
+		if (buf[len - 1] == '\n')
+			seq += (uint32_t)len;
+		if (!check_that(&ck, v == CTH_VERDICT_ACCEPT ||
+				v == CTH_VERDICT_DROP, "round %u: verdict %d",
+				r, v))
+			break;
+		check_that(&ck, f->n_mangle <= 1, "round %u: %u mangles", r,
+			   f->n_mangle);
+		check_that(&ck, f->n_exp <= 300, "round %u: %u expectations",
+			   r, f->n_exp);
+		check_that(&ck, c.nat || f->out_len == len,
+			   "round %u: length changed without NAT", r);
+	}
+	f->busy_left = 0;
+	f->expect_err = 0;
+	f->mangle_err = 0;
+	check_end(&ck);
+
+	check_start(&ck, "plugin_huge_packet");
+	{
+		const size_t n = 64 * 1024;
+		char *big = malloc(n);
+		int v;
+
+		if (!big)
+			abort();
+		conn_init(&c, V4, CLIENT4, SERVER4);
+		memcpy(big, "PORT ", 5);
+		memset(big + 5, '7', n - 5);
+		v = run_ctinfo(f, &c, O, CTH_CT_ESTABLISHED, 1, big, n);
+		check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 0,
+			   "digits: verdict %d", v);
+		memset(big, 'x', n);
+		big[n - 1] = '\n';
+		v = run_ctinfo(f, &c, O, CTH_CT_ESTABLISHED, 1, big, n);
+		check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+			   "text: verdict %d", v);
+		v = run(f, &c, O, 1 + (uint32_t)n, "PORT 192,168,1,10,19,137\r\n");
+		check_that(&ck, f->n_exp == 1, "after huge line: %u exp",
+			   f->n_exp);
+		free(big);
+	}
+	check_end(&ck);
+}
+
+int main(void)
+{
+	struct fake *f;
+	size_t i;
+
+	for (i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++)
+		test_parse_case(&parse_cases[i]);
+	test_parse_prefixes();
+	test_parse_huge();
+	test_parse_fuzz();
+	test_format();
+	test_format_roundtrip();
+	test_util();
+
+	f = fake_new();
+	test_plugin_desc();
+	test_plugin_port(f);
+	test_plugin_address_checks(f);
+	test_plugin_line_starts(f);
+	test_plugin_split(f);
+	test_plugin_restart(f);
+	test_plugin_nat(f);
+	test_plugin_fuzz(f);
+	free(f);
+
+	return failures ? 1 : 0;
+}
