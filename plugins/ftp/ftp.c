@@ -173,7 +173,9 @@ static int ftp_nat_expect(struct cth_ctx *ctx, struct cth_expect *exp,
 			*port = (uint16_t)p;
 			return 0;
 		}
-		if (ret != -EBUSY)
+		/* EEXIST: ctnetlink's answer for an identical expectation
+		 * when asked with NLM_F_EXCL; the port is just as taken. */
+		if (ret != -EBUSY && ret != -EEXIST)
 			return ret;
 	}
 	return -EBUSY;

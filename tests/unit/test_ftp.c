@@ -850,7 +850,8 @@ struct fake {
 	struct cth_expect exp[FAKE_MAX_EXP];
 	char exp_fn[FAKE_MAX_EXP][32];
 	unsigned int exp_how[FAKE_MAX_EXP];
-	unsigned int busy_left; /* SYNC expects answering -EBUSY */
+	unsigned int busy_left; /* SYNC expects answering busy_err */
+	int busy_err;           /* -EBUSY unless set */
 	int expect_err;         /* then every expect answers this */
 	unsigned int n_mangle;
 	size_t m_off, m_len;
@@ -883,7 +884,7 @@ static int fake_expect(struct cth_ctx *ctx, const struct cth_expect *exp,
 	f->n_exp++;
 	if ((how & CTH_EXPECT_SYNC) && f->busy_left) {
 		f->busy_left--;
-		return -EBUSY;
+		return f->busy_err ? f->busy_err : -EBUSY;
 	}
 	return f->expect_err;
 }
@@ -1554,6 +1555,18 @@ static void test_plugin_nat(struct fake *f)
 		check_nat_exp(&ck, f, i, R, V4, CLIENT4, 5001);
 	}
 	check_out(&ck, f, "PORT 203,0,113,5,19,140\r\n");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_nat_eexist_tries_next_port");
+	conn_init(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5");
+	f->busy_left = 1;
+	f->busy_err = -EEXIST;
+	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
+	f->busy_err = 0;
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2,
+		   "verdict %d, %u expectations", v, f->n_exp);
+	check_out(&ck, f, "PORT 203,0,113,5,19,138\r\n");
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_no_free_port_drops");
