@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -48,7 +50,7 @@ struct nf_expect *expect_build(const struct cth_expect *e,
 			       const char *helper, bool with_master)
 {
 	struct nf_conntrack *exp_ct = nfct_new(), *mask = nfct_new();
-	struct nf_conntrack *master = NULL, *nat = NULL;
+	struct nf_conntrack *master = NULL;
 	struct nf_expect *exp = nfexp_new();
 	union cth_addr zero = { 0 };
 
@@ -71,28 +73,12 @@ struct nf_expect *expect_build(const struct cth_expect *e,
 		nfexp_set_attr(exp, ATTR_EXP_MASTER, master);
 	}
 	nfexp_set_attr(exp, ATTR_EXP_HELPER_NAME, helper);
-	nfexp_set_attr_u32(exp, ATTR_EXP_CLASS, e->class);
 	nfexp_set_attr_u32(exp, ATTR_EXP_FLAGS, expect_kernel_flags(e->flags));
-	if (e->flags & CTH_EXPECT_NAT) {
-		/* the kernel keeps the NAT tuple's source as the address and
-		 * port the expected connection is mapped to */
-		nat = nfct_new();
-		if (!nat)
-			goto fail;
-		expect_ct_set(nat, e->family, e->proto, &e->nat_addr, &zero,
-			      e->nat_port, 0);
-		nfexp_set_attr(exp, ATTR_EXP_NAT_TUPLE, nat);
-		nfexp_set_attr_u32(exp, ATTR_EXP_NAT_DIR, e->nat_dir);
-	}
-	if (e->fn)
-		nfexp_set_attr(exp, ATTR_EXP_FN, e->fn);
 	/* nfexp_set_attr copies the conntrack objects */
 	nfct_destroy(exp_ct);
 	nfct_destroy(mask);
 	if (master)
 		nfct_destroy(master);
-	if (nat)
-		nfct_destroy(nat);
 	return exp;
 fail:
 	if (exp)
@@ -104,4 +90,82 @@ fail:
 	if (master)
 		nfct_destroy(master);
 	return NULL;
+}
+
+/*
+ * Encode a tuple under attribute type: libnetfilter_conntrack knows how to
+ * write a tuple but only as an expectation's CTA_EXPECT_TUPLE, so write it
+ * that way into a scratch message and move its body.
+ */
+static int expect_put_tuple(struct nlmsghdr *nlh, uint16_t type,
+			    const struct nf_conntrack *ct)
+{
+	char scratch[512];
+	struct nlmsghdr *tmp = mnl_nlmsg_put_header(scratch);
+	struct nf_expect *exp = nfexp_new();
+	const struct nlattr *a;
+	int rc = -EINVAL;
+
+	if (!exp)
+		return -ENOMEM;
+	nfexp_set_attr(exp, ATTR_EXP_EXPECTED, ct);
+	nfexp_set_attr(exp, ATTR_EXP_MASK, ct);
+	if (nfexp_nlmsg_build(tmp, exp) == 0) {
+		mnl_attr_for_each(a, tmp, 0) {
+			if (mnl_attr_get_type(a) != CTA_EXPECT_TUPLE)
+				continue;
+			mnl_attr_put(nlh, type | NLA_F_NESTED,
+				     mnl_attr_get_payload_len(a),
+				     mnl_attr_get_payload(a));
+			rc = 0;
+			break;
+		}
+	}
+	nfexp_destroy(exp);
+	return rc;
+}
+
+/* The NAT tuple's source is where the kernel maps the expected connection
+ * (nf_nat_follow_master takes the port from it). */
+static int expect_put_nat(struct nlmsghdr *nlh, const struct cth_expect *e)
+{
+	struct nf_conntrack *nat = nfct_new();
+	union cth_addr zero = { 0 };
+	struct nlattr *nest;
+	int rc;
+
+	if (!nat)
+		return -ENOMEM;
+	expect_ct_set(nat, e->family, e->proto, &e->nat_addr, &zero,
+		      e->nat_port, 0);
+	nest = mnl_attr_nest_start(nlh, CTA_EXPECT_NAT);
+	mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl((uint32_t)e->nat_dir));
+	rc = expect_put_tuple(nlh, CTA_EXPECT_NAT_TUPLE, nat);
+	mnl_attr_nest_end(nlh, nest);
+	nfct_destroy(nat);
+	return rc;
+}
+
+/* libnetfilter_conntrack 1.0.9's nfexp_nlmsg_build() writes tuple, master,
+ * mask, timeout, flags and helper name, but not class, NAT or function. */
+int expect_put(struct nlmsghdr *nlh, const struct cth_expect *e,
+	       const struct cth_packet *pkt, const char *helper,
+	       bool with_master)
+{
+	struct nf_expect *exp = expect_build(e, pkt, helper, with_master);
+	int rc = 0;
+
+	if (!exp)
+		return -ENOMEM;
+	if (nfexp_nlmsg_build(nlh, exp) < 0)
+		rc = -EINVAL;
+	nfexp_destroy(exp);
+	if (rc)
+		return rc;
+	mnl_attr_put_u32(nlh, CTA_EXPECT_CLASS, htonl(e->class));
+	if ((e->flags & CTH_EXPECT_NAT) && (rc = expect_put_nat(nlh, e)) < 0)
+		return rc;
+	if (e->fn)
+		mnl_attr_put_strz(nlh, CTA_EXPECT_FN, e->fn);
+	return 0;
 }

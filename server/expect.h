@@ -3,6 +3,7 @@
 #define CTH_EXPECT_H
 
 #include <stdbool.h>
+#include <libmnl/libmnl.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack.h>
 
 #include <cthelperd/plugin.h>
@@ -15,5 +16,14 @@
 struct nf_expect *expect_build(const struct cth_expect *e,
 			       const struct cth_packet *pkt,
 			       const char *helper, bool with_master);
+
+/*
+ * Append the CTA_EXPECT_* attributes of an expectation to nlh: inside an
+ * NFQA_EXP nest, or as the body of an IPCTNL_MSG_EXP_NEW.  Returns 0 or a
+ * negative errno.
+ */
+int expect_put(struct nlmsghdr *nlh, const struct cth_expect *e,
+	       const struct cth_packet *pkt, const char *helper,
+	       bool with_master);
 
 #endif

@@ -34,7 +34,9 @@
 /* Per-packet state the expect backend needs besides the pkt_call. */
 struct worker_pkt {
 	struct worker *w;
-	struct nf_expect *verdict_exp;  /* rides on the verdict (NFQA_EXP) */
+	bool has_exp;                   /* one rides on the verdict (NFQA_EXP) */
+	struct cth_expect exp;
+	char fn[32];                    /* the plugin's string may not outlive the call */
 };
 
 static int worker_cfg_send(struct worker *w, struct nlmsghdr *nlh)
@@ -108,7 +110,6 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 {
 	struct worker_pkt *wp = c->backend;
 	char buf[NLREQ_BUF];
-	struct nf_expect *exp;
 	struct nlmsghdr *nlh;
 	struct nfgenmsg *nfg;
 	int rc;
@@ -116,14 +117,16 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 	if (c->n_expect >= WORKER_MAX_EXPECT)
 		return -ENOSPC;
 	c->n_expect++;
-	if (!(how & CTH_EXPECT_SYNC) && !wp->verdict_exp) {
-		wp->verdict_exp = expect_build(e, &c->pkt, c->inst->name, false);
-		return wp->verdict_exp ? 0 : -ENOMEM;
+	if (!(how & CTH_EXPECT_SYNC) && !wp->has_exp) {
+		if (e->fn && strlen(e->fn) >= sizeof(wp->fn))
+			return -EINVAL;
+		wp->exp = *e;
+		if (e->fn)
+			wp->exp.fn = strcpy(wp->fn, e->fn);
+		wp->has_exp = true;
+		return 0;
 	}
 	/* a result is needed now, or the verdict already carries one */
-	exp = expect_build(e, &c->pkt, c->inst->name, true);
-	if (!exp)
-		return -ENOMEM;
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_NEW;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL;
@@ -131,8 +134,11 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 	nfg->nfgen_family = e->family;
 	nfg->version = NFNETLINK_V0;
 	nfg->res_id = 0;
-	rc = nfexp_nlmsg_build(nlh, exp) < 0 ? -EINVAL : nlreq_talk(&wp->w->ctnl, nlh);
-	nfexp_destroy(exp);
+	rc = expect_put(nlh, e, &c->pkt, c->inst->name, true);
+	if (rc == 0)
+		rc = nlreq_talk(&wp->w->ctnl, nlh);
+	log_debug("%s: expectation to port %u over ctnetlink: %s", c->inst->name,
+		  e->dport, rc ? strerror(-rc) : "created");
 	return rc;
 }
 
@@ -201,7 +207,7 @@ static void worker_ct_put(struct nlmsghdr *nlh, const struct pkt_call *c)
 
 static void worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
 				int verdict, const struct pkt_call *c,
-				struct nf_expect *exp)
+				const struct cth_expect *exp)
 {
 	struct nlmsghdr *nlh = nfq_nlmsg_put(w->sbuf, NFQNL_MSG_VERDICT, queue);
 
@@ -219,8 +225,10 @@ static void worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
 		if (exp) {
 			struct nlattr *nest = mnl_attr_nest_start(nlh, NFQA_EXP);
 
-			nfexp_nlmsg_build(nlh, exp);
-			mnl_attr_nest_end(nlh, nest);
+			if (expect_put(nlh, exp, &c->pkt, c->inst->name, false) < 0)
+				mnl_attr_nest_cancel(nlh, nest);
+			else
+				mnl_attr_nest_end(nlh, nest);
 		}
 	}
 	if (mnl_socket_sendto(w->nfq.nl, nlh, nlh->nlmsg_len) < 0) {
@@ -280,9 +288,8 @@ static void worker_packet_help(struct worker *w, uint16_t queue, uint32_t id,
 				   nfct_get_attr(ct, ATTR_HELPER_INFO) : NULL,
 			       in->pl->desc->priv_size);
 out:
-	worker_verdict_send(w, queue, id, verdict, in ? &c : NULL, wp.verdict_exp);
-	if (wp.verdict_exp)
-		nfexp_destroy(wp.verdict_exp);
+	worker_verdict_send(w, queue, id, verdict, in ? &c : NULL,
+			    wp.has_exp ? &wp.exp : NULL);
 	pkt_call_release(&c);
 	if (ct)
 		nfct_destroy(ct);
