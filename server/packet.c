@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "log.h"
 #include "packet.h"
@@ -213,10 +214,36 @@ static int pkt_host_detach(struct cth_ctx *ctx)
 	return 0;
 }
 
+/*
+ * Plugins log per packet, so a peer could flood the log: each worker
+ * thread may write PKT_LOG_BURST plugin lines per second, then counts
+ * what it drops and says so once the next second starts.
+ */
+#define PKT_LOG_BURST 20u
+
 static void pkt_host_vlog(struct cth_ctx *ctx, int level, const char *fmt,
 			  va_list ap)
 {
-	log_vmsg(level, pkt_call_of(ctx)->inst->name, fmt, ap);
+	static __thread time_t second;
+	static __thread unsigned int used, dropped;
+	const char *tag = pkt_call_of(ctx)->inst->name;
+	time_t now;
+
+	if (!log_enabled(level))
+		return;
+	now = time(NULL);
+	if (now != second) {
+		if (dropped)
+			log_warn("%u plugin log lines suppressed (rate limit)", dropped);
+		second = now;
+		used = dropped = 0;
+	}
+	if (used >= PKT_LOG_BURST) {
+		dropped++;
+		return;
+	}
+	used++;
+	log_vmsg(level, tag, fmt, ap);
 }
 
 static const struct cth_host pkt_host = {

@@ -114,9 +114,9 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 	struct nfgenmsg *nfg;
 	int rc;
 
+	/* only created expectations count: a NAT port search may try many */
 	if (c->n_expect >= WORKER_MAX_EXPECT)
 		return -ENOSPC;
-	c->n_expect++;
 	if (!(how & CTH_EXPECT_SYNC) && !wp->has_exp) {
 		if (e->fn && strlen(e->fn) >= sizeof(wp->fn))
 			return -EINVAL;
@@ -124,6 +124,7 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 		if (e->fn)
 			wp->exp.fn = strcpy(wp->fn, e->fn);
 		wp->has_exp = true;
+		c->n_expect++;
 		return 0;
 	}
 	/* a result is needed now, or the verdict already carries one */
@@ -137,6 +138,8 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 	rc = expect_put(nlh, e, &c->pkt, c->inst->name, true);
 	if (rc == 0)
 		rc = nlreq_talk(&wp->w->ctnl, nlh);
+	if (rc == 0)
+		c->n_expect++;
 	log_debug("%s: expectation to port %u over ctnetlink: %s", c->inst->name,
 		  e->dport, rc ? strerror(-rc) : "created");
 	return rc;

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/* cthelperd.conf parsing: good files, and every kind of bad input must be
+ * rejected with a FILE:LINE: message naming the problem. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "config.h"
+
+static char conf_path[] = "/tmp/cth-test-config-XXXXXX";
+static char err_text[8192];
+
+/* Parse text as a config file; capture what went to stderr. */
+static int parse(const char *text, size_t len, struct cfg **out)
+{
+	char err_path[] = "/tmp/cth-test-err-XXXXXX";
+	int fd = open(conf_path, O_WRONLY | O_TRUNC);
+	int efd = mkstemp(err_path), saved = dup(2), rc;
+	ssize_t n;
+
+	if (write(fd, text, len) != (ssize_t)len)
+		abort();
+	close(fd);
+	fflush(stderr);
+	dup2(efd, 2);
+	*out = NULL;
+	rc = cfg_load(conf_path, out);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	lseek(efd, 0, SEEK_SET);
+	n = read(efd, err_text, sizeof(err_text) - 1);
+	err_text[n > 0 ? n : 0] = '\0';
+	close(efd);
+	unlink(err_path);
+	return rc;
+}
+
+static int parse_str(const char *text, struct cfg **out)
+{
+	return parse(text, strlen(text), out);
+}
+
+/* The config is rejected and the message names the line and the issue. */
+static void expect_error(const char *name, const char *text, int line,
+			 const char *words)
+{
+	struct cfg *cfg;
+	char want[512];
+	int rc = parse_str(text, &cfg);
+
+	snprintf(want, sizeof(want), "%s:%d: ", conf_path, line);
+	CHECK(name, rc == -EINVAL && !cfg && strstr(err_text, want) &&
+		    strstr(err_text, words),
+	      "rc=%d, wanted '%s...%s', got: %s", rc, want, words, err_text);
+	cfg_free(cfg);
+}
+
+static void test_good(void)
+{
+	struct cfg *cfg;
+	int rc = parse_str("; comment\n"
+			   "[server]\n"
+			   "plugin_dir = /opt/p\n"
+			   "log_level = debug\n"
+			   "\n"
+			   "[helper ftp]\n"
+			   "plugin = ftp\n"
+			   "family = ipv6\n"
+			   "protocol = tcp\n"
+			   "queue = 7\n"
+			   "queue_len = 100\n"
+			   "fail_open = yes\n"
+			   "policy.ftp.max = 3\n"
+			   "policy.ftp.timeout = 60\n"
+			   "loose = yes\n"
+			   "[helper ftp2]\n", &cfg);
+	const struct cfg_helper *h = cfg ? &cfg->helpers[0] : NULL;
+
+	CHECK("config/good-parses", rc == 0 && cfg, "rc=%d: %s", rc, err_text);
+	if (!cfg)
+		return;
+	CHECK("config/good-server", strcmp(cfg->plugin_dir, "/opt/p") == 0 &&
+	      cfg->log_level == 7, "dir=%s level=%d", cfg->plugin_dir, cfg->log_level);
+	CHECK("config/good-helper", cfg->n_helpers == 2 &&
+	      strcmp(h->name, "ftp") == 0 && strcmp(h->plugin, "ftp") == 0 &&
+	      h->families == CTH_FAMILY_IPV6 && h->protocols == CTH_PROTO_TCP &&
+	      h->queue == 7 && h->queue_len == 100 && h->fail_open,
+	      "helper fields wrong");
+	CHECK("config/good-policy", h->n_policies == 1 &&
+	      strcmp(h->policies[0].cls, "ftp") == 0 && h->policies[0].max == 3 &&
+	      h->policies[0].timeout == 60, "policy wrong");
+	CHECK("config/good-plugin-option", h->n_opts == 1 &&
+	      strcmp(h->opts[0].key, "loose") == 0 &&
+	      strcmp(h->opts[0].value, "yes") == 0 && h->opts[0].line == 15,
+	      "option wrong (line %d)", h->n_opts ? h->opts[0].line : -1);
+	CHECK("config/empty-section-defaults", strcmp(cfg->helpers[1].plugin, "ftp2") == 0 &&
+	      cfg->helpers[1].queue_len == CFG_DEFAULT_QUEUE_LEN &&
+	      cfg->helpers[1].families == 0, "defaults wrong");
+	cfg_free(cfg);
+}
+
+static void test_bad(void)
+{
+	expect_error("config/unknown-server-key", "[server]\nfoo = 1\n[helper a]\n", 2, "unknown key 'foo'");
+	expect_error("config/unknown-section", "[helper a]\n[srv]\n", 2, "unknown section [srv]");
+	expect_error("config/name-too-long", "[helper abcdefghijklmnop]\n", 1, "1..15 characters");
+	expect_error("config/name-bad-chars", "[helper a/b]\n", 1, "helper name 'a/b'");
+	expect_error("config/duplicate-helper", "[helper a]\n[helper a]\n", 2, "already defined at line 1");
+	expect_error("config/queue-range", "[helper a]\nqueue = 65536\n", 2, "queue: '65536'");
+	expect_error("config/queue-not-number", "[helper a]\nqueue = 1x\n", 2, "queue: '1x'");
+	expect_error("config/queue-negative", "[helper a]\nqueue = -1\n", 2, "queue: '-1'");
+	expect_error("config/queue-len-zero", "[helper a]\nqueue_len = 0\n", 2, "queue_len");
+	expect_error("config/family", "[helper a]\nfamily = ipx\n", 2, "family: 'ipx'");
+	expect_error("config/protocol", "[helper a]\nprotocol = sctp\n", 2, "protocol: 'sctp'");
+	expect_error("config/bool", "[helper a]\nfail_open = maybe\n", 2, "fail_open: 'maybe'");
+	expect_error("config/policy-max-zero", "[helper a]\npolicy.x.max = 0\n", 2, "1..255");
+	expect_error("config/policy-max-256", "[helper a]\npolicy.x.max = 256\n", 2, "1..255");
+	expect_error("config/policy-form", "[helper a]\npolicy.max = 3\n", 2, "policy.CLASS.max");
+	expect_error("config/policy-field", "[helper a]\npolicy.x.min = 3\n", 2, "policy.CLASS.max");
+	expect_error("config/log-level", "[server]\nlog_level = loud\n[helper a]\n", 2, "log_level: 'loud'");
+	expect_error("config/outside-section", "queue = 1\n[helper a]\n", 1, "outside of a section");
+	expect_error("config/syntax", "[helper a]\nthis line has no equals\n", 2, "syntax error");
+	expect_error("config/empty-value", "[helper a]\nqueue =\n", 2, "has no value");
+	expect_error("config/no-helpers", "[server]\n", 1, "no [helper NAME] section");
+	expect_error("config/unsupported-user", "[server]\nuser = nobody\n[helper a]\n", 2, "not supported");
+	expect_error("config/plugin-name", "[helper a]\nplugin = ../evil\n", 2, "not a plugin name");
+	expect_error("config/second-error-reported", "[helper a]\nqueue = 1\nfamily = x\n", 3, "family: 'x'");
+}
+
+static void test_garbage(void)
+{
+	struct cfg *cfg;
+	char junk[4096];
+	char *huge;
+	size_t hlen = 256 * 1024;
+	int rc;
+
+	srand(1);
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)(rand() & 0xff);
+	rc = parse(junk, sizeof(junk), &cfg);
+	CHECK("config/binary-garbage", rc == -EINVAL && !cfg, "rc=%d", rc);
+	cfg_free(cfg);
+
+	huge = malloc(hlen + 32);
+	strcpy(huge, "[helper a]\nloose = ");
+	memset(huge + strlen(huge), 'x', hlen);
+	huge[hlen] = '\n';
+	rc = parse(huge, hlen + 1, &cfg);
+	CHECK("config/huge-line", rc == -EINVAL && !cfg, "rc=%d", rc);
+	cfg_free(cfg);
+	free(huge);
+
+	rc = cfg_load("/nonexistent/cthelperd.conf", &cfg);
+	CHECK("config/missing-file", rc == -ENOENT, "rc=%d", rc);
+}
+
+int main(void)
+{
+	int fd = mkstemp(conf_path);
+
+	if (fd < 0)
+		return 1;
+	close(fd);
+	test_good();
+	test_bad();
+	test_garbage();
+	unlink(conf_path);
+	return check_exit();
+}
