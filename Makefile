@@ -10,7 +10,8 @@ PKGS     := libmnl libnetfilter_queue libnetfilter_conntrack inih
 CWARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 $(CWARN) -D_GNU_SOURCE
+# CFLAGS is the user's (optimisation, sanitizers); warnings always apply
+ALL_CFLAGS = $(CFLAGS) -std=gnu11 $(CWARN) -D_GNU_SOURCE
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
 B        ?= build
@@ -29,21 +30,21 @@ all: $(B)/cthelperd $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so)
 
 # --- SDK utility library: linked statically into plugins (PIC) ---------
 $(B)/sdk/%.o: sdk/lib/%.c $(wildcard sdk/include/cthelperd/*.h) | $(B)/sdk
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden $(SDK_INC) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(SDK_INC) -c -o $@ $<
 $(B)/libcthsdk.a: $(SDK_SRC:sdk/lib/%.c=$(B)/sdk/%.o)
 	$(AR) rcs $@ $^
 
 # --- plugins: each only against sdk/ -----------------------------------
 .SECONDEXPANSION:
 $(B)/plugins/%.so: $$(wildcard plugins/%/*.c plugins/%/*.h) $(B)/libcthsdk.a | $(B)/plugins
-	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) \
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) \
 	  -Wl,-z,defs -Wl,--no-undefined -o $@ $(filter %.c,$^) $(B)/libcthsdk.a
 # --- daemon -------------------------------------------------------------
 $(B)/server/%.o: server/%.c $(wildcard server/*.h sdk/include/cthelperd/*.h) | $(B)/server
-	$(CC) $(CFLAGS) -fvisibility=hidden $(SDK_INC) $(PKG_CFLAGS) \
+	$(CC) $(ALL_CFLAGS) -fvisibility=hidden $(SDK_INC) $(PKG_CFLAGS) \
 	  -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"' -c -o $@ $<
 $(B)/cthelperd: $(SERVER_SRC:server/%.c=$(B)/server/%.o)
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 VERSION    ?= 0.1.0
 PLUGIN_DIR ?= /usr/local/lib/cthelperd

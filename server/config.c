@@ -307,7 +307,7 @@ static void cfg_section_start(struct cfg_parse *p, const char *section)
 		return;
 	}
 	p->cur = &cfg->helpers[cfg->n_helpers++];
-	snprintf(p->cur->name, sizeof(p->cur->name), "%s", name);
+	memcpy(p->cur->name, name, strlen(name) + 1);  /* length checked by cfg_name_ok() */
 	p->cur->line = p->line;
 	p->cur->queue_len = CFG_DEFAULT_QUEUE_LEN;
 }

@@ -5,7 +5,7 @@
 UNIT_TESTS := $(notdir $(basename $(wildcard tests/unit/test_*.c)))
 -include $(wildcard tests/unit/*.mk)
 
-UNIT_CFLAGS = $(CFLAGS) $(SDK_INC) -Iserver -Itests/unit $(PKG_CFLAGS) \
+UNIT_CFLAGS = $(ALL_CFLAGS) $(SDK_INC) -Iserver -Itests/unit $(PKG_CFLAGS) \
               -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"'
 
 $(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) $(wildcard tests/unit/*.h server/*.h sdk/include/cthelperd/*.h) | $(B)/tests
@@ -14,7 +14,7 @@ $(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) $(wildcard tests/unit/*.h server/*
 # Plugins built only for the loader test (bad ABI, missing symbol, ...).
 $(B)/tests/bad/%.so: tests/unit/bad_plugins/%.c $(wildcard sdk/include/cthelperd/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -shared $(SDK_INC) -o $@ $<
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(SDK_INC) -o $@ $<
 
 BAD_PLUGINS := $(notdir $(basename $(wildcard tests/unit/bad_plugins/*.c)))
 unit: all $(UNIT_TESTS:%=$(B)/tests/%) $(BAD_PLUGINS:%=$(B)/tests/bad/%.so)

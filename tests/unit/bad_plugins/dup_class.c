@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Built only for test_loader: two classes of the same name */
+#include <cthelperd/plugin.h>
+
+static __attribute__((unused)) int pkt(struct cth_ctx *ctx, const struct cth_packet *p, void *priv,
+	       const void *cfg)
+{
+	(void)ctx; (void)p; (void)priv; (void)cfg;
+	return CTH_VERDICT_ACCEPT;
+}
+CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
+	.abi_version = CTH_ABI_VERSION, .size = sizeof(struct cth_plugin_desc), .name = "dup_class", .version = "1",
+	.protocols = CTH_PROTO_TCP, .families = CTH_FAMILY_IPV4,
+	.priv_size = 4, .n_classes = 2,
+	.classes = { { "a", 1, 10 }, { "a", 1, 10 } },
+	.packet = pkt,
+	.configure = NULL,
+};
