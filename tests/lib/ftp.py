@@ -1,0 +1,353 @@
+#!/usr/bin/python3
+"""FTP test server and client for the end-to-end tests.
+
+  ftp.py server --root DIR [--size BYTES] [--ready FILE] [--log FILE]
+  ftp.py client --host ADDR --mode port|pasv|eprt|epsv|none --meta FILE
+                [--transfers N --sync-dir DIR] [--timeout S] [--data-timeout S]
+
+The server (pyftpdlib) listens on 0.0.0.0:21 and [::]:21 (IPv6 only), lets
+anonymous users read DIR, creates DIR/testfile (random bytes) and writes
+"SIZE SHA256" to DIR/testfile.meta.  It refuses PORT/EPRT addresses other
+than the control connection's peer (pyftpdlib's default), so a helper that
+forgets to rewrite PORT under NAT is visible as a failed transfer.
+
+The client speaks FTP over a raw socket, so every command is exactly the one
+asked for, and it connects to the address a 227 reply names (not to the
+control connection's peer, as ftplib does): a 227 that was not rewritten
+under NAT makes the transfer fail.  It prints one result line:
+
+  OK <mode> transfer <i>: <bytes> bytes, sha256 ok (<seconds>s)
+  ERROR <mode> transfer <i>: <step>: <why>
+
+and exits 0 or 1.  With --transfers N > 1 and --sync-dir DIR, it creates
+DIR/paused.<i> after transfer i and waits for DIR/go.<i> before the next
+one, all in the same control session (daemon restart test).  Mode "none"
+logs in, runs a few commands and quits: it checks that the control
+connection itself passes.  The whole dialogue goes to stderr.
+"""
+
+import argparse
+import hashlib
+import ipaddress
+import os
+import re
+import socket
+import sys
+import time
+
+FILE_NAME = "testfile"
+
+
+def log(msg):
+    sys.stderr.write("%.3f %s\n" % (time.monotonic(), msg))
+    sys.stderr.flush()
+
+
+# ---------------------------------------------------------------- server
+
+def run_server(args):
+    import logging
+    from pyftpdlib.authorizers import DummyAuthorizer
+    from pyftpdlib.handlers import ActiveDTP, FTPHandler
+    from pyftpdlib.servers import FTPServer
+
+    os.makedirs(args.root, exist_ok=True)
+    path = os.path.join(args.root, FILE_NAME)
+    data = os.urandom(args.size)
+    with open(path, "wb") as f:
+        f.write(data)
+    with open(path + ".meta", "w") as f:
+        f.write("%d %s\n" % (len(data), hashlib.sha256(data).hexdigest()))
+
+    logging.basicConfig(filename=args.log, level=logging.DEBUG,
+                        format="%(asctime)s %(message)s")
+
+    class QuickActiveDTP(ActiveDTP):
+        # A data connection the firewall drops must fail in seconds.
+        timeout = args.active_timeout
+
+    class Handler(FTPHandler):
+        active_dtp = QuickActiveDTP
+        permit_foreign_addresses = False
+        banner = "cthelperd test server ready."
+
+    auth = DummyAuthorizer()
+    auth.add_anonymous(args.root)
+    Handler.authorizer = auth
+
+    servers = []
+    s4 = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s4.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s4.bind(("0.0.0.0", args.port))
+    s4.listen(16)
+    servers.append(FTPServer(s4, Handler))
+    if not args.no_ipv6:
+        s6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        s6.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        s6.bind(("::", args.port))
+        s6.listen(16)
+        servers.append(FTPServer(s6, Handler))
+    if args.ready:
+        with open(args.ready, "w") as f:
+            f.write("%d\n" % os.getpid())
+    # Both servers share the default IOLoop: one loop serves them all.
+    servers[0].serve_forever()
+
+
+# ---------------------------------------------------------------- client
+
+class FtpError(Exception):
+    def __init__(self, step, why):
+        super().__init__("%s: %s" % (step, why))
+        self.step = step
+
+
+class Control:
+    """Minimal FTP control connection: one command, one (multi-line) reply."""
+
+    def __init__(self, host, port, timeout):
+        self.timeout = timeout
+        try:
+            self.sock = socket.create_connection((host, port), timeout=timeout)
+        except OSError as e:
+            raise FtpError("connect control %s:%d" % (host, port), e) from None
+        self.buf = b""
+
+    def _line(self, step):
+        while b"\n" not in self.buf:
+            try:
+                chunk = self.sock.recv(4096)
+            except socket.timeout:
+                raise FtpError(step, "no reply within %ss" % self.timeout) from None
+            except OSError as e:
+                raise FtpError(step, e) from None
+            if not chunk:
+                raise FtpError(step, "control connection closed by server")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.rstrip(b"\r").decode("latin-1")
+
+    def reply(self, step):
+        line = self._line(step)
+        log("<- " + line)
+        if len(line) >= 4 and line[3] == "-":
+            code = line[:3]
+            lines = [line]
+            while True:
+                nxt = self._line(step)
+                log("<- " + nxt)
+                lines.append(nxt)
+                if nxt.startswith(code + " "):
+                    break
+            return int(code), "\n".join(lines)
+        if len(line) < 3 or not line[:3].isdigit():
+            raise FtpError(step, "malformed reply %r" % line)
+        return int(line[:3]), line
+
+    def cmd(self, text, step=None, expect=None):
+        log("-> " + text)
+        try:
+            self.sock.sendall(text.encode("latin-1") + b"\r\n")
+        except OSError as e:
+            raise FtpError(step or text, e) from None
+        code, line = self.reply(step or text.split()[0])
+        if expect and str(code)[0] not in expect:
+            raise FtpError(step or text.split()[0], "unexpected reply %r" % line)
+        return code, line
+
+    def local_addr(self):
+        return self.sock.getsockname()[0]
+
+    def peer_addr(self):
+        return self.sock.getpeername()[0]
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+def parse_227(line):
+    m = re.search(r"(\d+),(\d+),(\d+),(\d+),(\d+),(\d+)", line)
+    if not m:
+        raise FtpError("PASV", "cannot parse %r" % line)
+    n = [int(x) for x in m.groups()]
+    return "%d.%d.%d.%d" % tuple(n[:4]), n[4] * 256 + n[5]
+
+
+def parse_229(line):
+    m = re.search(r"\((.)\1\1(\d+)\1\)", line)
+    if not m:
+        raise FtpError("EPSV", "cannot parse %r" % line)
+    return int(m.group(2))
+
+
+def receive(sock, timeout, step):
+    sock.settimeout(timeout)
+    h = hashlib.sha256()
+    n = 0
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except socket.timeout:
+            raise FtpError(step, "data stalled for %ss after %d bytes" % (timeout, n)) from None
+        except OSError as e:
+            raise FtpError(step, "%s after %d bytes" % (e, n)) from None
+        if not chunk:
+            break
+        h.update(chunk)
+        n += len(chunk)
+    return n, h.hexdigest()
+
+
+def transfer(ctl, mode, args):
+    fam = socket.AF_INET6 if ":" in ctl.local_addr() else socket.AF_INET
+    if mode in ("port", "eprt"):
+        if mode == "port" and fam != socket.AF_INET:
+            raise FtpError("PORT", "PORT needs an IPv4 control connection")
+        lsock = socket.socket(fam, socket.SOCK_STREAM)
+        lsock.bind((ctl.local_addr(), 0))
+        lsock.listen(1)
+        lsock.settimeout(args.data_timeout)
+        addr, port = lsock.getsockname()[:2]
+        try:
+            if mode == "port":
+                arg = ",".join(addr.split(".") + [str(port >> 8), str(port & 255)])
+                ctl.cmd("PORT " + arg, expect="2")
+            else:
+                ctl.cmd("EPRT |%d|%s|%d|" % (1 if fam == socket.AF_INET else 2, addr, port),
+                        expect="2")
+            ctl.cmd("RETR " + FILE_NAME, expect="1")
+            try:
+                dsock, peer = lsock.accept()
+            except socket.timeout:
+                raise FtpError("accept data connection",
+                               "server did not connect within %ss" % args.data_timeout) from None
+            log("data connection from %s" % (peer,))
+        finally:
+            lsock.close()
+    elif mode in ("pasv", "epsv"):
+        if mode == "pasv":
+            if fam != socket.AF_INET:
+                raise FtpError("PASV", "PASV needs an IPv4 control connection")
+            _, line = ctl.cmd("PASV", expect="2")
+            host, port = parse_227(line)
+        else:
+            _, line = ctl.cmd("EPSV", expect="2")
+            host, port = ctl.peer_addr(), parse_229(line)
+        log("data connection to %s port %d" % (host, port))
+        try:
+            dsock = socket.create_connection((host, port), timeout=args.data_timeout)
+        except OSError as e:
+            raise FtpError("connect data %s port %d" % (host, port), e) from None
+        ctl.cmd("RETR " + FILE_NAME, expect="1")
+    else:
+        raise FtpError("mode", "unknown mode %s" % mode)
+    try:
+        n, digest = receive(dsock, args.data_timeout, "receive data")
+    finally:
+        dsock.close()
+    code, line = ctl.reply("transfer complete")
+    if code != 226:
+        raise FtpError("transfer complete", "unexpected reply %r" % line)
+    return n, digest
+
+
+def wait_for(path, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if os.path.exists(path):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def run_client(args):
+    size, sha = None, None
+    if args.meta:
+        with open(args.meta) as f:
+            size_s, sha = f.read().split()
+            size = int(size_s)
+    label = args.mode
+    i = 0
+    ctl = None
+    try:
+        ctl = Control(args.host, args.port, args.timeout)
+        code, line = ctl.reply("greeting")
+        if code != 220:
+            raise FtpError("greeting", "unexpected %r" % line)
+        ctl.cmd("USER anonymous", expect="23")
+        ctl.cmd("PASS test@", expect="2")
+        ctl.cmd("TYPE I", expect="2")
+        if args.mode == "none":
+            ctl.cmd("PWD", expect="2")
+            ctl.cmd("NOOP", expect="2")
+            ctl.cmd("QUIT", expect="2")
+            print("OK none: control session (login, PWD, NOOP, QUIT) passed")
+            return 0
+        for i in range(1, args.transfers + 1):
+            if i > 1 and args.sync_dir:
+                open(os.path.join(args.sync_dir, "paused.%d" % (i - 1)), "w").close()
+                log("paused after transfer %d, waiting for go.%d" % (i - 1, i - 1))
+                if not wait_for(os.path.join(args.sync_dir, "go.%d" % (i - 1)), args.pause_timeout):
+                    raise FtpError("pause", "no go.%d within %ss" % (i - 1, args.pause_timeout))
+            t0 = time.monotonic()
+            n, digest = transfer(ctl, args.mode, args)
+            if size is not None and n != size:
+                raise FtpError("verify", "got %d bytes, expected %d" % (n, size))
+            if sha is not None and digest != sha:
+                raise FtpError("verify", "sha256 mismatch (%d bytes)" % n)
+            print("OK %s transfer %d: %d bytes, sha256 %s (%.1fs)"
+                  % (label, i, n, "ok" if sha else "not checked", time.monotonic() - t0))
+            sys.stdout.flush()
+        try:
+            ctl.cmd("QUIT")
+        except FtpError:
+            pass
+        return 0
+    except FtpError as e:
+        print("ERROR %s transfer %d: %s" % (label, i, e))
+        return 1
+    finally:
+        if ctl:
+            ctl.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("server")
+    s.add_argument("--root", required=True)
+    s.add_argument("--port", type=int, default=21)
+    s.add_argument("--size", type=int, default=256 * 1024)
+    s.add_argument("--ready")
+    s.add_argument("--log")
+    s.add_argument("--active-timeout", type=float, default=4)
+    s.add_argument("--no-ipv6", action="store_true")
+    c = sub.add_parser("client")
+    c.add_argument("--host", required=True)
+    c.add_argument("--port", type=int, default=21)
+    c.add_argument("--mode", required=True, choices=["port", "pasv", "eprt", "epsv", "none"])
+    c.add_argument("--meta")
+    c.add_argument("--transfers", type=int, default=1)
+    c.add_argument("--sync-dir")
+    c.add_argument("--pause-timeout", type=float, default=60)
+    c.add_argument("--timeout", type=float, default=10,
+                   help="control reply timeout (must exceed the server's active timeout)")
+    c.add_argument("--data-timeout", type=float, default=4)
+    args = ap.parse_args()
+    if args.cmd == "server":
+        run_server(args)
+        return 0
+    try:
+        ipaddress.ip_address(args.host)
+    except ValueError:
+        print("ERROR %s transfer 0: bad --host %r" % (args.mode, args.host))
+        return 1
+    return run_client(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

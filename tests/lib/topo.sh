@@ -1,0 +1,198 @@
+# shellcheck shell=bash
+# The one test topology, sourced by scripts running inside the test VM
+# (tests/vm/run.sh):
+#
+#   client netns  ──veth──  router (VM root netns)  ──veth──  server netns
+#   10.0.1.2/24              10.0.1.1 | 10.0.2.1               10.0.2.2/24
+#   fd00:1::2/64             fd00:1::1 | fd00:2::1             fd00:2::2/64
+#
+# The router forwards (v4 and v6) with FORWARD policy DROP, except
+# ESTABLISHED,RELATED and NEW to tcp/21: a data connection passes only if a
+# helper created an expectation for it.
+#
+#   topo_setup                  modules, namespaces, addresses, firewall
+#   topo_mode plain|masq|dnat   IPv4 routing/NAT variant (see topo_mode)
+#   topo_ct_add NAME            raw PREROUTING "CT --helper NAME" for tcp/21
+#   topo_ct_del                 remove those rules (before deleting a helper!)
+#   topo_flush_conntrack        forget connections and expectations
+#   topo_assert_no_kernel_ftp   fail loudly if nf_conntrack_ftp is loaded
+#   in_client CMD... / in_server CMD...
+#   topo_teardown
+#
+# Functions return non-zero and print "topo: ..." on stderr on failure.
+
+TOPO_CL_NS=cth-client
+TOPO_SV_NS=cth-server
+CL4=10.0.1.2 R_CL4=10.0.1.1 SV4=10.0.2.2 R_SV4=10.0.2.1
+CL6=fd00:1::2 R_CL6=fd00:1::1 SV6=fd00:2::2 R_SV6=fd00:2::1
+# What the client dials for the server in the current mode (topo_mode),
+# and the current mode; both read by the sourcing script.
+export SV4_DIAL=$SV4 TOPO_MODE=
+
+IPT=${IPT:-iptables-legacy}
+IP6T=${IP6T:-ip6tables-legacy}
+
+topo_err() { echo "topo: $*" >&2; return 1; }
+
+# nsenter rather than "ip netns exec": the latter remounts /sys, which
+# costs about a second per call under TCG.
+in_client() { nsenter --net="/run/netns/$TOPO_CL_NS" "$@"; }
+in_server() { nsenter --net="/run/netns/$TOPO_SV_NS" "$@"; }
+
+# Everything a scenario needs, loaded up front: autoload works in the VM,
+# but a module that fails to load should fail here, loudly, not as a rule
+# that silently does nothing.
+TOPO_MODULES="veth nf_conntrack nf_nat nf_conntrack_netlink nfnetlink_queue
+ nfnetlink_cthelper x_tables xt_tcpudp xt_CT xt_conntrack xt_nat xt_MASQUERADE
+ ip_tables iptable_raw iptable_filter iptable_nat
+ ip6_tables ip6table_raw ip6table_filter ip6table_nat"
+
+# One modprobe for all: each run reads the module indexes over 9p.
+topo_modules() {
+	# shellcheck disable=SC2086
+	modprobe -a $TOPO_MODULES || topo_err "modprobe -a $TOPO_MODULES failed"
+}
+
+topo_assert_no_kernel_ftp() {
+	if grep -qE '^nf_(conntrack|nat)_ftp ' /proc/modules; then
+		topo_err "nf_conntrack_ftp is loaded: a user-space ftp helper cannot be tested ($(grep -E '^nf_(conntrack|nat)_ftp ' /proc/modules | tr '\n' ' '))"
+		return 1
+	fi
+}
+
+topo_setup() {
+	topo_modules || return 1
+	topo_teardown 2>/dev/null
+	ip netns add "$TOPO_CL_NS" || return 1
+	ip netns add "$TOPO_SV_NS" || return 1
+	ip link add r-cl type veth peer name eth0 netns "$TOPO_CL_NS" || return 1
+	ip link add r-sv type veth peer name eth0 netns "$TOPO_SV_NS" || return 1
+
+	# nodad: no 1-2 s wait for duplicate address detection per address.
+	ip addr add "$R_CL4/24" dev r-cl
+	ip addr add "$R_SV4/24" dev r-sv
+	ip -6 addr add "$R_CL6/64" dev r-cl nodad
+	ip -6 addr add "$R_SV6/64" dev r-sv nodad
+	ip link set r-cl up
+	ip link set r-sv up
+	ip -n "$TOPO_CL_NS" addr add "$CL4/24" dev eth0
+	ip -n "$TOPO_CL_NS" -6 addr add "$CL6/64" dev eth0 nodad
+	ip -n "$TOPO_SV_NS" addr add "$SV4/24" dev eth0
+	ip -n "$TOPO_SV_NS" -6 addr add "$SV6/64" dev eth0 nodad
+	local ns
+	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
+		ip -n "$ns" link set lo up
+		ip -n "$ns" link set eth0 up
+	done
+	ip -n "$TOPO_CL_NS" -6 route add default via "$R_CL6" || return 1
+	ip -n "$TOPO_SV_NS" -6 route add default via "$R_SV6" || return 1
+
+	sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 || return 1
+	# Liberal TCP window tracking would hide sequence-adjustment bugs.
+	sysctl -qw net.netfilter.nf_conntrack_tcp_be_liberal=0 2>/dev/null
+
+	local t
+	for t in "$IPT" "$IP6T"; do
+		"$t" -F FORWARD && "$t" -P FORWARD DROP &&
+		"$t" -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT &&
+		"$t" -A FORWARD -p tcp --dport 21 -m conntrack --ctstate NEW -j ACCEPT ||
+			topo_err "$t FORWARD rules failed" || return 1
+		"$t" -t raw -F PREROUTING
+		"$t" -t nat -F PREROUTING
+		"$t" -t nat -F POSTROUTING
+	done
+	topo_mode plain || return 1
+	topo_wait_links
+}
+
+# veth and IPv6 need a moment after "up"; ping both families both ways.
+topo_wait_links() {
+	local _
+	for _ in $(seq 1 50); do
+		if in_client ping -c1 -W1 -q "$R_CL4" >/dev/null 2>&1 &&
+		   in_server ping -c1 -W1 -q "$R_SV4" >/dev/null 2>&1 &&
+		   in_client ping -6 -c1 -W1 -q "$R_CL6" >/dev/null 2>&1 &&
+		   in_server ping -6 -c1 -W1 -q "$R_SV6" >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	topo_err "links did not come up"
+}
+
+# IPv4 variants (IPv6 is always plain routing):
+#   plain  client and server route to each other through the router.
+#   masq   the client's net is private: MASQUERADE out of r-sv, and the
+#          server has no route back to 10.0.1.0/24, so an unrewritten
+#          PORT/EPRT address is refused (foreign address) or unreachable.
+#   dnat   the server is private: the client dials the router ($R_CL4:21),
+#          DNAT to $SV4; the client has no route to 10.0.2.0/24, so an
+#          unrewritten 227 reply is unreachable.
+# SV4_DIAL is set to the address the client must dial.
+topo_mode() {
+	local mode=$1
+	"$IPT" -t nat -F PREROUTING
+	"$IPT" -t nat -F POSTROUTING
+	ip -n "$TOPO_CL_NS" -4 route del default 2>/dev/null
+	ip -n "$TOPO_SV_NS" -4 route del default 2>/dev/null
+	case $mode in
+	plain)
+		ip -n "$TOPO_CL_NS" route add default via "$R_CL4" || return 1
+		ip -n "$TOPO_SV_NS" route add default via "$R_SV4" || return 1
+		SV4_DIAL=$SV4 ;;
+	masq)
+		ip -n "$TOPO_CL_NS" route add default via "$R_CL4" || return 1
+		"$IPT" -t nat -A POSTROUTING -o r-sv -s 10.0.1.0/24 -j MASQUERADE || return 1
+		SV4_DIAL=$SV4 ;;
+	dnat)
+		ip -n "$TOPO_SV_NS" route add default via "$R_SV4" || return 1
+		"$IPT" -t nat -A PREROUTING -i r-cl -d "$R_CL4" -p tcp --dport 21 \
+			-j DNAT --to-destination "$SV4" || return 1
+		SV4_DIAL=$R_CL4 ;;
+	*) topo_err "unknown mode $mode"; return 1 ;;
+	esac
+	TOPO_MODE=$mode
+	# NAT bindings are made on a connection's first packet: start clean.
+	topo_flush_conntrack
+}
+
+# The helper must already be registered (user space) when this runs, or the
+# kernel autoloads its own nf_conntrack_ftp for the name.
+topo_ct_add() {
+	local name=$1 t
+	for t in "$IPT" "$IP6T"; do
+		"$t" -t raw -A PREROUTING -p tcp --dport 21 -j CT --helper "$name" ||
+			topo_err "$t: CT --helper $name rule failed" || return 1
+	done
+}
+
+# Must run before the helper is deleted: deleting a helper while a rule
+# names it leaks the rule's helper reference for good (kernel bug).
+topo_ct_del() {
+	local t
+	for t in "$IPT" "$IP6T"; do
+		"$t" -t raw -F PREROUTING
+	done
+}
+
+topo_flush_conntrack() {
+	conntrack -F >/dev/null 2>&1
+	conntrack -F expect >/dev/null 2>&1
+	return 0
+}
+
+topo_teardown() {
+	topo_ct_del
+	local t
+	for t in "$IPT" "$IP6T"; do
+		"$t" -t nat -F PREROUTING 2>/dev/null
+		"$t" -t nat -F POSTROUTING 2>/dev/null
+		"$t" -F FORWARD 2>/dev/null
+		"$t" -P FORWARD ACCEPT 2>/dev/null
+	done
+	ip netns del "$TOPO_CL_NS" 2>/dev/null
+	ip netns del "$TOPO_SV_NS" 2>/dev/null
+	ip link del r-cl 2>/dev/null
+	ip link del r-sv 2>/dev/null
+	topo_flush_conntrack
+}
