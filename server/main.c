@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cthelper.h"
+#include "kcheck.h"
 #include "log.h"
 #include "runtime.h"
 #include "worker.h"
@@ -33,13 +34,15 @@ struct daemon_state {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: cthelperd [-c FILE] [-n] [-d] [-h] [-V]\n"
+		"Usage: cthelperd [-c FILE] [-n] [-d] [-h] [-V] [--check-kernel]\n"
 		"User-space connection tracking helper server for Linux netfilter.\n"
 		"\n"
 		"  -c, --config FILE  configuration file (default %s)\n"
 		"  -n, --check        check the configuration and plugins, then exit\n"
 		"                     (0 if good; else print FILE:LINE: message, exit 1)\n"
 		"  -d, --daemon       detach and log to syslog (default: foreground, stderr)\n"
+		"      --check-kernel report what the running kernel offers and\n"
+		"                     what to do about anything missing, then exit\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
 		"\n"
@@ -159,6 +162,7 @@ int main(int argc, char **argv)
 		{ "daemon", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "check-kernel", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct daemon_state d;
@@ -174,6 +178,7 @@ int main(int argc, char **argv)
 		case 'n': check = true; break;
 		case 'd': detach = true; break;
 		case 'h': usage(stdout); return 0;
+		case 'K': return kcheck_run();
 		case 'V': printf("cthelperd %s (plugin ABI %u)\n", CTH_VERSION, CTH_ABI_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
