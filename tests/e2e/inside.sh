@@ -29,6 +29,8 @@ mkdir -p "$W" "$LOGS"
 progress() { echo "[$(cut -d" " -f1 /proc/uptime)] $*" >>"${VM_PROGRESS:-/dev/null}"; }
 say() { echo "# $*"; }
 
+# Execution order: the kernel's own helper last, because it is unloaded
+# afterwards and a user-space "ftp" helper cannot coexist with it.
 IMPLS=("$@")
 [ ${#IMPLS[@]} -gt 0 ] || IMPLS=(none conntrackd cthelperd kernel)
 
@@ -230,6 +232,10 @@ impl_start() {
 	START_WHY=
 	topo_ct_del
 	topo_flush_conntrack
+	if [ -n "$(nfct_helpers)" ]; then
+		START_WHY="kernel helpers left over from an earlier implementation: $(nfct_helpers | tr '\n' ' ')"
+		return 1
+	fi
 	case $impl in
 	none)
 		topo_assert_no_kernel_ftp || { START_WHY="nf_conntrack_ftp is loaded"; return 1; }
@@ -260,16 +266,45 @@ impl_stop() {
 	# Rules first: deleting a helper a rule still names leaks it (kernel bug).
 	topo_ct_del
 	case $impl in
-	cthelperd)
-		stop_cthelperd
-		delete_helpers ;;
-	conntrackd)
-		stop_conntrackd
-		delete_helpers ;;
-	kernel)
-		rmmod nf_nat_ftp nf_conntrack_ftp 2>&1 | sed 's/^/  rmmod: /' ;;
+	cthelperd) stop_cthelperd ;;
+	conntrackd) stop_conntrackd ;;
+	kernel) rmmod nf_nat_ftp nf_conntrack_ftp 2>&1 | sed 's/^/  rmmod: /' ;;
 	esac
+	# The next implementation needs a clean kernel: say so loudly if not.
+	local left
+	if ! left=$(delete_helpers 2>&1); then
+		record "$impl" cleanup bad "kernel helpers left behind that cannot be deleted; later columns are not trustworthy: $left"
+	fi
+	if [ "$impl" = kernel ] && grep -qE '^nf_(conntrack|nat)_ftp ' /proc/modules; then
+		echo "NOTE kernel/cleanup: nf_conntrack_ftp could not be unloaded"
+	fi
 	topo_flush_conntrack
+}
+
+# ------------------------------------------------------------ expectation events
+
+# While an implementation runs, "conntrack -E expect" logs every expectation
+# the kernel creates or destroys; a failed case then says whether the helper
+# created an expectation at all (and which), which is most of a diagnosis.
+EV_PID=
+EV_LOG=
+events_start() {
+	EV_LOG="$LOGS/$1-expect-events.log"
+	: >"$EV_LOG"
+	stdbuf -oL conntrack -E expect >>"$EV_LOG" 2>&1 &
+	EV_PID=$!
+}
+events_stop() {
+	[ -n "$EV_PID" ] && kill "$EV_PID" 2>/dev/null && wait "$EV_PID" 2>/dev/null
+	EV_PID=
+}
+events_mark() { EV_MARK=$(wc -l <"$EV_LOG"); }
+# Expectations created since events_mark, as one line.
+events_since_mark() {
+	sleep 0.3   # let the listener catch up
+	local new
+	new=$(tail -n +"$((EV_MARK + 1))" "$EV_LOG" | grep -F '[NEW]' | sed 's/^ *\[NEW\] *//' | tr -s ' ' | paste -sd';' -)
+	echo "${new:-none}"
 }
 
 # ------------------------------------------------------------ one FTP session
@@ -302,12 +337,15 @@ blocked_at_data_step() {
 run_case() {
 	local impl=$1 case=$2 fam=$3 mode=$4
 	progress "$impl/$case"
+	events_mark
 	run_client "$impl" "$case" "$fam" "$mode"
 	local rc=$?
+	local exps
+	exps=$(events_since_mark)
 	if [ "$impl" = none ]; then
 		if [ $rc = 0 ]; then
 			CELL[$impl/$case]="PASSED!"
-			record none "$case" bad "data connection went through without a helper: the firewall does not block (${OUT})"
+			record none "$case" bad "data connection went through without a helper: the firewall does not block (${OUT}; expectations: $exps)"
 		elif blocked_at_data_step "$OUT"; then
 			CELL[$impl/$case]="blocked"
 			record none "$case" ok ""
@@ -323,7 +361,7 @@ run_case() {
 		record "$impl" "$case" ok ""
 	else
 		CELL[$impl/$case]="FAIL"
-		record "$impl" "$case" bad "${OUT#ERROR }"
+		record "$impl" "$case" bad "${OUT#ERROR } [expectations created: $exps]"
 		show_tail "$CLIENT_LOG" 12
 		if [ "$impl" = cthelperd ]; then show_tail "$LOGS/cthelperd.log" 15; fi
 	fi
@@ -449,6 +487,7 @@ run_impl() {
 		return
 	fi
 	[ "$impl" = none ] || say "helpers: $(nfct_helpers | tr '\n' ' ')"
+	events_start "$impl"
 	for line in "${CASES[@]}"; do
 		read -r name fam mode tmode <<<"$line"
 		[ "$TOPO_MODE" = "$tmode" ] || topo_mode "$tmode"
@@ -463,6 +502,7 @@ run_impl() {
 			record cthelperd clean-stop bad "not run: the daemon is not running after kill9-restart"
 		fi
 	fi
+	events_stop
 	impl_stop "$impl"
 	if [ "$impl" = conntrackd ] && [ -s "$LOGS/conntrackd.log" ]; then
 		grep -iE 'error|fail' "$LOGS/conntrackd.log" | head -n 5 | sed 's/^/  conntrackd.log: /'
@@ -470,16 +510,19 @@ run_impl() {
 }
 
 print_table() {
-	local impl name line w=16
+	local impl name line w=16 cols=()
+	for impl in none cthelperd conntrackd kernel; do
+		[[ " ${IMPLS[*]} " == *" $impl "* ]] && cols+=("$impl")
+	done
 	echo
 	echo "FTP end-to-end, side by side (blocked = data connection refused by the firewall, as it must be without a helper):"
 	printf '  %-16s' scenario
-	for impl in "${IMPLS[@]}"; do printf ' %-*s' $w "${COLNAME[$impl]:-$impl}"; done
+	for impl in "${cols[@]}"; do printf ' %-*s' $w "${COLNAME[$impl]:-$impl}"; done
 	echo
 	for line in "${CASES[@]}" "${EXTRA_CASES[@]}"; do
 		read -r name _ <<<"$line"
 		printf '  %-16s' "$name"
-		for impl in "${IMPLS[@]}"; do printf ' %-*s' $w "${CELL[$impl/$name]:--}"; done
+		for impl in "${cols[@]}"; do printf ' %-*s' $w "${CELL[$impl/$name]:--}"; done
 		echo
 	done
 	echo
@@ -490,6 +533,7 @@ cleanup() {
 	[ -n "$CTH_PID" ] && kill -KILL "$CTH_PID" 2>/dev/null
 	[ -n "$CTD_PID" ] && kill -KILL "$CTD_PID" 2>/dev/null
 	[ -n "${FTP_PID:-}" ] && kill "$FTP_PID" 2>/dev/null
+	events_stop
 }
 trap cleanup EXIT
 

@@ -6,6 +6,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 RES=build/vm/e2e
+# Fresh each run: the logs of an older run would mislead.
+rm -rf "$RES"
 start=$SECONDS
 tests/vm/run.sh --timeout "${E2E_TIMEOUT:-1500}" --results "$RES" tests/e2e/inside.sh "$@"
 rc=$?

@@ -21,7 +21,10 @@ under NAT makes the transfer fail.  It prints one result line:
 
 and exits 0 or 1.  With --transfers N > 1 and --sync-dir DIR, it creates
 DIR/paused.<i> after transfer i and waits for DIR/go.<i> before the next
-one, all in the same control session (daemon restart test).  Mode "none"
+one, all in the same control session (daemon restart test).  With
+--hold-data (passive modes, needs --sync-dir) it writes "HOST PORT" to
+DIR/hold.<i> once the server named its data port (the expectation exists
+now) and waits for DIR/release.<i> before connecting (demo).  Mode "none"
 logs in, runs a few commands and quits: it checks that the control
 connection itself passes.  The whole dialogue goes to stderr.
 """
@@ -238,6 +241,14 @@ def transfer(ctl, mode, args):
             _, line = ctl.cmd("EPSV", expect="2")
             host, port = ctl.peer_addr(), parse_229(line)
         log("data connection to %s port %d" % (host, port))
+        if args.hold_data and args.sync_dir:
+            hold = os.path.join(args.sync_dir, "hold.%d" % args.transfer_no)
+            with open(hold + ".tmp", "w") as f:
+                f.write("%s %d\n" % (host, port))
+            os.rename(hold + ".tmp", hold)
+            rel = os.path.join(args.sync_dir, "release.%d" % args.transfer_no)
+            if not wait_for(rel, args.pause_timeout):
+                raise FtpError("hold", "no %s within %ss" % (rel, args.pause_timeout))
         try:
             dsock = socket.create_connection((host, port), timeout=args.data_timeout)
         except OSError as e:
@@ -294,6 +305,7 @@ def run_client(args):
                 if not wait_for(os.path.join(args.sync_dir, "go.%d" % (i - 1)), args.pause_timeout):
                     raise FtpError("pause", "no go.%d within %ss" % (i - 1, args.pause_timeout))
             t0 = time.monotonic()
+            args.transfer_no = i
             n, digest = transfer(ctl, args.mode, args)
             if size is not None and n != size:
                 raise FtpError("verify", "got %d bytes, expected %d" % (n, size))
@@ -334,6 +346,8 @@ def main():
     c.add_argument("--transfers", type=int, default=1)
     c.add_argument("--sync-dir")
     c.add_argument("--pause-timeout", type=float, default=60)
+    c.add_argument("--hold-data", action="store_true",
+                   help="passive modes: pause between the 227/229 reply and the data connection")
     c.add_argument("--timeout", type=float, default=10,
                    help="control reply timeout (must exceed the server's active timeout)")
     c.add_argument("--data-timeout", type=float, default=4)
