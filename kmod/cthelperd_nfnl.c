@@ -112,8 +112,10 @@ static int cthd_help(struct sk_buff *skb, unsigned int protoff,
 }
 
 /*
- * The helper attached to @ct.  Both callers below run from ctnetlink
- * (dump, or NFQA_CT of a queue verdict) inside an RCU read-side section.
+ * The helper attached to @ct.  Both callers below are reached through
+ * ctnetlink (conntrack dumps and events, NFQA_CT of queued packets and of
+ * verdicts, conntrack create/update), always inside an RCU read-side
+ * section; NULL when the helper was detached meanwhile.
  */
 static const struct nf_conntrack_helper *
 cthd_ct_helper(const struct nf_conn_help *help)
