@@ -9,7 +9,7 @@
 #
 #   tests/kmod/run.sh [--build-only] [--timeout S]
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 REPO=$(pwd)
 BUILD_ONLY=0
 TIMEOUT=${KMOD_VM_TIMEOUT:-900}
@@ -25,7 +25,6 @@ OUT=$REPO/build/kmod
 MOD=cthelperd_nfnl
 
 # The VM's kernel, as tests/vm picks it.
-HERE=$REPO/tests/vm
 # shellcheck source=tests/vm/initrd.sh
 . "$REPO/tests/vm/initrd.sh"
 if ! vm_pick_kernel >/dev/null; then

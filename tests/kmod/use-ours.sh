@@ -10,7 +10,7 @@
 # registered with the in-tree module are deleted first (remove rules that
 # reference them before: see kmod/README.md).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 KO=${1:-build/kmod/cthelperd_nfnl.ko}
 [ -f "$KO" ] || { echo "use-ours: $KO missing (tests/kmod/run.sh --build-only)" >&2; exit 1; }
 [ -d /sys/module/cthelperd_nfnl ] && exit 0

@@ -8,7 +8,7 @@
 #    the in-tree one (kmod-parity-*);
 # 3. unload with helpers left, reload, coexistence, dmesg.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 KO=${1:-build/kmod/cthelperd_nfnl.ko}
 OURS=cthelperd_nfnl
 INTREE=nfnetlink_cthelper
@@ -22,6 +22,11 @@ step() {
 }
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
+ok_if() {	# ok_if NAME WHY CMD...: PASS when CMD succeeds
+	local name=$1 why=$2
+	shift 2
+	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
+}
 check() {	# check NAME WANT GOT
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$3', expected '$2'"; fi
 }
@@ -86,18 +91,18 @@ for h in "ftp inet tcp" "tftp inet udp" "ftp inet6 tcp"; do
 done
 [ $nfct_ok = 1 ] && pass kmod-nfct-add
 list=$(timeout 20 nfct list helper 2>&1)
-echo "$list" | sed 's/^/#   /'
+printf '%s\n' "$list" | sed 's/^/#   /'
 n=$(echo "$list" | grep -c -E '\.name = (ftp|tftp),')
 check kmod-nfct-list-shows-helpers 3 "$n"
-echo "$list" | grep -q 'l3protonum = 10' && pass kmod-nfct-list-ipv6 || fail kmod-nfct-list-ipv6 "no inet6 entry"
+ok_if kmod-nfct-list-ipv6 "no inet6 entry" grep -q 'l3protonum = 10' <<<"$list"
 out=$(timeout 20 nfct get helper ftp inet tcp 2>&1)
-echo "$out" | grep -q '\.name = ftp,' && pass kmod-nfct-get || fail kmod-nfct-get "$out"
-out=$(timeout 20 nfct disable helper ftp inet tcp 2>&1) && pass kmod-nfct-disable || fail kmod-nfct-disable "$out"
+ok_if kmod-nfct-get "$out" grep -q '\.name = ftp,' <<<"$out"
+if out=$(timeout 20 nfct disable helper ftp inet tcp 2>&1); then pass kmod-nfct-disable; else fail kmod-nfct-disable "$out"; fi
 check kmod-nfct-disabled-state "ftp l3=2 l4=6 queue=0 status=0" \
 	"$($PY $CL dump | grep '^ftp l3=2 l4=6' | cut -d' ' -f1-5)"
-out=$(timeout 20 nfct delete helper ftp 2>&1) && pass kmod-nfct-delete || fail kmod-nfct-delete "$out"
+if out=$(timeout 20 nfct delete helper ftp 2>&1); then pass kmod-nfct-delete; else fail kmod-nfct-delete "$out"; fi
 check kmod-nfct-delete-state "tftp" "$($PY $CL dump | cut -d' ' -f1 | tr '\n' ' ' | sed 's/ $//')"
-out=$(timeout 20 nfct flush helper 2>&1) && pass kmod-nfct-flush || fail kmod-nfct-flush "$out"
+if out=$(timeout 20 nfct flush helper 2>&1); then pass kmod-nfct-flush; else fail kmod-nfct-flush "$out"; fi
 check kmod-nfct-flush-state "" "$($PY $CL dump)"
 
 step "suite on $OURS"
@@ -127,7 +132,7 @@ fi
 step "reload"
 if insmod "$KO" 2>/dev/null; then
 	check kmod-reload-works 0 "$($PY $CL new again 2 17)"
-	rmmod $OURS && pass kmod-reload-rmmod || fail kmod-reload-rmmod "rmmod refused"
+	ok_if kmod-reload-rmmod "rmmod refused" rmmod $OURS
 else
 	fail kmod-reload "second insmod failed"
 fi
