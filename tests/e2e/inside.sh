@@ -33,6 +33,12 @@ say() { echo "# $*"; }
 # afterwards and a user-space "ftp" helper cannot coexist with it.
 IMPLS=("$@")
 [ ${#IMPLS[@]} -gt 0 ] || IMPLS=(none conntrackd cthelperd kernel)
+for impl in "${IMPLS[@]}"; do
+	case $impl in
+	none|conntrackd|cthelperd|kernel) ;;
+	*) echo "FAIL e2e/args: unknown implementation '$impl' (none conntrackd cthelperd kernel)"; exit 1 ;;
+	esac
+done
 
 # name  family  client-mode  topology-mode
 CASES=(
@@ -52,6 +58,18 @@ declare -A COLNAME=([none]="no helper" [cthelperd]=cthelperd [conntrackd]=conntr
 
 # ------------------------------------------------------------ reporting
 
+# Why conntrackd 1.4.7 fails some cases: read in its source and confirmed
+# in this VM.  Only quoted for that version and when the case failed.
+CTD_VERSION=$(conntrackd -v 2>/dev/null | grep -o 'daemon v[0-9][0-9.]*[0-9]' | head -n 1)
+known_cause() {
+	[ "$1" = conntrackd ] && [ "$CTD_VERSION" = "daemon v1.4.7" ] || return 0
+	case $2 in
+	*-epsv) echo " (known: for a 229 reply it takes the original-direction source, i.e. the client, as the expected address; that differs from the reply's sender, so it records nothing)" ;;
+	v6-eprt) echo " (known: its FTP parser is always called with PF_INET, so an EPRT |2| (IPv6) argument is rejected)" ;;
+	nat-*) echo " (known: the rewritten command and the expectation reach the kernel, and the data connection matches it, but it is not NATed: it ends at the router itself and is reset)" ;;
+	esac
+}
+
 # record IMPL CASE ok|bad WHY: turns one outcome into a PASS/FAIL/NOTE line.
 record() {
 	local impl=$1 case=$2 ok=$3 why=$4
@@ -63,15 +81,18 @@ record() {
 			echo "FAIL e2e/$impl/$case: $why"
 		fi ;;
 	*)
-		[ "$ok" = ok ] || echo "NOTE $impl/$case: $why" ;;
+		[ "$ok" = ok ] || echo "NOTE $impl/$case: $why$(known_cause "$impl" "$case")" ;;
 	esac
 }
 
-# Print the tail of a log, indented, as commentary.
+# Print the tail of a log, indented, as commentary (named by its host path).
 show_tail() {
-	local file=$1 n=${2:-20}
+	local file=$1 n=${2:-20} name=$1
 	[ -s "$file" ] || return 0
-	echo "  --- last $n lines of $file"
+	if [ -n "${VM_RESULTS:-}" ] && [ -n "${VM_HOST_RESULTS:-}" ]; then
+		name=${file/#"$VM_RESULTS"/"$VM_HOST_RESULTS"}
+	fi
+	echo "  --- last $n lines of $name"
 	tail -n "$n" "$file" | sed 's/^/  | /'
 }
 
@@ -550,6 +571,6 @@ for impl in "${IMPLS[@]}"; do
 	say "$impl done at $((SECONDS - T0)) s"
 done
 print_table
-say "e2e scenarios took $((SECONDS - T0)) s inside the VM; logs in $LOGS"
+say "e2e scenarios took $((SECONDS - T0)) s inside the VM; logs in ${VM_HOST_RESULTS:-${VM_RESULTS:-$W}}/logs"
 topo_teardown
 exit 0

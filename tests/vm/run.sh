@@ -62,9 +62,11 @@ fi
 # The job runs in bash inside the chroot; %q keeps arguments with spaces.
 {
 	echo "# written by tests/vm/run.sh"
+	# Where the results share is on the host, for messages that name files.
+	printf 'export VM_HOST_RESULTS=%q\n' "$RES"
 	printf 'cd %q || exit 125\n' "$REPO"
 	printf 'exec %q' "$SCRIPT"
-	printf ' %q' "$@"
+	[ $# -eq 0 ] || printf ' %q' "$@"
 	echo
 } >"$RES/job.sh"
 : >"$RES/stdout"
