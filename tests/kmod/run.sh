@@ -79,6 +79,17 @@ else
 	echo "FAIL kmod-dkms-conf: kmod/dkms.conf missing"
 fi
 
+# make install, staged: lands under the VM kernel's uname -r (Debian's
+# headers carry the upstream version in kernel.release, not the ABI name)
+ST=$REPO/build/kmod-stage
+rm -rf "$ST"
+if make -C "$OUT" KDIR="$KDIR" INSTALL_MOD_PATH="$ST" install >"$OUT/install.log" 2>&1; then
+	want kmod-install-staged "$ST/lib/modules/$VM_KVER/extra/$MOD.ko" \
+		"$(find "$ST" -name "$MOD.ko" 2>/dev/null)"
+else
+	echo "FAIL kmod-install-staged: make install failed (see $OUT/install.log)"
+fi
+
 # The alias build: CTHD_AUTOLOAD=y declares the nfnetlink subsystem alias.
 AL=$REPO/build/kmod-autoload
 rm -rf "$AL"; mkdir -p "$AL"
