@@ -5,9 +5,12 @@
 # implementations (none conntrackd cthelperd kernel).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-RES=build/vm/e2e
-# Fresh each run: the logs of an older run would mislead.
-rm -rf "$RES"
+# A fresh results dir per run (several runs may overlap: other work in the
+# same tree), the newest five kept, build/vm/e2e/last -> the newest.
+mkdir -p build/vm/e2e || exit 1
+RES=$(mktemp -d "$PWD/build/vm/e2e/run-$(date +%Y%m%d-%H%M%S)-XXXX") || exit 1
+ln -sfn "$(basename "$RES")" build/vm/e2e/last
+find build/vm/e2e -maxdepth 1 -name 'run-*' -type d | sort | head -n -5 | xargs -r rm -rf
 start=$SECONDS
 tests/vm/run.sh --timeout "${E2E_TIMEOUT:-1500}" --results "$RES" tests/e2e/inside.sh "$@"
 rc=$?

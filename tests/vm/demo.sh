@@ -10,7 +10,11 @@ if [ "${IN_TEST_VM:-}" != 1 ]; then
 		echo "demo: build/cthelperd or build/plugins/ftp.so missing; run make first" >&2
 		exit 1
 	fi
-	exec tests/vm/run.sh --timeout "${DEMO_TIMEOUT:-300}" --results build/vm/demo "$PWD/tests/vm/demo.sh"
+	mkdir -p build/vm/demo || exit 1
+	res=$(mktemp -d "$PWD/build/vm/demo/run-$(date +%Y%m%d-%H%M%S)-XXXX") || exit 1
+	ln -sfn "$(basename "$res")" build/vm/demo/last
+	find build/vm/demo -maxdepth 1 -name 'run-*' -type d | sort | head -n -3 | xargs -r rm -rf
+	exec tests/vm/run.sh --timeout "${DEMO_TIMEOUT:-300}" --results "$res" "$PWD/tests/vm/demo.sh"
 fi
 
 # ---------------------------------------------------------------- in the VM

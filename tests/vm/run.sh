@@ -79,7 +79,9 @@ clean() {
 
 SMP=${VM_SMP:-2}
 MEM=${VM_MEM:-1G}
-qemu-system-x86_64 -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
+# The outer timeout only matters if this script itself gets killed hard:
+# no qemu may outlive its budget.
+timeout -k 5 $((TIMEOUT + 30)) qemu-system-x86_64 -accel tcg -cpu max -smp "$SMP" -m "$MEM" \
 	-nic none -display none -monitor none -no-reboot \
 	-serial "file:$RES/console.log" \
 	-kernel "$VM_KERNEL" -initrd "$INITRD" \
