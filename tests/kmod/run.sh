@@ -7,6 +7,9 @@
 #   3. the VM test (tests/kmod/vm-test.sh through tests/vm/run.sh): errno
 #      and behaviour suite on our module, parity with the in-tree module.
 #
+# Output of a run: build/kmod/last/ (build/, stage/, autoload/, vm/); the
+# module itself is also copied to build/kmod/cthelperd_nfnl.ko.
+#
 #   tests/kmod/run.sh [--build-only] [--timeout S]
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -21,7 +24,6 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-OUT=$REPO/build/kmod
 MOD=cthelperd_nfnl
 
 # The VM's kernel, as tests/vm picks it.
@@ -37,9 +39,14 @@ if [ ! -f "$KDIR/Makefile" ]; then
 	exit 1
 fi
 
-# Build a copy so that the source tree stays clean and a VM reading
-# build/kmod/ never sees a half-written module from another build.
-rm -rf "$OUT"
+# Everything of this run in its own directory (runs may overlap: other
+# work in the same tree), the newest five kept, build/kmod/last -> newest.
+# The sources are copied so that kmod/ stays clean.
+mkdir -p build/kmod || exit 1
+RUN=$(mktemp -d "$REPO/build/kmod/run-$(date +%Y%m%d-%H%M%S)-XXXX") || exit 1
+ln -sfn "$(basename "$RUN")" build/kmod/last
+find build/kmod -maxdepth 1 -name 'run-*' -type d | sort | head -n -5 | xargs -r rm -rf
+OUT=$RUN/build
 mkdir -p "$OUT"
 cp kmod/Kbuild kmod/Makefile kmod/*.c "$OUT"/
 if make -C "$OUT" KDIR="$KDIR" >"$OUT/build.log" 2>&1; then
@@ -55,6 +62,8 @@ else
 	exit 1
 fi
 KO=$OUT/$MOD.ko
+# The newest good build where tests/kmod/use-ours.sh looks for it.
+cp "$KO" "build/kmod/.$MOD.ko.$$" && mv -f "build/kmod/.$MOD.ko.$$" "build/kmod/$MOD.ko"
 
 field() { modinfo -F "$1" "$KO" 2>/dev/null; }
 want() {	# want NAME EXPECTED GOT
@@ -81,8 +90,7 @@ fi
 
 # make install, staged: lands under the VM kernel's uname -r (Debian's
 # headers carry the upstream version in kernel.release, not the ABI name)
-ST=$REPO/build/kmod-stage
-rm -rf "$ST"
+ST=$RUN/stage
 if make -C "$OUT" KDIR="$KDIR" INSTALL_MOD_PATH="$ST" install >"$OUT/install.log" 2>&1; then
 	want kmod-install-staged "$ST/lib/modules/$VM_KVER/extra/$MOD.ko" \
 		"$(find "$ST" -name "$MOD.ko" 2>/dev/null)"
@@ -91,8 +99,8 @@ else
 fi
 
 # The alias build: CTHD_AUTOLOAD=y declares the nfnetlink subsystem alias.
-AL=$REPO/build/kmod-autoload
-rm -rf "$AL"; mkdir -p "$AL"
+AL=$RUN/autoload
+mkdir -p "$AL"
 cp kmod/Kbuild kmod/Makefile kmod/*.c "$AL"/
 if make -C "$AL" KDIR="$KDIR" CTHD_AUTOLOAD=y >"$AL/build.log" 2>&1; then
 	want kmod-autoload-alias nfnetlink-subsys-9 "$(modinfo -F alias "$AL/$MOD.ko")"
@@ -106,7 +114,7 @@ if [ ! -x tests/vm/run.sh ]; then
 	echo "SKIP kmod-vm: tests/vm/run.sh missing"
 	exit 0
 fi
-tests/vm/run.sh --timeout "$TIMEOUT" --results "$REPO/build/vm/kmod" \
+tests/vm/run.sh --timeout "$TIMEOUT" --results "$RUN/vm" \
 	tests/kmod/vm-test.sh "$KO"
 rc=$?
 [ $rc = 0 ] || echo "FAIL kmod-vm: tests/vm/run.sh exited with $rc"
