@@ -6,6 +6,9 @@
 #   none        no helper at all: the data connection must be blocked
 #               (the firewall works); counted: e2e/none/<case>
 #   cthelperd   build/cthelperd; counted: e2e/cthelperd/<case>
+#   cthelperd-kmod  the same on kmod/'s cthelperd_nfnl module instead of
+#               the in-tree nfnetlink_cthelper (tests/kmod/use-ours.sh);
+#               only when asked for; counted: e2e/cthelperd-kmod/<case>
 #   conntrackd  conntrackd helper mode: the reference; failures are printed
 #               as "NOTE conntrackd/<case>: ..." and in the table, not counted
 #   kernel      in-kernel nf_conntrack_ftp (+ nf_nat_ftp): optional
@@ -35,8 +38,8 @@ IMPLS=("$@")
 [ ${#IMPLS[@]} -gt 0 ] || IMPLS=(none conntrackd cthelperd kernel)
 for impl in "${IMPLS[@]}"; do
 	case $impl in
-	none|conntrackd|cthelperd|kernel) ;;
-	*) echo "FAIL e2e/args: unknown implementation '$impl' (none conntrackd cthelperd kernel)"; exit 1 ;;
+	none|conntrackd|cthelperd|kernel|cthelperd-kmod) ;;
+	*) echo "FAIL e2e/args: unknown implementation '$impl' (none conntrackd cthelperd kernel cthelperd-kmod)"; exit 1 ;;
 	esac
 done
 
@@ -54,7 +57,8 @@ CASES=(
 EXTRA_CASES=(kill9-restart clean-stop)
 
 declare -A CELL    # CELL[impl/case] = text for the table
-declare -A COLNAME=([none]="no helper" [cthelperd]=cthelperd [conntrackd]=conntrackd [kernel]=nf_conntrack_ftp)
+declare -A COLNAME=([none]="no helper" [cthelperd]=cthelperd [conntrackd]=conntrackd [kernel]=nf_conntrack_ftp [cthelperd-kmod]="cthelperd+kmod")
+is_cth() { [ "$1" = cthelperd ] || [ "$1" = cthelperd-kmod ]; }
 
 # ------------------------------------------------------------ reporting
 
@@ -74,7 +78,7 @@ known_cause() {
 record() {
 	local impl=$1 case=$2 ok=$3 why=$4
 	case $impl in
-	none|cthelperd)
+	none|cthelperd|cthelperd-kmod)
 		if [ "$ok" = ok ]; then
 			echo "PASS e2e/$impl/$case"
 		else
@@ -263,7 +267,14 @@ impl_start() {
 		return 0 ;;
 	cthelperd)
 		topo_assert_no_kernel_ftp || { START_WHY="nf_conntrack_ftp is loaded"; return 1; }
-		start_cthelperd "$LOGS/cthelperd.log" || return 1 ;;
+		start_cthelperd "$LOGS/$impl.log" || return 1 ;;
+	cthelperd-kmod)
+		topo_assert_no_kernel_ftp || { START_WHY="nf_conntrack_ftp is loaded"; return 1; }
+		if ! tests/kmod/use-ours.sh >"$LOGS/use-ours.out" 2>&1; then
+			START_WHY="tests/kmod/use-ours.sh failed: $(tr '\n' ' ' <"$LOGS/use-ours.out")"
+			return 1
+		fi
+		start_cthelperd "$LOGS/$impl.log" || return 1 ;;
 	conntrackd)
 		topo_assert_no_kernel_ftp || { START_WHY="nf_conntrack_ftp is loaded"; return 1; }
 		start_conntrackd || return 1 ;;
@@ -287,7 +298,7 @@ impl_stop() {
 	# Rules first: deleting a helper a rule still names leaks it (kernel bug).
 	topo_ct_del
 	case $impl in
-	cthelperd) stop_cthelperd ;;
+	cthelperd|cthelperd-kmod) stop_cthelperd ;;
 	conntrackd) stop_conntrackd ;;
 	kernel) rmmod nf_nat_ftp nf_conntrack_ftp 2>&1 | sed 's/^/  rmmod: /' ;;
 	esac
@@ -298,6 +309,12 @@ impl_stop() {
 	fi
 	if [ "$impl" = kernel ] && grep -qE '^nf_(conntrack|nat)_ftp ' /proc/modules; then
 		echo "NOTE kernel/cleanup: nf_conntrack_ftp could not be unloaded"
+	fi
+	# Later columns run on the in-tree cthelper subsystem again.
+	if [ "$impl" = cthelperd-kmod ] && [ -d /sys/module/cthelperd_nfnl ]; then
+		if ! rmmod cthelperd_nfnl || ! modprobe nfnetlink_cthelper; then
+			record "$impl" cleanup bad "cannot switch back from cthelperd_nfnl to nfnetlink_cthelper"
+		fi
 	fi
 	topo_flush_conntrack
 }
@@ -384,7 +401,12 @@ run_case() {
 		CELL[$impl/$case]="FAIL"
 		record "$impl" "$case" bad "${OUT#ERROR } [expectations created: $exps]"
 		show_tail "$CLIENT_LOG" 12
-		if [ "$impl" = cthelperd ]; then show_tail "$LOGS/cthelperd.log" 15; fi
+		if is_cth "$impl"; then
+			show_tail "$LOGS/$impl.log" 15
+			if [ -n "$CTH_PID" ] && ! kill -0 "$CTH_PID" 2>/dev/null; then
+				echo "  cthelperd is no longer running"
+			fi
+		fi
 	fi
 }
 
@@ -393,13 +415,13 @@ run_case() {
 # kill -9 in the middle of a control session, restart, the next transfer of
 # the same session must work: the per-connection state lives in the kernel.
 case_kill9_restart() {
-	local c=kill9-restart sync=$W/sync
-	progress "cthelperd/$c"
+	local impl=$1 c=kill9-restart sync=$W/sync
+	progress "$impl/$c"
 	rm -rf "$sync"; mkdir -p "$sync"
 	topo_mode plain
 	in_client timeout 90 "$PY" "$FTP" client --host "$SV4" --mode pasv \
 		--meta "$META" --transfers 2 --sync-dir "$sync" --pause-timeout 60 \
-		>"$W/kill9.out" 2>"$LOGS/cthelperd-$c.log" &
+		>"$W/kill9.out" 2>"$LOGS/$impl-$c.log" &
 	local cpid=$! _
 	for _ in $(seq 1 150); do
 		[ -e "$sync/paused.1" ] && break
@@ -408,9 +430,9 @@ case_kill9_restart() {
 	done
 	if [ ! -e "$sync/paused.1" ]; then
 		wait $cpid
-		CELL[cthelperd/$c]=FAIL
-		record cthelperd $c bad "first transfer did not complete: $(head -n1 "$W/kill9.out")"
-		show_tail "$LOGS/cthelperd-$c.log" 12
+		CELL[$impl/$c]=FAIL
+		record "$impl" $c bad "first transfer did not complete: $(head -n1 "$W/kill9.out")"
+		show_tail "$LOGS/$impl-$c.log" 12
 		return
 	fi
 	kill -KILL "$CTH_PID"
@@ -420,30 +442,30 @@ case_kill9_restart() {
 	# The reason a clean stop must disable its helpers: an enabled helper
 	# without a listener makes the kernel skip confirmation of new
 	# connections.  Shown, not counted: it is the kernel's behaviour.
-	if run_client cthelperd kill9-newconn 4 none --timeout 4; then
+	if run_client "$impl" kill9-newconn 4 none --timeout 4; then
 		say "while no daemon runs, a new control connection still passes"
 	else
 		say "while no daemon runs (helper still enabled), a new control connection fails: ${OUT#ERROR }"
 	fi
-	if ! start_cthelperd "$LOGS/cthelperd-restart.log"; then
+	if ! start_cthelperd "$LOGS/$impl-restart.log"; then
 		touch "$sync/go.1"
 		wait $cpid
-		CELL[cthelperd/$c]=FAIL
-		record cthelperd $c bad "restart failed: $START_WHY"
-		show_tail "$LOGS/cthelperd-restart.log" 15
+		CELL[$impl/$c]=FAIL
+		record "$impl" $c bad "restart failed: $START_WHY"
+		show_tail "$LOGS/$impl-restart.log" 15
 		return
 	fi
 	touch "$sync/go.1"
 	wait $cpid
 	local rc=$?
 	if [ $rc = 0 ] && grep -q '^OK pasv transfer 2' "$W/kill9.out"; then
-		CELL[cthelperd/$c]=PASS
-		record cthelperd $c ok ""
+		CELL[$impl/$c]=PASS
+		record "$impl" $c ok ""
 	else
-		CELL[cthelperd/$c]=FAIL
-		record cthelperd $c bad "second transfer in the same session after restart: $(grep -v '^OK' "$W/kill9.out" | head -n1)"
-		show_tail "$LOGS/cthelperd-$c.log" 12
-		show_tail "$LOGS/cthelperd-restart.log" 15
+		CELL[$impl/$c]=FAIL
+		record "$impl" $c bad "second transfer in the same session after restart: $(grep -v '^OK' "$W/kill9.out" | head -n1)"
+		show_tail "$LOGS/$impl-$c.log" 12
+		show_tail "$LOGS/$impl-restart.log" 15
 	fi
 }
 
@@ -455,8 +477,8 @@ case_kill9_restart() {
 # may be refused (EBUSY) while the rule names the helper; the rules are
 # removed afterwards and the helpers must then be deletable.
 case_clean_stop() {
-	local c=clean-stop
-	progress "cthelperd/$c"
+	local impl=$1 c=clean-stop
+	progress "$impl/$c"
 	topo_mode plain
 	stop_cthelperd
 	local left
@@ -467,7 +489,7 @@ case_clean_stop() {
 	if nfct_helpers | grep -q 'name = ftp,.*status = enabled'; then
 		why="${why:+$why; }a helper is still ENABLED after a clean stop"
 	fi
-	if ! run_client cthelperd clean-stop-newconn 4 none; then
+	if ! run_client "$impl" clean-stop-newconn 4 none; then
 		why="${why:+$why; }new control connection to port 21 fails after the stop: ${OUT#ERROR }"
 	fi
 	topo_ct_del
@@ -475,12 +497,12 @@ case_clean_stop() {
 		why="${why:+$why; }helpers cannot be deleted after the stop even with the CT rules gone: $(tr '\n' ' ' <"$W/del.out")"
 	fi
 	if [ -z "$why" ]; then
-		CELL[cthelperd/$c]=PASS
-		record cthelperd $c ok ""
+		CELL[$impl/$c]=PASS
+		record "$impl" $c ok ""
 	else
-		CELL[cthelperd/$c]=FAIL
-		record cthelperd $c bad "$why"
-		show_tail "$LOGS/cthelperd.log" 15
+		CELL[$impl/$c]=FAIL
+		record "$impl" $c bad "$why"
+		show_tail "$LOGS/$impl.log" 15
 	fi
 }
 
@@ -492,13 +514,13 @@ run_impl() {
 	progress "start $impl"
 	if ! impl_start "$impl"; then
 		say "$impl could not be started: $START_WHY"
-		[ "$impl" = cthelperd ] && show_tail "$LOGS/cthelperd.log" 30
+		is_cth "$impl" && show_tail "$LOGS/$impl.log" 30
 		for line in "${CASES[@]}"; do
 			read -r name _ <<<"$line"
 			CELL[$impl/$name]="n/s"
 			record "$impl" "$name" bad "not run: $START_WHY"
 		done
-		if [ "$impl" = cthelperd ]; then
+		if is_cth "$impl"; then
 			for name in "${EXTRA_CASES[@]}"; do
 				CELL[$impl/$name]="n/s"
 				record "$impl" "$name" bad "not run: $START_WHY"
@@ -514,13 +536,13 @@ run_impl() {
 		[ "$TOPO_MODE" = "$tmode" ] || topo_mode "$tmode"
 		run_case "$impl" "$name" "$fam" "$mode"
 	done
-	if [ "$impl" = cthelperd ]; then
-		case_kill9_restart
+	if is_cth "$impl"; then
+		case_kill9_restart "$impl"
 		if [ -n "$CTH_PID" ]; then
-			case_clean_stop
+			case_clean_stop "$impl"
 		else
-			CELL[cthelperd/clean-stop]="n/s"
-			record cthelperd clean-stop bad "not run: the daemon is not running after kill9-restart"
+			CELL[$impl/clean-stop]="n/s"
+			record "$impl" clean-stop bad "not run: the daemon is not running after kill9-restart"
 		fi
 	fi
 	events_stop
@@ -532,11 +554,11 @@ run_impl() {
 
 print_table() {
 	local impl name line w=16 cols=()
-	for impl in none cthelperd conntrackd kernel; do
+	for impl in none cthelperd cthelperd-kmod conntrackd kernel; do
 		[[ " ${IMPLS[*]} " == *" $impl "* ]] && cols+=("$impl")
 	done
 	echo
-	echo "FTP end-to-end, side by side (blocked = data connection refused by the firewall, as it must be without a helper):"
+	echo "FTP end-to-end, side by side (blocked = data connection stopped by the firewall, as it must be without a helper; n/s = not started):"
 	printf '  %-16s' scenario
 	for impl in "${cols[@]}"; do printf ' %-*s' $w "${COLNAME[$impl]:-$impl}"; done
 	echo
