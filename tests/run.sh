@@ -43,6 +43,14 @@ else
 	cat "$LOG/build-asan.txt"; echo "FAIL build-asan: make unit-asan failed" | tee -a "$LOG/all.txt"
 fi
 
+# kmod/ first: it builds build/kmod/cthelperd_nfnl.ko, which the end-to-end
+# run also uses (FTP on our module).
+if [ -x tests/kmod/run.sh ]; then
+	run_suite kmod tests/kmod/run.sh
+else
+	echo "FAIL kmod: tests/kmod/run.sh missing" | tee -a "$LOG/all.txt"
+fi
+
 if [ -x tests/e2e/run.sh ]; then
 	run_suite e2e tests/e2e/run.sh
 else
