@@ -11,12 +11,25 @@ UNIT_CFLAGS = $(ALL_CFLAGS) $(SDK_INC) -Iserver -Itests/unit $(PKG_CFLAGS) \
 $(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) $(wildcard tests/unit/*.h server/*.h sdk/include/cthelperd/*.h) | $(B)/tests
 	$(CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
 
-# Plugins built only for the loader test (bad ABI, missing symbol, ...).
-$(B)/tests/bad/%.so: tests/unit/bad_plugins/%.c $(wildcard sdk/include/cthelperd/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -shared $(SDK_INC) -o $@ $<
+# Plugins built only for the loader test: one source, one -D set each.
+BAD_PLUGIN_DEFS_good         :=
+BAD_PLUGIN_DEFS_bad_abi      := -DABI=99
+BAD_PLUGIN_DEFS_bad_size     := -DSIZE=8
+BAD_PLUGIN_DEFS_big_priv     := -DPRIV=64
+BAD_PLUGIN_DEFS_no_packet    := -DPACKET=NULL
+BAD_PLUGIN_DEFS_zero_classes := -DNCLS=0
+BAD_PLUGIN_DEFS_five_classes := -DNCLS=5
+BAD_PLUGIN_DEFS_dup_class    := -DCLS2='"a"'
+BAD_PLUGIN_DEFS_wrong_name   := -DDECLARED_NAME='"other"'
+BAD_PLUGIN_DEFS_no_symbol    := -DNO_SYMBOL
+BAD_PLUGIN_DEFS_missing_dep  := -DMISSING_DEP
+BAD_PLUGINS := $(patsubst BAD_PLUGIN_DEFS_%,%,$(filter BAD_PLUGIN_DEFS_%,$(.VARIABLES)))
 
-BAD_PLUGINS := $(notdir $(basename $(wildcard tests/unit/bad_plugins/*.c)))
+$(B)/tests/bad/%.so: tests/unit/bad_plugin.c $(wildcard sdk/include/cthelperd/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(SDK_INC) -DNAME='"$*"' \
+	  $(BAD_PLUGIN_DEFS_$*) -o $@ $<
+
 unit: all $(UNIT_TESTS:%=$(B)/tests/%) $(BAD_PLUGINS:%=$(B)/tests/bad/%.so)
 
 unit-asan:
