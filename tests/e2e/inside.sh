@@ -8,13 +8,15 @@
 #   cthelperd   build/cthelperd; counted: e2e/cthelperd/<case>
 #   cthelperd-kmod  the same on kmod/'s cthelperd_nfnl module instead of
 #               the in-tree nfnetlink_cthelper (tests/kmod/use-ours.sh);
-#               only when asked for; counted: e2e/cthelperd-kmod/<case>
+#               run when build/kmod/cthelperd_nfnl.ko exists (else SKIP);
+#               counted: e2e/cthelperd-kmod/<case>
 #   conntrackd  conntrackd helper mode: the reference; failures are printed
 #               as "NOTE conntrackd/<case>: ..." and in the table, not counted
 #   kernel      in-kernel nf_conntrack_ftp (+ nf_nat_ftp): optional
 #               reference column, same rules as conntrackd
 #
-# Usage: inside.sh [IMPL...]   (default: none conntrackd cthelperd kernel)
+# Usage: inside.sh [IMPL...]
+#   (default: none conntrackd cthelperd [cthelperd-kmod] kernel)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 REPO=$PWD
@@ -35,7 +37,16 @@ say() { echo "# $*"; }
 # Execution order: the kernel's own helper last, because it is unloaded
 # afterwards and a user-space "ftp" helper cannot coexist with it.
 IMPLS=("$@")
-[ ${#IMPLS[@]} -gt 0 ] || IMPLS=(none conntrackd cthelperd kernel)
+if [ ${#IMPLS[@]} -eq 0 ]; then
+	IMPLS=(none conntrackd cthelperd)
+	# kmod/'s module, when tests/kmod/run.sh has built it (make check does).
+	if [ -f build/kmod/cthelperd_nfnl.ko ]; then
+		IMPLS+=(cthelperd-kmod)
+	else
+		echo "SKIP e2e/cthelperd-kmod: build/kmod/cthelperd_nfnl.ko not built (tests/kmod/run.sh --build-only)"
+	fi
+	IMPLS+=(kernel)
+fi
 for impl in "${IMPLS[@]}"; do
 	case $impl in
 	none|conntrackd|cthelperd|kernel|cthelperd-kmod) ;;
