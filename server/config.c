@@ -118,6 +118,22 @@ static int cfg_set_str(char **dst, const char *v)
 	return 0;
 }
 
+/* A relative plugin_dir is relative to the config file's directory, so a
+ * config works whatever the daemon's working directory is. */
+static int cfg_set_plugin_dir(struct cfg *cfg, const char *v)
+{
+	const char *slash = strrchr(cfg->file, '/');
+	char *dir;
+
+	if (v[0] == '/' || !slash)
+		return cfg_set_str(&cfg->plugin_dir, v) ? -ENOMEM : 0;
+	if (asprintf(&dir, "%.*s/%s", (int)(slash - cfg->file), cfg->file, v) < 0)
+		return -ENOMEM;
+	free(cfg->plugin_dir);
+	cfg->plugin_dir = dir;
+	return 0;
+}
+
 static const struct { const char *name; unsigned int bits; } cfg_families[] = {
 	{ "ipv4", CTH_FAMILY_IPV4 }, { "ipv6", CTH_FAMILY_IPV6 },
 	{ "both", CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6 },
@@ -131,7 +147,7 @@ static int cfg_server_key(struct cfg_parse *p, const char *k, const char *v)
 	struct cfg *cfg = p->cfg;
 
 	if (strcmp(k, "plugin_dir") == 0)
-		return cfg_set_str(&cfg->plugin_dir, v) ? -ENOMEM : 0;
+		return cfg_set_plugin_dir(cfg, v);
 	if (strcmp(k, "log_level") == 0) {
 		int l = log_level_parse(v);
 

@@ -103,6 +103,19 @@ static void test_good(void)
 	cfg_free(cfg);
 }
 
+static void test_relative_dir(void)
+{
+	struct cfg *cfg;
+	char want[256];
+	int rc = parse_str("[server]\nplugin_dir = ../lib\n[helper a]\n", &cfg);
+
+	snprintf(want, sizeof(want), "/tmp/../lib");
+	CHECK("config/relative-plugin-dir", rc == 0 && cfg &&
+	      strcmp(cfg->plugin_dir, want) == 0, "rc=%d dir=%s", rc,
+	      cfg ? cfg->plugin_dir : "-");
+	cfg_free(cfg);
+}
+
 static void test_bad(void)
 {
 	expect_error("config/unknown-server-key", "[server]\nfoo = 1\n[helper a]\n", 2, "unknown key 'foo'");
@@ -167,6 +180,7 @@ int main(void)
 		return 1;
 	close(fd);
 	test_good();
+	test_relative_dir();
 	test_bad();
 	test_garbage();
 	unlink(conf_path);

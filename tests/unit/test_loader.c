@@ -128,10 +128,16 @@ int main(void)
 	const char *b = getenv("CTH_BUILD");
 	int fd;
 
+	char cwd[512];
+
 	if (!b)
 		b = "build";
-	snprintf(bad_dir, sizeof(bad_dir), "%s/tests/bad", b);
-	snprintf(plugin_dir, sizeof(plugin_dir), "%s/plugins", b);
+	/* absolute: the test configs live in /tmp, and a relative plugin_dir
+	 * is relative to the config file */
+	if (!getcwd(cwd, sizeof(cwd)))
+		return 1;
+	snprintf(bad_dir, sizeof(bad_dir), "%s/%s/tests/bad", cwd, b);
+	snprintf(plugin_dir, sizeof(plugin_dir), "%s/%s/plugins", cwd, b);
 	fd = mkstemp(conf_path);
 	if (fd < 0)
 		return 1;

@@ -82,20 +82,9 @@ wait_file "$W/ftp.ready" 60 || fail "FTP server did not start"
 read -r SIZE SHA <"$W/ftproot/testfile.meta"
 echo "    serving 'testfile': $SIZE bytes, sha256 $SHA"
 
-step "Starting cthelperd (build/cthelperd -c $W/cthelperd.conf)"
-cat >"$W/cthelperd.conf" <<EOF
-[server]
-plugin_dir = $REPO/build/plugins
-log_level = debug
-
-[helper ftp]
-plugin = ftp
-family = both
-protocol = tcp
-queue = 0
-EOF
-show <"$W/cthelperd.conf"
-"$REPO/build/cthelperd" -c "$W/cthelperd.conf" >"$W/cthelperd.log" 2>&1 &
+step "Starting cthelperd with the shipped example (build/cthelperd -c conf/cthelperd.conf)"
+grep -vE '^[[:space:]]*(;|$)' "$REPO/conf/cthelperd.conf" | show
+"$REPO/build/cthelperd" -c "$REPO/conf/cthelperd.conf" >"$W/cthelperd.log" 2>&1 &
 CTH_PID=$!
 for _ in $(seq 1 100); do
 	grep -q ready "$W/cthelperd.log" && break
