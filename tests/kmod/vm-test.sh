@@ -83,6 +83,14 @@ else
 fi
 loaded $INTREE && fail kmod-intree-absent-after "$INTREE got loaded"
 
+step "cthelperd --check-kernel"
+modprobe -a nf_nat nfnetlink_queue nf_conntrack_netlink
+out=$(timeout 30 build/cthelperd --check-kernel 2>&1); rc=$?
+printf '%s\n' "$out" | sed 's/^/#   /'
+ok_if kmod-check-kernel-ours "rc=$rc: $(echo "$out" | tr '\n' '|')" \
+	grep -q 'provided by cthelperd_nfnl' <<<"$out"
+check kmod-check-kernel-ours-rc 0 "$rc"
+
 step "nfct"
 nfct_ok=1
 for h in "ftp inet tcp" "tftp inet udp" "ftp inet6 tcp"; do
@@ -118,6 +126,13 @@ check kmod-leave-helper-1 0 "$($PY $CL new left1 2 6 --priv 8 --status 1)"
 check kmod-leave-helper-2 0 "$($PY $CL new left2 10 17 --classes 4)"
 if out=$(rmmod $OURS 2>&1); then pass kmod-rmmod; else fail kmod-rmmod "$out"; fi
 loaded $OURS && fail kmod-rmmod-gone "$OURS still loaded"
+# Without ours, the probe makes nfnetlink autoload the in-tree module (our
+# module declares no alias where an in-tree one exists), and says so.
+if [ $have_ref = 1 ]; then
+	out=$(timeout 30 build/cthelperd --check-kernel 2>&1); rc=$?
+	ok_if kmod-check-kernel-intree "rc=$rc: $(echo "$out" | tr '\n' '|')" \
+		grep -q 'provided by nfnetlink_cthelper' <<<"$out"
+fi
 # Our exit must have unregistered both from conntrack: a new owner of the
 # subsystem can register the same names and tuples again.
 if [ $have_ref = 1 ] && modprobe $INTREE; then
