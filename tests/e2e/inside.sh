@@ -511,6 +511,46 @@ case_clean_stop() {
 	fi
 }
 
+# ------------------------------------------------------------ shipped nft example
+
+# conf/cthelperd.nft as shipped, with conf/cthelperd.conf: the helper is
+# attached by an nftables ct helper object instead of iptables CT rules,
+# and the example's own forward chain (policy drop) must let the data
+# connection through as RELATED.  Counted as e2e/cthelperd/nft-example.
+run_nft_example() {
+	local c=nft-example why="" line name fam mode
+	say "=== nft example (conf/cthelperd.nft)"
+	progress "cthelperd/$c"
+	topo_mode plain
+	if ! start_cthelperd "$LOGS/cthelperd-nft.log"; then
+		record cthelperd $c bad "cthelperd did not start: $START_WHY"
+		stop_cthelperd
+		return
+	fi
+	if ! out=$(timeout 30 nft -f "$REPO/conf/cthelperd.nft" 2>&1); then
+		why="nft -f conf/cthelperd.nft failed: $out"
+	else
+		topo_assert_no_kernel_ftp 2>"$W/kftp.out" ||
+			why="nf_conntrack_ftp got loaded: $(cat "$W/kftp.out")"
+		for line in "v4-pasv 4 pasv" "v6-epsv 6 epsv" "v4-port 4 port"; do
+			[ -z "$why" ] || break
+			read -r name fam mode <<<"$line"
+			run_client cthelperd "$c-$name" "$fam" "$mode" ||
+				why="$name: ${OUT#ERROR }"
+		done
+	fi
+	timeout 30 nft delete table inet cthelperd_example 2>/dev/null
+	stop_cthelperd
+	delete_helpers >/dev/null 2>&1
+	CELL[cthelperd/$c]=$([ -z "$why" ] && echo PASS || echo FAIL)
+	if [ -z "$why" ]; then
+		record cthelperd $c ok ""
+	else
+		record cthelperd $c bad "$why"
+		show_tail "$LOGS/cthelperd-nft.log" 15
+	fi
+}
+
 # ------------------------------------------------------------ main
 
 run_impl() {
@@ -567,7 +607,7 @@ print_table() {
 	printf '  %-16s' scenario
 	for impl in "${cols[@]}"; do printf ' %-*s' $w "${COLNAME[$impl]:-$impl}"; done
 	echo
-	for line in "${CASES[@]}" "${EXTRA_CASES[@]}"; do
+	for line in "${CASES[@]}" "${EXTRA_CASES[@]}" nft-example; do
 		read -r name _ <<<"$line"
 		printf '  %-16s' "$name"
 		for impl in "${cols[@]}"; do printf ' %-*s' $w "${CELL[$impl/$name]:--}"; done
@@ -595,6 +635,7 @@ progress "ftp server"
 start_ftp_server || exit 1
 for impl in "${IMPLS[@]}"; do
 	run_impl "$impl"
+	[ "$impl" = cthelperd ] && run_nft_example
 	say "$impl done at $((SECONDS - T0)) s"
 done
 print_table
