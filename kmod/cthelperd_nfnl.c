@@ -213,6 +213,17 @@ static int cthd_parse_tuple(const struct nlattr *attr, struct cthd_key *key)
 	return 0;
 }
 
+/* The optional name and tuple that GET and DEL select helpers by. */
+static int cthd_parse_filter(const struct nlattr * const tb[],
+			     struct cthd_key *key)
+{
+	if (tb[NFCTH_NAME])
+		key->name = nla_data(tb[NFCTH_NAME]);
+	if (tb[NFCTH_TUPLE])
+		return cthd_parse_tuple(tb[NFCTH_TUPLE], key);
+	return 0;
+}
+
 /*
  * One NFCTH_POLICY_SET<n>.  For an update, @keep_name is the class's
  * current name: a class may change its limits, never its name.
@@ -586,13 +597,9 @@ static int cthd_cmd_get(struct sk_buff *skb, const struct nfnl_info *info,
 		return netlink_dump_start(info->sk, skb, info->nlh, &c);
 	}
 
-	if (tb[NFCTH_NAME])
-		key.name = nla_data(tb[NFCTH_NAME]);
-	if (tb[NFCTH_TUPLE]) {
-		err = cthd_parse_tuple(tb[NFCTH_TUPLE], &key);
-		if (err < 0)
-			return err;
-	}
+	err = cthd_parse_filter(tb, &key);
+	if (err < 0)
+		return err;
 
 	reply = nlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!reply)
@@ -632,13 +639,9 @@ static int cthd_cmd_del(struct sk_buff *skb, const struct nfnl_info *info,
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
 
-	if (tb[NFCTH_NAME])
-		key.name = nla_data(tb[NFCTH_NAME]);
-	if (tb[NFCTH_TUPLE]) {
-		err = cthd_parse_tuple(tb[NFCTH_TUPLE], &key);
-		if (err < 0)
-			return err;
-	}
+	err = cthd_parse_filter(tb, &key);
+	if (err < 0)
+		return err;
 
 	mutex_lock(&cthd_mutex);
 	if (list_empty(&cthd_helpers)) {
