@@ -37,8 +37,14 @@ if [ ! -f "$SCRIPT" ]; then
 	echo "FAIL vm: script $SCRIPT not found"
 	exit 2
 fi
-# These are fresh tmpfs mounts inside the VM, so the script would vanish.
+# /tmp, /run, /var/tmp, /var/log are fresh tmpfs mounts inside the VM.  A
+# checkout living there (CI may clone into /tmp) is shared with the VM on
+# its own and mounted back at the same path; any other script there would
+# vanish.
+REPO_HIDDEN=0
+case $REPO in /tmp/*|/run/*|/var/run/*|/var/tmp/*|/var/log/*) REPO_HIDDEN=1 ;; esac
 case $SCRIPT in
+"$REPO"/*) ;;
 /tmp/*|/run/*|/var/run/*|/var/tmp/*|/var/log/*|/proc/*|/sys/*|/dev/*)
 	echo "FAIL vm: $SCRIPT is under a directory the VM mounts over; put it elsewhere (e.g. build/)"
 	exit 2 ;;
@@ -77,6 +83,13 @@ clean() {
 	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[()][A-Za-z0-9]//g' -e 's/\x1b[=>c]//g'
 }
 
+REPO_SHARE=()
+if [ $REPO_HIDDEN = 1 ]; then
+	REPO_SHARE=(-virtfs "local,path=$REPO,mount_tag=repo,security_model=none,readonly=on,multidevs=remap")
+	echo "$REPO" >"$RES/repo.path"
+else
+	rm -f "$RES/repo.path"
+fi
 SMP=${VM_SMP:-2}
 MEM=${VM_MEM:-1G}
 # The outer timeout only matters if this script itself gets killed hard:
@@ -88,6 +101,7 @@ timeout -k 5 $((TIMEOUT + 30)) qemu-system-x86_64 -accel tcg -cpu max -smp "$SMP
 	-append "console=ttyS0 panic=-1 quiet rdinit=/init ${VM_APPEND:-}" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$RES,mount_tag=results,security_model=none,multidevs=remap" \
+	"${REPO_SHARE[@]}" \
 	</dev/null >"$RES/qemu.out" 2>&1 &
 QPID=$!
 # Stream the script's stdout while it runs (long e2e runs, make demo).
