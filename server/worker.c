@@ -252,7 +252,7 @@ static int worker_family(const struct nfqnl_msg_packet_hdr *ph)
 	}
 }
 
-/* Run the plugin for a packet with payload; returns the verdict sent. */
+/* Run the plugin for a packet with payload and send its verdict. */
 static void worker_packet_help(struct worker *w, uint16_t queue, uint32_t id,
 			       int family, struct nlattr **attr,
 			       struct cth_packet *view)
