@@ -67,15 +67,16 @@ int nlreq_talk(struct nlreq *r, struct nlmsghdr *nlh)
 	}
 }
 
-static struct nlmsghdr *cthelper_msg(char *buf, int type, uint16_t flags)
+struct nlmsghdr *nlreq_msg_put(char *buf, uint8_t subsys, uint8_t type,
+			       uint16_t flags, uint8_t family)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct nfgenmsg *nfg;
 
-	nlh->nlmsg_type = (NFNL_SUBSYS_CTHELPER << 8) | type;
+	nlh->nlmsg_type = (uint16_t)(subsys << 8 | type);
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = AF_UNSPEC;
+	nfg->nfgen_family = family;
 	nfg->version = NFNETLINK_V0;
 	nfg->res_id = 0;
 	return nlh;
@@ -110,7 +111,8 @@ int cthelper_register(struct nlreq *r, const struct instance *in, int family,
 		      int proto, uint32_t status)
 {
 	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh = cthelper_msg(buf, NFNL_MSG_CTHELPER_NEW, NLM_F_CREATE);
+	struct nlmsghdr *nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTHELPER,
+					     NFNL_MSG_CTHELPER_NEW, NLM_F_CREATE, AF_UNSPEC);
 
 	mnl_attr_put_strz(nlh, NFCTH_NAME, in->name);
 	cthelper_put_tuple(nlh, family, proto);
@@ -124,7 +126,8 @@ int cthelper_register(struct nlreq *r, const struct instance *in, int family,
 int cthelper_delete(struct nlreq *r, const char *name, int family, int proto)
 {
 	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh = cthelper_msg(buf, NFNL_MSG_CTHELPER_DEL, 0);
+	struct nlmsghdr *nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTHELPER,
+					     NFNL_MSG_CTHELPER_DEL, 0, AF_UNSPEC);
 
 	mnl_attr_put_strz(nlh, NFCTH_NAME, name);
 	cthelper_put_tuple(nlh, family, proto);

@@ -20,6 +20,10 @@ struct nlreq {
 
 int nlreq_open(struct nlreq *r);
 void nlreq_close(struct nlreq *r);
+/* Start an nfnetlink request: netlink header for subsys/type, then the
+ * nfgenmsg with family; attributes follow. */
+struct nlmsghdr *nlreq_msg_put(char *buf, uint8_t subsys, uint8_t type,
+			       uint16_t flags, uint8_t family);
 /* Send nlh (NLM_F_ACK is added) and wait for its ack: 0 or -errno. */
 int nlreq_talk(struct nlreq *r, struct nlmsghdr *nlh);
 

@@ -33,26 +33,12 @@ static bool kcheck_module_loaded(const char *name)
 	return stat(path, &st) == 0;
 }
 
-static struct nlmsghdr *kcheck_msg(char *buf, uint16_t subsys, uint16_t type,
-				   uint16_t flags, uint8_t family)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct nfgenmsg *nfg;
-
-	nlh->nlmsg_type = (uint16_t)(subsys << 8 | type);
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = family;
-	nfg->version = NFNETLINK_V0;
-	return nlh;
-}
-
 /* A GET of the helper list answers EOPNOTSUPP when no module provides the
  * subsystem.  A dump reply is drained by nlreq_talk() until its DONE. */
 static int kcheck_cthelper(struct nlreq *r)
 {
 	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh = kcheck_msg(buf, NFNL_SUBSYS_CTHELPER,
+	struct nlmsghdr *nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTHELPER,
 					  NFNL_MSG_CTHELPER_GET, NLM_F_DUMP,
 					  AF_UNSPEC);
 
@@ -62,7 +48,7 @@ static int kcheck_cthelper(struct nlreq *r)
 static int kcheck_ctnetlink(struct nlreq *r)
 {
 	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh = kcheck_msg(buf, NFNL_SUBSYS_CTNETLINK,
+	struct nlmsghdr *nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK,
 					  IPCTNL_MSG_CT_GET_STATS, 0, AF_UNSPEC);
 
 	return nlreq_talk(r, nlh);

@@ -39,11 +39,6 @@ struct worker_pkt {
 	char fn[32];                    /* the plugin's string may not outlive the call */
 };
 
-static int worker_cfg_send(struct worker *w, struct nlmsghdr *nlh)
-{
-	return nlreq_talk(&w->nfq, nlh);
-}
-
 static int worker_queue_bind(struct worker *w, uint32_t queue_len,
 			     bool fail_open)
 {
@@ -55,14 +50,14 @@ static int worker_queue_bind(struct worker *w, uint32_t queue_len,
 
 	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, w->queue);
 	nfq_nlmsg_cfg_put_cmd(nlh, AF_INET, NFQNL_CFG_CMD_BIND);
-	if ((rc = worker_cfg_send(w, nlh)) < 0)
+	if ((rc = nlreq_talk(&w->nfq, nlh)) < 0)
 		return rc;
 	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, w->queue);
 	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 0xffff);
 	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(flags));
 	mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(flags));
 	nfq_nlmsg_cfg_put_qmaxlen(nlh, queue_len);
-	return worker_cfg_send(w, nlh);
+	return nlreq_talk(&w->nfq, nlh);
 }
 
 static void worker_sock_tune(struct worker *w)
@@ -111,7 +106,6 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 	struct worker_pkt *wp = c->backend;
 	char buf[NLREQ_BUF];
 	struct nlmsghdr *nlh;
-	struct nfgenmsg *nfg;
 	int rc;
 
 	/* only created expectations count: a NAT port search may try many */
@@ -128,13 +122,8 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 		return 0;
 	}
 	/* a result is needed now, or the verdict already carries one */
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK_EXP << 8) | IPCTNL_MSG_EXP_NEW;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = e->family;
-	nfg->version = NFNETLINK_V0;
-	nfg->res_id = 0;
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_NEW,
+			    NLM_F_CREATE | NLM_F_EXCL, e->family);
 	rc = expect_put(nlh, e, &c->pkt, c->inst->name, true);
 	if (rc == 0)
 		rc = nlreq_talk(&wp->w->ctnl, nlh);
