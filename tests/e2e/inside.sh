@@ -190,24 +190,30 @@ start_cthelperd() {
 	return 0
 }
 
+# term_wait PID: SIGTERM, up to 10 s, then SIGKILL; sets STOP_RC to the
+# exit status, or "timeout" when it had to be killed.
+term_wait() {
+	local pid=$1 _
+	kill -TERM "$pid" 2>/dev/null
+	for _ in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		STOP_RC=timeout
+	else
+		wait "$pid"
+		STOP_RC=$?
+	fi
+}
+
 # stop_cthelperd: SIGTERM and wait; sets STOP_RC.
 stop_cthelperd() {
 	STOP_RC=
 	[ -n "$CTH_PID" ] || return 0
-	kill -TERM "$CTH_PID" 2>/dev/null
-	local _
-	for _ in $(seq 1 50); do
-		kill -0 "$CTH_PID" 2>/dev/null || break
-		sleep 0.2
-	done
-	if kill -0 "$CTH_PID" 2>/dev/null; then
-		kill -KILL "$CTH_PID" 2>/dev/null
-		wait "$CTH_PID" 2>/dev/null
-		STOP_RC=timeout
-	else
-		wait "$CTH_PID"
-		STOP_RC=$?
-	fi
+	term_wait "$CTH_PID"
 	CTH_PID=
 }
 
@@ -228,14 +234,7 @@ start_conntrackd() {
 
 stop_conntrackd() {
 	[ -n "$CTD_PID" ] || return 0
-	kill -TERM "$CTD_PID" 2>/dev/null
-	local _
-	for _ in $(seq 1 50); do
-		kill -0 "$CTD_PID" 2>/dev/null || break
-		sleep 0.2
-	done
-	kill -KILL "$CTD_PID" 2>/dev/null
-	wait "$CTD_PID" 2>/dev/null
+	term_wait "$CTD_PID" 2>/dev/null
 	CTD_PID=
 	cp /tmp/conntrackd.log "$LOGS/conntrackd.log" 2>/dev/null
 }
