@@ -26,7 +26,10 @@ struct pkt_call {
 	struct cth_packet pkt;
 	uint8_t priv[CTH_PRIV_MAX];
 	bool priv_changed;
-	/* mangling: a copy of the packet, made on the first change */
+	/* set by the caller: what the kernel said about the packet */
+	bool truncated;               /* NFQA_CAP_LEN: we hold only part of it */
+	bool gso;                     /* NFQA_SKB_GSO: a GSO super-packet */
+	/* payload edits (mangle.c): a copy of the packet, made on the first */
 	struct pkt_buff *pktb;
 	long delta;                   /* payload growth so far */
 	size_t mangle_end;            /* end of the last mangled range */
@@ -44,7 +47,15 @@ int pkt_view_parse(struct cth_packet *p, const uint8_t *data, size_t len,
  * or shorter than the plugin's size: zero-filled).  Returns the verdict. */
 int pkt_call_run(struct pkt_call *c, const uint8_t *priv, size_t priv_len);
 /* The packet to send back when mangled, else NULL. */
-const uint8_t *pkt_call_mangled(const struct pkt_call *c, size_t *len);
+const uint8_t *pkt_call_mangled(struct pkt_call *c, size_t *len);
 void pkt_call_release(struct pkt_call *c);
+
+/* Payload edits (mangle.c): record/apply one edit (offsets in the payload
+ * the plugin was shown; 0 or a negative errno for cth_mangle()), the
+ * resulting packet (NULL when unchanged), and freeing. */
+int pkt_edit_add(struct pkt_call *c, size_t off, size_t len,
+		 const void *repl, size_t repl_len);
+const uint8_t *pkt_edit_result(struct pkt_call *c, size_t *len);
+void pkt_edit_release(struct pkt_call *c);
 
 #endif
