@@ -198,7 +198,7 @@ static void worker_ct_put(struct nlmsghdr *nlh, const struct pkt_call *c)
 }
 
 static void worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
-				int verdict, const struct pkt_call *c,
+				int verdict, struct pkt_call *c,
 				const struct cth_expect *exp)
 {
 	struct nlmsghdr *nlh = nfq_nlmsg_put(w->sbuf, NFQNL_MSG_VERDICT, queue);
