@@ -72,7 +72,16 @@ struct nf_expect *expect_build(const struct cth_expect *e,
 			      t->sport, t->dport);
 		nfexp_set_attr(exp, ATTR_EXP_MASTER, master);
 	}
-	nfexp_set_attr(exp, ATTR_EXP_HELPER_NAME, helper);
+	/* CTA_EXPECT_HELP_NAME is the helper of the *expected* connection
+	 * (Linux 6.1 init_conntrack(): exp->helper becomes its helper): with
+	 * it, every packet of the data connection would be queued to us.
+	 * The kernel's own helpers leave it unset; plugins opt in. */
+	if (e->flags & CTH_EXPECT_HELPER)
+		nfexp_set_attr(exp, ATTR_EXP_HELPER_NAME, helper);
+	/* ctnetlink looks the master up in this zone (NFQA_EXP takes the
+	 * queued packet's conntrack, zone included) */
+	if (with_master)
+		nfexp_set_attr_u16(exp, ATTR_EXP_ZONE, pkt->zone);
 	nfexp_set_attr_u32(exp, ATTR_EXP_FLAGS, expect_kernel_flags(e->flags));
 	/* nfexp_set_attr copies the conntrack objects */
 	nfct_destroy(exp_ct);
@@ -168,4 +177,40 @@ int expect_put(struct nlmsghdr *nlh, const struct cth_expect *e,
 	if (e->fn)
 		mnl_attr_put_strz(nlh, CTA_EXPECT_FN, e->fn);
 	return 0;
+}
+
+static bool expect_ct_is(const struct nf_conntrack *ct, const struct cth_tuple *t)
+{
+	if (!nfct_attr_is_set(ct, ATTR_ORIG_L3PROTO) ||
+	    nfct_get_attr_u8(ct, ATTR_ORIG_L3PROTO) != t->family ||
+	    nfct_get_attr_u8(ct, ATTR_ORIG_L4PROTO) != t->proto ||
+	    ntohs(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_SRC)) != t->sport ||
+	    ntohs(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_DST)) != t->dport)
+		return false;
+	if (t->family == AF_INET)
+		return nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC) == t->src.ip &&
+		       nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_DST) == t->dst.ip;
+	return nfct_attr_is_set(ct, ATTR_ORIG_IPV6_SRC) &&
+	       nfct_attr_is_set(ct, ATTR_ORIG_IPV6_DST) &&
+	       memcmp(nfct_get_attr(ct, ATTR_ORIG_IPV6_SRC), t->src.raw, 16) == 0 &&
+	       memcmp(nfct_get_attr(ct, ATTR_ORIG_IPV6_DST), t->dst.raw, 16) == 0;
+}
+
+int expect_master_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct expect_owner *o = data;
+	struct nf_expect *exp = nfexp_new();
+	const struct nf_conntrack *master;
+
+	if (!exp)
+		return MNL_CB_ERROR;
+	if (nfexp_nlmsg_parse(nlh, exp) == 0 &&
+	    nfexp_attr_is_set(exp, ATTR_EXP_MASTER) &&
+	    (master = nfexp_get_attr(exp, ATTR_EXP_MASTER)) != NULL &&
+	    expect_ct_is(master, o->master) &&
+	    (!nfexp_attr_is_set(exp, ATTR_EXP_CLASS) ||
+	     nfexp_get_attr_u32(exp, ATTR_EXP_CLASS) == o->class))
+		o->ours = true;
+	nfexp_destroy(exp);
+	return MNL_CB_OK;
 }

@@ -26,4 +26,15 @@ int expect_put(struct nlmsghdr *nlh, const struct cth_expect *e,
 	       const struct cth_packet *pkt, const char *helper,
 	       bool with_master);
 
+/*
+ * An IPCTNL_MSG_EXP_GET answer (expect_master_cb as the nlreq callback):
+ * does the kernel's expectation belong to this master and class?
+ */
+struct expect_owner {
+	const struct cth_tuple *master;   /* original direction */
+	unsigned int class;
+	bool ours;
+};
+int expect_master_cb(const struct nlmsghdr *nlh, void *data);
+
 #endif

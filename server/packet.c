@@ -141,7 +141,14 @@ static int pkt_host_set_mark(struct cth_ctx *ctx, uint32_t mark)
 
 static int pkt_host_detach(struct cth_ctx *ctx)
 {
-	pkt_call_of(ctx)->detach = true;
+	struct pkt_call *c = pkt_call_of(ctx);
+
+	/* Linux 6.1 ctnetlink_change_helper(): a connection with a master
+	 * may not change helper (-EBUSY), and that error voids the whole
+	 * NFQA_CT of the verdict (mark, expectation, seq adjustment). */
+	if (c->pkt.ct_status & CTH_CT_EXPECTED)
+		return -EOPNOTSUPP;
+	c->detach = true;
 	return 0;
 }
 
@@ -203,6 +210,17 @@ int pkt_call_run(struct pkt_call *c, const uint8_t *priv, size_t priv_len)
 	verdict = d->packet(&c->pub, &c->pkt, c->priv, c->inst->config);
 	c->priv_changed = memcmp(before, c->priv, d->priv_size) != 0;
 	return verdict == CTH_VERDICT_DROP ? CTH_VERDICT_DROP : CTH_VERDICT_ACCEPT;
+}
+
+bool pkt_call_priv_differs(const struct pkt_call *c, const uint8_t *priv,
+			   size_t priv_len)
+{
+	size_t n = c->inst->pl->desc->priv_size;
+	uint8_t base[CTH_PRIV_MAX] = { 0 };
+
+	if (priv)
+		memcpy(base, priv, priv_len < n ? priv_len : n);
+	return memcmp(base, c->priv, n) != 0;
 }
 
 const uint8_t *pkt_call_mangled(struct pkt_call *c, size_t *len)

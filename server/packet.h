@@ -46,6 +46,10 @@ int pkt_view_parse(struct cth_packet *p, const uint8_t *data, size_t len,
 /* Run the instance's plugin on c->pkt with the given private state (NULL
  * or shorter than the plugin's size: zero-filled).  Returns the verdict. */
 int pkt_call_run(struct pkt_call *c, const uint8_t *priv, size_t priv_len);
+/* Does the state the plugin left differ from priv (what the kernel holds,
+ * NULL or short: zero-filled)?  Decides whether the verdict writes it. */
+bool pkt_call_priv_differs(const struct pkt_call *c, const uint8_t *priv,
+			   size_t priv_len);
 /* The packet to send back when mangled, else NULL. */
 const uint8_t *pkt_call_mangled(struct pkt_call *c, size_t *len);
 void pkt_call_release(struct pkt_call *c);

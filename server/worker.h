@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cthelper.h"
+#include "overlay.h"
 #include "runtime.h"
 
 /* One NFQUEUE, owned by one thread with its own loop and sockets: nothing
@@ -24,6 +25,7 @@ struct worker {
 	pthread_t thread;
 	char *rbuf, *sbuf;
 	unsigned long packets, verdict_errors;
+	struct overlay overlay;        /* newest state of connections in flight */
 };
 
 /* Open and bind the queue (before helpers are enabled, so no packet is

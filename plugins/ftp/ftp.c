@@ -107,6 +107,10 @@ static bool ftp_packet_wanted(const struct cth_packet *pkt)
 {
 	int family = pkt->tuple[CTH_DIR_ORIGINAL].family;
 
+	/* A data connection carries file contents, never commands: it is
+	 * not helped unless a rule says so, and even then not parsed. */
+	if (pkt->ct_status & CTH_CT_EXPECTED)
+		return false;
 	if (pkt->ctinfo != CTH_CT_ESTABLISHED &&
 	    pkt->ctinfo != CTH_CT_ESTABLISHED_REPLY)
 		return false;

@@ -19,6 +19,17 @@
  * time without losing track of a connection.
  *
  * Every function that can fail returns 0 or a negative errno value.
+ *
+ * Threads: the daemon runs one worker thread per queue, so cth_plugin_desc::packet
+ * runs concurrently for packets of different queues (never for two packets
+ * of one queue, and every packet of a connection comes from one queue).
+ * The packet callback must therefore not write shared data without its own
+ * locking; the configuration block is read-only once the daemon runs.
+ * The host functions (cth_expect(), cth_mangle(), cth_set_timeout(),
+ * cth_set_mark(), cth_detach(), cth_log()) are safe to call from the packet
+ * callback with the ::cth_ctx it was given, and only then: a context is
+ * valid for the duration of that one call.  configure() runs once per key
+ * at start-up or reload, in one thread, before packets flow.
  */
 #ifndef CTHELPERD_PLUGIN_H
 #define CTHELPERD_PLUGIN_H
@@ -84,6 +95,18 @@ enum cth_nat_bits {
 	CTH_NAT_DST = 1u << 1, /**< the connection is destination-NATed */
 };
 
+/** Bits of cth_packet::ct_status: what the kernel says about the connection. */
+enum cth_ct_status_bits {
+	/** An expected connection (it has a master, cth_packet::master is
+	 *  valid).  The kernel keeps no private state for it and refuses to
+	 *  detach it: its private state is not stored and cth_detach()
+	 *  returns -EOPNOTSUPP. */
+	CTH_CT_EXPECTED = 1u << 0,
+	CTH_CT_SEEN_REPLY = 1u << 1, /**< packets were seen both ways */
+	CTH_CT_ASSURED = 1u << 2,    /**< the kernel will not evict it early */
+	CTH_CT_CONFIRMED = 1u << 3,  /**< in the conntrack table (not a first packet) */
+};
+
 /** Bits of cth_plugin_desc::protocols. */
 enum cth_proto_bits {
 	CTH_PROTO_TCP = 1u << 0,
@@ -142,6 +165,13 @@ struct cth_packet {
 	uint32_t seq;                /**< TCP sequence number (host order), 0 for UDP */
 	uint32_t mark;               /**< conntrack mark */
 	uint16_t queue;              /**< queue the packet came from */
+	/* appended after ABI 1's first release; hosts always fill them */
+	uint16_t zone;               /**< conntrack zone (0: the default) */
+	uint32_t ct_id;              /**< conntrack id, stable while it lives */
+	unsigned int ct_status;      /**< ::cth_ct_status_bits */
+	/** The master's original-direction tuple, valid when #ct_status has
+	 *  ::CTH_CT_EXPECTED. */
+	struct cth_tuple master;
 };
 
 /** Bits of cth_expect::flags. */
@@ -150,13 +180,37 @@ enum cth_expect_flags {
 	CTH_EXPECT_PERMANENT = 1u << 1, /**< stays after the first match */
 	CTH_EXPECT_INACTIVE = 1u << 2,  /**< does not match until activated */
 	CTH_EXPECT_NAT = 1u << 3,       /**< NAT fields below are valid */
+	/**
+	 * The expected connection gets this helper too: every one of its
+	 * packets is queued to the plugin (SIP's REGISTER signalling case).
+	 * Without it (the default, and what the kernel's own helpers do) the
+	 * expected connection is not helped and stays in the kernel's fast
+	 * path.  See "Expectation classes" below: on Linux 6.1 the class is
+	 * only honoured together with this flag.
+	 */
+	CTH_EXPECT_HELPER = 1u << 4,
 };
 
-/** Expectation function that maps a NATed expected connection like its master. */
+/**
+ * Expectation function that maps a NATed expected connection like its
+ * master: the expected connection is sent to the master's address in
+ * cth_expect::nat_dir (not to cth_expect::nat_addr, which the kernel
+ * ignores here) and to cth_expect::nat_port (Linux nf_nat_follow_master).
+ */
 #define CTH_EXPECT_FN_NAT_FOLLOW_MASTER "nat-follow-master"
 
 /**
  * An expected connection, related to the packet's connection (its master).
+ *
+ * Expectation classes (measured on Linux 6.1, see docs/architecture.md):
+ * the kernel applies the class policy (cth_expect_class::max and timeout)
+ * of the master's helper, but it reads the class number only when the
+ * expectation names a helper, which here means ::CTH_EXPECT_HELPER.
+ * Without that flag every expectation counts as class 0 and gets class
+ * 0's limit and timeout, whatever #class says.  A plugin that needs
+ * per-class limits for unhelped expected connections should give class 0
+ * the policy it wants for them.  The host sends #class in every case, so
+ * a kernel that honours it without a helper name does the right thing.
  *
  * The expected connection comes from #src:#sport to #dst:#dport; a zero
  * #sport matches any source port.  Under NAT, #dst/#dport are the address
@@ -310,7 +364,15 @@ static inline int cth_set_mark(struct cth_ctx *ctx, uint32_t mark)
 
 /**
  * Stop helping this connection: the kernel stops queueing its packets
- * after this verdict.  Expectations already created stay.
+ * after this verdict, and its private state is no longer kept.
+ *
+ * The kernel removes the connection's pending expectations when its
+ * helper goes (Linux 6.1, ctnetlink_change_helper), including one created
+ * by this very packet: detach only once the expected connections have
+ * arrived, or are not needed.
+ * @return 0, or -EOPNOTSUPP for an expected connection (::CTH_CT_EXPECTED:
+ *         the kernel refuses to change a helper of a connection with a
+ *         master)
  */
 static inline int cth_detach(struct cth_ctx *ctx)
 {

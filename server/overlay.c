@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "overlay.h"
+
+/* FNV-1a: the key only has to tell apart connections that share an id. */
+static uint32_t overlay_hash(uint32_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+uint32_t overlay_key(uint16_t zone, const struct cth_tuple *t)
+{
+	uint32_t h = 2166136261u;
+
+	h = overlay_hash(h, &zone, sizeof(zone));
+	h = overlay_hash(h, t->src.raw, sizeof(t->src.raw));
+	h = overlay_hash(h, t->dst.raw, sizeof(t->dst.raw));
+	h = overlay_hash(h, &t->sport, sizeof(t->sport));
+	h = overlay_hash(h, &t->dport, sizeof(t->dport));
+	h = overlay_hash(h, &t->family, sizeof(t->family));
+	return overlay_hash(h, &t->proto, sizeof(t->proto));
+}
+
+static struct overlay_entry *overlay_set(struct overlay *o, uint32_t id)
+{
+	return o->set[(id * 2654435761u) >> 26 & (OVERLAY_SETS - 1)];
+}
+
+static struct overlay_entry *overlay_find(struct overlay *o, uint32_t id,
+					  uint32_t key)
+{
+	struct overlay_entry *s = overlay_set(o, id);
+
+	for (unsigned i = 0; i < OVERLAY_WAYS; i++)
+		if (s[i].written_ms && s[i].id == id && s[i].key == key)
+			return &s[i];
+	return NULL;
+}
+
+const uint8_t *overlay_get(struct overlay *o, uint32_t id, uint32_t key,
+			   const uint8_t *kpriv, size_t len, uint64_t now_ms)
+{
+	struct overlay_entry *e = overlay_find(o, id, key);
+	uint8_t snap[CTH_PRIV_MAX] = { 0 };
+
+	if (!e || len > CTH_PRIV_MAX)
+		return NULL;
+	if (now_ms - e->written_ms > OVERLAY_TTL_MS) {
+		e->written_ms = 0;
+		return NULL;
+	}
+	if (kpriv)
+		memcpy(snap, kpriv, len);
+	if (memcmp(snap, e->state, len) == 0) {
+		/* the kernel has it: nothing newer is in flight */
+		e->written_ms = 0;
+		return NULL;
+	}
+	o->hits++;
+	return e->state;
+}
+
+void overlay_put(struct overlay *o, uint32_t id, uint32_t key,
+		 const uint8_t *state, size_t len, uint64_t now_ms)
+{
+	struct overlay_entry *e = overlay_find(o, id, key);
+
+	if (len > CTH_PRIV_MAX)
+		return;
+	if (!e) {
+		struct overlay_entry *s = overlay_set(o, id);
+
+		/* a free way, else the oldest (its connection has most
+		 * likely no packet in flight any more) */
+		e = &s[0];
+		for (unsigned i = 0; i < OVERLAY_WAYS && e->written_ms; i++)
+			if (!s[i].written_ms || s[i].written_ms < e->written_ms)
+				e = &s[i];
+		if (e->written_ms)
+			o->evictions++;
+	}
+	e->id = id;
+	e->key = key;
+	e->written_ms = now_ms ? now_ms : 1;
+	memset(e->state, 0, sizeof(e->state));
+	memcpy(e->state, state, len);
+}
+
+void overlay_drop(struct overlay *o, uint32_t id, uint32_t key)
+{
+	struct overlay_entry *e = overlay_find(o, id, key);
+
+	if (e)
+		e->written_ms = 0;
+}

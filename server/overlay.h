@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CTH_OVERLAY_H
+#define CTH_OVERLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cthelperd/plugin.h>
+
+/*
+ * The newest private state of connections with packets in flight, per
+ * worker.  The kernel snapshots CTA_HELP_INFO when it queues a packet, so
+ * a second packet queued before the first one's verdict carries the older
+ * state; the overlay remembers what the last verdict wrote so that the
+ * plugin sees the state its previous packet left.  Fixed size, no
+ * allocation per packet; an entry lives until the kernel's snapshot
+ * catches up with it, until OVERLAY_TTL_MS pass, or until evicted.
+ */
+#define OVERLAY_WAYS 4u
+#define OVERLAY_SETS 64u        /* power of two */
+#define OVERLAY_TTL_MS 5000u
+
+struct overlay_entry {
+	uint32_t id;                /* conntrack id */
+	uint32_t key;               /* zone + original tuple: ids get reused */
+	uint64_t written_ms;        /* 0: free */
+	uint8_t state[CTH_PRIV_MAX];
+};
+
+struct overlay {
+	struct overlay_entry set[OVERLAY_SETS][OVERLAY_WAYS];
+	unsigned long hits, evictions;
+};
+
+/* The connection key: zone and original tuple, hashed. */
+uint32_t overlay_key(uint16_t zone, const struct cth_tuple *orig);
+
+/*
+ * The state to hand to the plugin: the overlay's when it holds a newer
+ * one than the kernel's snapshot kpriv (len bytes, NULL: none), else
+ * NULL (use the snapshot).  An entry the snapshot has caught up with, or
+ * older than OVERLAY_TTL_MS, is dropped.
+ */
+const uint8_t *overlay_get(struct overlay *o, uint32_t id, uint32_t key,
+			   const uint8_t *kpriv, size_t len, uint64_t now_ms);
+/* A verdict wrote state (len bytes) for the connection. */
+void overlay_put(struct overlay *o, uint32_t id, uint32_t key,
+		 const uint8_t *state, size_t len, uint64_t now_ms);
+/* The connection is no longer helped, or the kernel holds its newest state. */
+void overlay_drop(struct overlay *o, uint32_t id, uint32_t key);
+
+#endif
