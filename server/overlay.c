@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "overlay.h"
+#include "packet.h"
 
 /* FNV-1a: the key only has to tell apart connections that share an id. */
 static uint32_t overlay_hash(uint32_t h, const void *p, size_t n)
@@ -97,4 +98,34 @@ void overlay_drop(struct overlay *o, uint32_t id, uint32_t key)
 
 	if (e)
 		e->written_ms = 0;
+}
+
+/*
+ * The verdict writes the state whenever it differs from what the kernel
+ * sent, or the overlay was used (the kernel may be behind: even a state
+ * equal to its snapshot must then be written).
+ */
+int overlay_call_run(struct overlay *o, struct pkt_call *c,
+		     const uint8_t *kpriv, size_t klen, uint64_t now_ms)
+{
+	size_t n = c->inst->pl->desc->priv_size;
+	uint32_t key = overlay_key(c->pkt.zone, &c->pkt.tuple[CTH_DIR_ORIGINAL]);
+	const uint8_t *newer = NULL;
+	/* an expected connection keeps no state in the kernel */
+	bool track = n && c->pkt.ct_id && !(c->pkt.ct_status & CTH_CT_EXPECTED);
+	int verdict;
+
+	if (klen > n)
+		klen = n;
+	if (track)
+		newer = overlay_get(o, c->pkt.ct_id, key, kpriv, klen, now_ms);
+	verdict = pkt_call_run(c, newer ? newer : kpriv, newer ? n : klen);
+	c->priv_changed = newer || pkt_call_priv_differs(c, kpriv, klen);
+	if (!track)
+		return verdict;
+	if (c->detach)
+		overlay_drop(o, c->pkt.ct_id, key);
+	else if (c->priv_changed)
+		overlay_put(o, c->pkt.ct_id, key, c->priv, n, now_ms);
+	return verdict;
 }

@@ -49,4 +49,11 @@ void overlay_put(struct overlay *o, uint32_t id, uint32_t key,
 /* The connection is no longer helped, or the kernel holds its newest state. */
 void overlay_drop(struct overlay *o, uint32_t id, uint32_t key);
 
+struct pkt_call;
+/* Run the plugin (pkt_call_run) with the newest state: the overlay's, or
+ * the kernel's snapshot kpriv (klen bytes); sets c->priv_changed to
+ * "the verdict must write c->priv" and records it.  Returns the verdict. */
+int overlay_call_run(struct overlay *o, struct pkt_call *c,
+		     const uint8_t *kpriv, size_t klen, uint64_t now_ms);
+
 #endif

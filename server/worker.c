@@ -369,38 +369,6 @@ static uint64_t worker_now_ms(const struct worker *w)
 	return (uint64_t)(ev_now(w->loop) * 1000.0);
 }
 
-/*
- * Run the plugin with the newest private state: the overlay's when a
- * packet of the same connection is still in flight with an older
- * snapshot.  The verdict writes the state whenever it differs from what
- * the kernel sent, or the overlay was used (the kernel may be behind).
- */
-static int worker_plugin_run(struct worker *w, struct pkt_call *c,
-			     const uint8_t *kpriv, size_t klen)
-{
-	size_t n = c->inst->pl->desc->priv_size;
-	uint32_t key = overlay_key(c->pkt.zone, &c->pkt.tuple[CTH_DIR_ORIGINAL]);
-	const uint8_t *newer = NULL;
-	bool track = n && c->pkt.ct_id && !(c->pkt.ct_status & CTH_CT_EXPECTED);
-	int verdict;
-
-	if (klen > n)
-		klen = n;
-	if (track)
-		newer = overlay_get(&w->overlay, c->pkt.ct_id, key, kpriv, klen,
-				    worker_now_ms(w));
-	verdict = pkt_call_run(c, newer ? newer : kpriv, newer ? n : klen);
-	c->priv_changed = newer || pkt_call_priv_differs(c, kpriv, klen);
-	if (!track)
-		return verdict;
-	if (c->detach)
-		overlay_drop(&w->overlay, c->pkt.ct_id, key);
-	else if (c->priv_changed)
-		overlay_put(&w->overlay, c->pkt.ct_id, key, c->priv, n,
-			    worker_now_ms(w));
-	return verdict;
-}
-
 /* Run the plugin for a packet with payload and send its verdict. */
 static void worker_packet_help(struct worker *w, uint16_t queue, uint32_t id,
 			       int family, struct nlattr **attr,
@@ -445,7 +413,7 @@ static void worker_packet_help(struct worker *w, uint16_t queue, uint32_t id,
 	c.truncated = truncated;
 	c.gso = gso;
 	kpriv = worker_help_info(attr[NFQA_CT], &klen);
-	verdict = worker_plugin_run(w, &c, kpriv, klen);
+	verdict = overlay_call_run(&w->overlay, &c, kpriv, klen, worker_now_ms(w));
 out:
 	worker_verdict_send(w, queue, id, verdict, in ? &c : NULL,
 			    wp.has_exp ? &wp.exp : NULL);
