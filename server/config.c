@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "config.h"
+#include "loader.h"
 #include "log.h"
 
 struct cfg_parse {
@@ -202,15 +203,18 @@ static void cfg_policy_key(struct cfg_parse *p, const char *k, const char *v)
 		return;
 	}
 	if (strcmp(dot + 1, "max") == 0) {
-		if (cfg_parse_u32(v, 1, 255, &n)) {
-			cfg_error(p->cfg, p->line, "%s: '%s' is not a number in 1..255", k, v);
+		if (cfg_parse_u32(v, 1, PLUGIN_EXPECT_MAX, &n)) {
+			cfg_error(p->cfg, p->line, "%s: '%s' is not a number in 1..%u", k, v,
+				  PLUGIN_EXPECT_MAX);
 			return;
 		}
 		pol->has_max = true;
 		pol->max = n;
 	} else if (strcmp(dot + 1, "timeout") == 0) {
-		if (cfg_parse_u32(v, 1, 86400 * 7, &n)) {
-			cfg_error(p->cfg, p->line, "%s: '%s' is not a number of seconds in 1..604800", k, v);
+		/* PLUGIN_TIMEOUT_MAX: the kernel's 32-bit jiffies (loader.h) */
+		if (cfg_parse_u32(v, 1, PLUGIN_TIMEOUT_MAX, &n)) {
+			cfg_error(p->cfg, p->line, "%s: '%s' is not a number of seconds in 1..%u",
+				  k, v, PLUGIN_TIMEOUT_MAX);
 			return;
 		}
 		pol->has_timeout = true;
@@ -244,10 +248,15 @@ static int cfg_helper_key(struct cfg_parse *p, const char *k, const char *v)
 		}
 		return cfg_set_str(&h->plugin, v) ? -ENOMEM : 0;
 	}
-	if (strcmp(k, "family") == 0)
+	/* whether the plugin supports the choice is checked once it is loaded */
+	if (strcmp(k, "family") == 0) {
+		h->family_line = p->line;
 		return cfg_bits_key(p, k, v, cfg_families, 3, &h->families);
-	if (strcmp(k, "protocol") == 0)
+	}
+	if (strcmp(k, "protocol") == 0) {
+		h->protocol_line = p->line;
 		return cfg_bits_key(p, k, v, cfg_protocols, 3, &h->protocols);
+	}
 	if (strcmp(k, "queue") == 0) {
 		if (cfg_parse_u32(v, 0, 65535, &n))
 			cfg_error(p->cfg, p->line, "queue: '%s' is not a number in 0..65535", v);

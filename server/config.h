@@ -33,8 +33,9 @@ struct cfg_helper {
 	char name[CTH_NAME_LEN];
 	char *plugin;
 	int line;             /* of the [helper NAME] header */
-	unsigned int families;  /* 0: the plugin's */
-	unsigned int protocols; /* 0: the plugin's */
+	unsigned int families;  /* 0: every family the plugin supports */
+	unsigned int protocols; /* 0: every protocol the plugin supports */
+	int family_line, protocol_line; /* of those keys, for later checks */
 	uint16_t queue;
 	uint32_t queue_len;
 	bool fail_open;

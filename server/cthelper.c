@@ -2,17 +2,23 @@
 /*
  * Kernel helper registration over nfnetlink_cthelper, built with libmnl
  * (there is no libnetfilter_cthelper in our dependency set, by choice).
+ *
+ * Kernel helpers are global, not per network namespace, and a NEW for a
+ * name+tuple that exists is an update (nfnl_cthelper_new() →
+ * nfnl_cthelper_update()).  So registration first asks the kernel (GET)
+ * what holds each name+tuple, and never silently rewrites a helper that
+ * another program registered with another definition.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_cthelper.h>
 #include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cthelper.h"
 #include "log.h"
@@ -58,6 +64,25 @@ int cthelper_register(struct nlreq *r, const struct instance *in, int family,
 	return nlreq_talk(r, nlh);
 }
 
+/*
+ * Status only: on an existing helper the kernel treats the private-state
+ * length and the policy as optional (nfnl_cthelper_update(), Linux 6.1;
+ * kmod/ does the same), so this works whatever definition the helper has.
+ * On a missing one it would be a create without policy: EINVAL.
+ */
+static int cthelper_status_set(struct nlreq *r, const char *name, int family,
+			       int proto, uint32_t status)
+{
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTHELPER,
+					     NFNL_MSG_CTHELPER_NEW, 0, AF_UNSPEC);
+
+	mnl_attr_put_strz(nlh, NFCTH_NAME, name);
+	cthelper_put_tuple(nlh, family, proto);
+	mnl_attr_put_u32(nlh, NFCTH_STATUS, htonl(status));
+	return nlreq_talk(r, nlh);
+}
+
 int cthelper_delete(struct nlreq *r, const char *name, int family, int proto)
 {
 	char buf[NLREQ_BUF];
@@ -73,10 +98,11 @@ const char *cthelper_explain(int err)
 {
 	switch (-err) {
 	case EBUSY:
+		/* a user-space helper in the way was found by GET before */
 		return "the name is taken: an in-kernel helper of that name is loaded "
 		       "(e.g. nf_conntrack_ftp: 'modprobe -r nf_conntrack_ftp', and "
 		       "register cthelperd before loading rules that name the helper), "
-		       "or a user-space helper of that name exists with a different "
+		       "or a user-space helper of that name has a different "
 		       "private-state size or class list (delete it with 'nfct helper delete')";
 	case EPERM:
 		return "permission denied: registering helpers needs CAP_NET_ADMIN in "
@@ -112,39 +138,419 @@ static const struct cthelper_tuple {
 static const char *fam_name(int f) { return f == AF_INET6 ? "ipv6" : "ipv4"; }
 static const char *pr_name(int p) { return p == IPPROTO_UDP ? "udp" : "tcp"; }
 
-int cthelper_register_all(struct nlreq *r, const struct runtime *rt)
+/* How nfct(8) spells a family, for the commands we suggest. */
+static const char *nfct_fam_name(int f) { return f == AF_INET6 ? "inet6" : "inet"; }
+
+/* ------------------------------------------------------------------ */
+/* GET: what the kernel holds for a name+tuple                          */
+/* ------------------------------------------------------------------ */
+
+/* An attribute table: the type each attribute must have (UNSPEC: not
+ * read, e.g. one a newer kernel added) and where the parser puts it. */
+struct cthelper_attrs {
+	const enum mnl_attr_data_type *types;
+	unsigned int max;
+	const struct nlattr **tb;
+};
+
+static const enum mnl_attr_data_type cthelper_top_types[NFCTH_MAX + 1] = {
+	[NFCTH_NAME] = MNL_TYPE_NUL_STRING,
+	[NFCTH_TUPLE] = MNL_TYPE_NESTED,
+	[NFCTH_QUEUE_NUM] = MNL_TYPE_U32,
+	[NFCTH_POLICY] = MNL_TYPE_NESTED,
+	[NFCTH_PRIV_DATA_LEN] = MNL_TYPE_U32,
+	[NFCTH_STATUS] = MNL_TYPE_U32,
+};
+static const enum mnl_attr_data_type cthelper_tuple_types[NFCTH_TUPLE_MAX + 1] = {
+	[NFCTH_TUPLE_L3PROTONUM] = MNL_TYPE_U16,
+	[NFCTH_TUPLE_L4PROTONUM] = MNL_TYPE_U8,
+};
+static const enum mnl_attr_data_type cthelper_set_types[NFCTH_POLICY_SET_MAX + 1] = {
+	[NFCTH_POLICY_SET_NUM] = MNL_TYPE_U32,
+	[NFCTH_POLICY_SET1] = MNL_TYPE_NESTED,
+	[NFCTH_POLICY_SET2] = MNL_TYPE_NESTED,
+	[NFCTH_POLICY_SET3] = MNL_TYPE_NESTED,
+	[NFCTH_POLICY_SET4] = MNL_TYPE_NESTED,
+};
+static const enum mnl_attr_data_type cthelper_class_types[NFCTH_POLICY_MAX + 1] = {
+	[NFCTH_POLICY_NAME] = MNL_TYPE_NUL_STRING,
+	[NFCTH_POLICY_EXPECT_MAX] = MNL_TYPE_U32,
+	[NFCTH_POLICY_EXPECT_TIMEOUT] = MNL_TYPE_U32,
+};
+
+static int cthelper_attr_cb(const struct nlattr *a, void *data)
 {
+	const struct cthelper_attrs *t = data;
+	uint16_t type = mnl_attr_get_type(a);
+
+	if (type > t->max || t->types[type] == MNL_TYPE_UNSPEC)
+		return MNL_CB_OK;
+	if (mnl_attr_validate(a, t->types[type]) < 0)
+		return MNL_CB_ERROR;
+	t->tb[type] = a;
+	return MNL_CB_OK;
+}
+
+/* Parse a nest into tb; every attribute of the table is required. */
+static int cthelper_nest_parse(const struct nlattr *nest,
+			       const enum mnl_attr_data_type *types,
+			       unsigned int max, const struct nlattr **tb)
+{
+	struct cthelper_attrs t = { .types = types, .max = max, .tb = tb };
+
+	if (mnl_attr_parse_nested(nest, cthelper_attr_cb, &t) < 0)
+		return -EINVAL;
+	for (unsigned int i = 1; i <= max; i++)
+		if (types[i] != MNL_TYPE_UNSPEC && !tb[i])
+			return -EINVAL;
+	return 0;
+}
+
+/* A NUL-terminated (validated) string attribute into a name buffer. */
+static int cthelper_name_get(const struct nlattr *a, char *dst)
+{
+	const char *s = mnl_attr_get_str(a);
+
+	if (strnlen(s, CTH_NAME_LEN) >= CTH_NAME_LEN)
+		return -EINVAL;
+	strcpy(dst, s);
+	return 0;
+}
+
+static int cthelper_class_parse(const struct nlattr *nest, struct cthelper_class *c)
+{
+	const struct nlattr *tb[NFCTH_POLICY_MAX + 1] = { 0 };
+
+	if (cthelper_nest_parse(nest, cthelper_class_types, NFCTH_POLICY_MAX, tb) ||
+	    cthelper_name_get(tb[NFCTH_POLICY_NAME], c->name))
+		return -EINVAL;
+	c->max = ntohl(mnl_attr_get_u32(tb[NFCTH_POLICY_EXPECT_MAX]));
+	c->timeout = ntohl(mnl_attr_get_u32(tb[NFCTH_POLICY_EXPECT_TIMEOUT]));
+	return 0;
+}
+
+/*
+ * NFCTH_POLICY: the class count, then one nest per class.  Only the
+ * classes we can hold are read; a count above that already differs from
+ * any definition of ours.
+ */
+static int cthelper_policy_parse(const struct nlattr *nest, struct cthelper_state *st)
+{
+	const struct nlattr *tb[NFCTH_POLICY_SET_MAX + 1] = { 0 };
+	struct cthelper_attrs t = { .types = cthelper_set_types,
+				    .max = NFCTH_POLICY_SET_MAX, .tb = tb };
+
+	if (mnl_attr_parse_nested(nest, cthelper_attr_cb, &t) < 0 ||
+	    !tb[NFCTH_POLICY_SET_NUM])
+		return -EINVAL;
+	st->n_classes = ntohl(mnl_attr_get_u32(tb[NFCTH_POLICY_SET_NUM]));
+	for (unsigned int i = 0; i < st->n_classes && i < CTH_CLASS_MAX; i++)
+		if (!tb[NFCTH_POLICY_SET + i] ||
+		    cthelper_class_parse(tb[NFCTH_POLICY_SET + i], &st->classes[i]))
+			return -EINVAL;
+	return 0;
+}
+
+int cthelper_state_parse(const struct nlmsghdr *nlh, struct cthelper_state *out)
+{
+	const struct nlattr *tb[NFCTH_MAX + 1] = { 0 }, *tu[NFCTH_TUPLE_MAX + 1] = { 0 };
+	struct cthelper_attrs t = { .types = cthelper_top_types, .max = NFCTH_MAX, .tb = tb };
+
+	memset(out, 0, sizeof(*out));
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(struct nfgenmsg)) ||
+	    mnl_attr_parse(nlh, sizeof(struct nfgenmsg), cthelper_attr_cb, &t) < 0)
+		return -EINVAL;
+	for (unsigned int i = 1; i <= NFCTH_MAX; i++)
+		if (!tb[i])
+			return -EINVAL;
+	if (cthelper_name_get(tb[NFCTH_NAME], out->name) ||
+	    cthelper_nest_parse(tb[NFCTH_TUPLE], cthelper_tuple_types, NFCTH_TUPLE_MAX, tu) ||
+	    cthelper_policy_parse(tb[NFCTH_POLICY], out))
+		return -EINVAL;
+	out->family = ntohs(mnl_attr_get_u16(tu[NFCTH_TUPLE_L3PROTONUM]));
+	out->proto = mnl_attr_get_u8(tu[NFCTH_TUPLE_L4PROTONUM]);
+	out->queue = ntohl(mnl_attr_get_u32(tb[NFCTH_QUEUE_NUM]));
+	out->priv_len = ntohl(mnl_attr_get_u32(tb[NFCTH_PRIV_DATA_LEN]));
+	out->status = ntohl(mnl_attr_get_u32(tb[NFCTH_STATUS]));
+	return 0;
+}
+
+struct cthelper_get_ctx {
+	const char *name;
+	int family, proto;
+	struct cthelper_state *out;
+	bool found;
+};
+
+/* The kernel answers with the helper as a NEW message; anything else, or
+ * another helper, is not what we asked for and is skipped. */
+static int cthelper_get_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct cthelper_get_ctx *g = data;
+	struct cthelper_state st;
+
+	if (nlh->nlmsg_type != (NFNL_SUBSYS_CTHELPER << 8 | NFNL_MSG_CTHELPER_NEW))
+		return MNL_CB_OK;
+	if (cthelper_state_parse(nlh, &st) < 0)
+		return MNL_CB_ERROR;
+	if (strcmp(st.name, g->name) == 0 && st.family == g->family &&
+	    st.proto == g->proto) {
+		*g->out = st;
+		g->found = true;
+	}
+	return MNL_CB_OK;
+}
+
+/*
+ * GET with NFCTH_NAME and NFCTH_TUPLE, not a dump: the kernel looks only
+ * at user-space helpers and answers ENOENT when none matches
+ * (nfnl_cthelper_get(), Linux 6.1).  Its answer is one NEW message, which
+ * the in-tree module flags NLM_F_MULTI without a DONE after it, so the
+ * ack we ask for is what ends the exchange.
+ */
+int cthelper_get(struct nlreq *r, const char *name, int family, int proto,
+		 struct cthelper_state *out)
+{
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTHELPER,
+					     NFNL_MSG_CTHELPER_GET, 0, AF_UNSPEC);
+	struct cthelper_get_ctx g = { .name = name, .family = family,
+				      .proto = proto, .out = out };
+	int rc;
+
+	mnl_attr_put_strz(nlh, NFCTH_NAME, name);
+	cthelper_put_tuple(nlh, family, proto);
+	rc = nlreq_talk_cb(r, nlh, cthelper_get_cb, &g);
+	if (rc)
+		return rc;
+	return g.found ? 0 : -ENOENT;
+}
+
+/* ------------------------------------------------------------------ */
+/* Deciding what to do with a helper someone registered                 */
+/* ------------------------------------------------------------------ */
+
+/* Append one item to a ", "-separated list in buf. */
+static void cthelper_diff_add(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void cthelper_diff_add(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+
+	if (n && n + 2 < len) {
+		memcpy(buf + n, ", ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * What the kernel cannot change in an existing helper (an update with
+ * another private-state length, class count or class name is EBUSY:
+ * nfnl_cthelper_update(), nfnl_cthelper_update_policy{,_one}(), 6.1).
+ */
+static void cthelper_diff_layout(const struct cthelper_state *old,
+				 const struct instance *in, char *buf, size_t len)
+{
+	if (old->priv_len != in->pl->desc->priv_size)
+		cthelper_diff_add(buf, len, "%u bytes of private state (we want %zu)",
+				  old->priv_len, in->pl->desc->priv_size);
+	if (old->n_classes != in->n_classes) {
+		cthelper_diff_add(buf, len, "%u expectation classes (we want %u)",
+				  old->n_classes, in->n_classes);
+		return;
+	}
+	for (unsigned int i = 0; i < in->n_classes; i++)
+		if (strcmp(old->classes[i].name, in->classes[i].name) != 0)
+			cthelper_diff_add(buf, len, "class %u named '%s' (we want '%s')",
+					  i, old->classes[i].name, in->classes[i].name);
+}
+
+/* What an update may change: the queue and each class's max and timeout.
+ * Only meaningful when the layout is the same. */
+static void cthelper_diff_tunable(const struct cthelper_state *old,
+				  const struct instance *in, char *buf, size_t len)
+{
+	if (old->queue != in->queue)
+		cthelper_diff_add(buf, len, "queue %u (we want queue %u)",
+				  old->queue, in->queue);
+	for (unsigned int i = 0; i < in->n_classes && i < old->n_classes; i++) {
+		const struct cthelper_class *o = &old->classes[i];
+		const struct cth_expect_class *c = &in->classes[i];
+
+		if (o->max != c->max)
+			cthelper_diff_add(buf, len, "class '%s' max %u (we want %u)",
+					  c->name, o->max, c->max);
+		if (o->timeout != c->timeout)
+			cthelper_diff_add(buf, len, "class '%s' timeout %u s (we want %u s)",
+					  c->name, o->timeout, c->timeout);
+	}
+}
+
+enum cthelper_action cthelper_decide(const struct cthelper_state *old,
+				     const struct instance *in, int family,
+				     int proto, const char *conf, char *msg,
+				     size_t msglen)
+{
+	char layout[512] = "", tunable[512] = "";
+	bool enabled;
+
+	msg[0] = '\0';
+	if (!old)
+		return CTHELPER_CREATE;
+	enabled = old->status == NFCT_HELPER_STATUS_ENABLED;
+	cthelper_diff_layout(old, in, layout, sizeof(layout));
+	cthelper_diff_tunable(old, in, tunable, sizeof(tunable));
+	if (!layout[0] && !tunable[0]) {
+		/* our own leftover (kill -9), or a cthelperd in another network
+		 * namespace serving the same helper: queues are per namespace,
+		 * kernel helpers are not */
+		snprintf(msg, msglen, "helper '%s' (%s/%s) was already registered (%s) "
+			 "with this configuration, by an earlier cthelperd or one in "
+			 "another network namespace: reusing it",
+			 in->name, fam_name(family), pr_name(proto),
+			 enabled ? "enabled" : "disabled");
+		return CTHELPER_REUSE;
+	}
+	if (enabled || layout[0]) {
+		snprintf(msg, msglen, "helper '%s' (%s/%s) is already registered%s by "
+			 "another program with %s%s%s: %sstop that program or delete "
+			 "it with 'nfct helper delete %s %s %s', or run 'cthelperd "
+			 "--release -c %s' if it is a leftover of a crashed cthelperd "
+			 "with another configuration",
+			 in->name, fam_name(family), pr_name(proto),
+			 enabled ? "" : " (disabled)", layout,
+			 layout[0] && tunable[0] ? ", " : "", tunable,
+			 enabled ? "" : "the kernel cannot change that in place; ",
+			 in->name, nfct_fam_name(family), pr_name(proto), conf);
+		return CTHELPER_REFUSE;
+	}
+	snprintf(msg, msglen, "helper '%s' (%s/%s) was already registered but "
+		 "disabled, with %s: taking it over with this configuration",
+		 in->name, fam_name(family), pr_name(proto), tunable);
+	return CTHELPER_TAKEOVER;
+}
+
+/* ------------------------------------------------------------------ */
+/* Whole runtimes                                                      */
+/* ------------------------------------------------------------------ */
+
+/* What the kernel held for each tuple of each instance before we began. */
+struct cthelper_plan {
+	bool exists;
+	struct cthelper_state old;
+};
+
+static struct cthelper_plan *cthelper_plan_at(struct cthelper_plan *plan,
+					      size_t inst,
+					      const struct cthelper_tuple *t)
+{
+	return &plan[inst * CTHELPER_N_TUPLES + (size_t)(t - cthelper_tuples)];
+}
+
+/* GET every tuple; log every refusal.  0, -EEXIST (refused) or -errno. */
+static int cthelper_plan_build(struct nlreq *r, const struct runtime *rt,
+			       struct cthelper_plan *plan)
+{
+	size_t refused = 0;
+	char msg[2048];
+
 	for (size_t i = 0; i < rt->n_inst; i++) {
 		const struct instance *in = &rt->inst[i];
 
 		for_each_tuple(in, t) {
-			int rc = cthelper_register(r, in, t->family, t->proto, NFCT_HELPER_STATUS_ENABLED);
+			struct cthelper_plan *p = cthelper_plan_at(plan, i, t);
+			int rc = cthelper_get(r, in->name, t->family, t->proto, &p->old);
 
-			if (rc) {
-				log_err("helper '%s' (%s/%s): cannot register: %s: %s",
+			if (rc && rc != -ENOENT) {
+				log_err("helper '%s' (%s/%s): cannot ask the kernel about it: %s: %s",
 					in->name, fam_name(t->family), pr_name(t->proto),
 					strerror(-rc), cthelper_explain(rc));
 				return rc;
 			}
-			log_info("helper '%s' (%s/%s) registered: plugin %s, queue %u, %zu bytes of state",
-				 in->name, fam_name(t->family), pr_name(t->proto), in->pl->desc->name,
-				 in->queue, in->pl->desc->priv_size);
+			p->exists = rc == 0;
+			if (cthelper_decide(p->exists ? &p->old : NULL, in, t->family, t->proto,
+					    rt->cfg->file, msg, sizeof(msg)) == CTHELPER_REFUSE) {
+				log_err("%s", msg);
+				refused++;
+			}
 		}
+	}
+	if (refused) {
+		log_err("%zu kernel helper(s) belong to another program: nothing registered", refused);
+		return -EEXIST;
 	}
 	return 0;
 }
+
+static int cthelper_register_one(struct nlreq *r, const struct runtime *rt,
+				 size_t i, const struct cthelper_tuple *t,
+				 const struct cthelper_plan *p)
+{
+	const struct instance *in = &rt->inst[i];
+	char msg[2048];
+	int rc;
+
+	switch (cthelper_decide(p->exists ? &p->old : NULL, in, t->family, t->proto,
+				rt->cfg->file, msg, sizeof(msg))) {
+	case CTHELPER_REUSE: log_info("%s", msg); break;
+	case CTHELPER_TAKEOVER: log_notice("%s", msg); break;
+	default: break;
+	}
+	rc = cthelper_register(r, in, t->family, t->proto, NFCT_HELPER_STATUS_ENABLED);
+	if (rc) {
+		log_err("helper '%s' (%s/%s): cannot register: %s: %s",
+			in->name, fam_name(t->family), pr_name(t->proto),
+			strerror(-rc), cthelper_explain(rc));
+		return rc;
+	}
+	log_info("helper '%s' (%s/%s) registered: plugin %s, queue %u, %zu bytes of state",
+		 in->name, fam_name(t->family), pr_name(t->proto), in->pl->desc->name,
+		 in->queue, in->pl->desc->priv_size);
+	return 0;
+}
+
+int cthelper_register_all(struct nlreq *r, const struct runtime *rt,
+			  struct cthelper_owned *owned)
+{
+	struct cthelper_plan *plan = calloc(rt->n_inst ? rt->n_inst : 1,
+					    CTHELPER_N_TUPLES * sizeof(*plan));
+	int rc;
+
+	if (!plan)
+		return -ENOMEM;
+	rc = cthelper_plan_build(r, rt, plan);
+	for (size_t i = 0; i < rt->n_inst && !rc; i++) {
+		for_each_tuple(&rt->inst[i], t) {
+			rc = cthelper_register_one(r, rt, i, t, cthelper_plan_at(plan, i, t));
+			if (rc)
+				break;
+			owned->tuples[i] |= (uint8_t)(1u << (t - cthelper_tuples));
+		}
+	}
+	free(plan);
+	return rc;
+}
+
+#define for_each_owned(rt, owned, i, t) \
+	for_each_tuple(&(rt)->inst[i], t) \
+		if ((owned)->tuples[i] & (1u << (t - cthelper_tuples)))
 
 /*
  * A helper left ENABLED with nobody reading its queue lets packets bypass
  * the queue without conntrack confirmation, which breaks new connections:
  * so every helper is disabled first, before anything that can fail.
  */
-void cthelper_disable_all(struct nlreq *r, const struct runtime *rt)
+void cthelper_disable_all(struct nlreq *r, const struct runtime *rt,
+			  const struct cthelper_owned *owned)
 {
 	for (size_t i = 0; i < rt->n_inst; i++) {
 		const struct instance *in = &rt->inst[i];
 
-		for_each_tuple(in, t) {
+		for_each_owned(rt, owned, i, t) {
 			int rc = cthelper_register(r, in, t->family, t->proto, NFCT_HELPER_STATUS_DISABLED);
 
 			if (rc)
@@ -154,12 +560,13 @@ void cthelper_disable_all(struct nlreq *r, const struct runtime *rt)
 	}
 }
 
-void cthelper_delete_all(struct nlreq *r, const struct runtime *rt)
+void cthelper_delete_all(struct nlreq *r, const struct runtime *rt,
+			 const struct cthelper_owned *owned)
 {
 	for (size_t i = 0; i < rt->n_inst; i++) {
 		const struct instance *in = &rt->inst[i];
 
-		for_each_tuple(in, t) {
+		for_each_owned(rt, owned, i, t) {
 			int rc = cthelper_delete(r, in->name, t->family, t->proto);
 
 			if (rc == -EBUSY)
@@ -171,4 +578,66 @@ void cthelper_delete_all(struct nlreq *r, const struct runtime *rt)
 					in->name, fam_name(t->family), pr_name(t->proto), strerror(-rc));
 		}
 	}
+}
+
+/* --release for one tuple: 0 when it is gone (or was never there). */
+static int cthelper_release_one(struct nlreq *r, const char *name, int family,
+				int proto)
+{
+	const char *fam = fam_name(family), *pr = pr_name(proto);
+	struct cthelper_state old;
+	int rc = cthelper_get(r, name, family, proto, &old), drc;
+
+	if (rc == -ENOENT) {
+		log_notice("helper '%s' (%s/%s): not registered", name, fam, pr);
+		return 0;
+	}
+	if (rc) {
+		log_err("helper '%s' (%s/%s): cannot ask the kernel about it: %s: %s",
+			name, fam, pr, strerror(-rc), cthelper_explain(rc));
+		return rc;
+	}
+	/* disabled first: if the delete fails, a disabled helper is harmless */
+	rc = cthelper_status_set(r, name, family, proto, NFCT_HELPER_STATUS_DISABLED);
+	drc = cthelper_delete(r, name, family, proto);
+	if (drc == 0 || drc == -ENOENT) {
+		log_notice("helper '%s' (%s/%s) on queue %u, was %s: %sdeleted",
+			   name, fam, pr, old.queue,
+			   old.status == NFCT_HELPER_STATUS_ENABLED ? "enabled" : "disabled",
+			   rc ? "" : "disabled and ");
+		return 0;
+	}
+	if (rc) {
+		log_err("helper '%s' (%s/%s): cannot disable (%s) nor delete (%s): it is "
+			"left as it was (%s)", name, fam, pr, strerror(-rc), strerror(-drc),
+			old.status == NFCT_HELPER_STATUS_ENABLED ? "ENABLED: new connections "
+			"on its port break while nobody serves queue" : "disabled");
+		return drc;
+	}
+	if (drc == -EBUSY)
+		log_err("helper '%s' (%s/%s): disabled but not deleted: a firewall rule "
+			"still references it; it is left disabled, which is safe "
+			"(connections pass without the helper); remove the rule and run "
+			"--release again to delete it", name, fam, pr);
+	else
+		log_err("helper '%s' (%s/%s): disabled but not deleted: %s",
+			name, fam, pr, strerror(-drc));
+	return drc;
+}
+
+int cthelper_release_all(struct nlreq *r, const struct runtime *rt)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < rt->n_inst; i++) {
+		const struct instance *in = &rt->inst[i];
+
+		for_each_tuple(in, t) {
+			int rc = cthelper_release_one(r, in->name, t->family, t->proto);
+
+			if (rc && !bad)
+				bad = rc;
+		}
+	}
+	return bad;
 }

@@ -3,10 +3,57 @@
 #define CTH_CTHELPER_H
 
 #include <libmnl/libmnl.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "nlreq.h"
 #include "runtime.h"
+
+/* The (family, protocol) kernel helpers one instance can stand for. */
+#define CTHELPER_N_TUPLES 4
+
+/* One expectation class of a kernel helper. */
+struct cthelper_class {
+	char name[CTH_NAME_LEN];
+	uint32_t max, timeout;
+};
+
+/* A kernel helper as NFNL_MSG_CTHELPER_GET reports it. */
+struct cthelper_state {
+	char name[CTH_NAME_LEN];
+	int family, proto;
+	uint32_t queue;
+	uint32_t status;      /* NFCT_HELPER_STATUS_* */
+	uint32_t priv_len;
+	uint32_t n_classes;   /* as reported; at most CTH_CLASS_MAX are kept */
+	struct cthelper_class classes[CTH_CLASS_MAX];
+};
+
+/* Parse one NFNL_MSG_CTHELPER_NEW message (a GET answer): 0 or -EINVAL. */
+int cthelper_state_parse(const struct nlmsghdr *nlh, struct cthelper_state *out);
+/* The user-space kernel helper NAME for (family, proto): 0, -ENOENT when
+ * there is none, or another negative errno. */
+int cthelper_get(struct nlreq *r, const char *name, int family, int proto,
+		 struct cthelper_state *out);
+
+/* What registration does with one (family, protocol) of an instance. */
+enum cthelper_action {
+	CTHELPER_CREATE,   /* none registered: create it */
+	CTHELPER_REUSE,    /* ours, or the same definition: update it */
+	CTHELPER_TAKEOVER, /* disabled, another definition the kernel can update */
+	CTHELPER_REFUSE,   /* another program's: leave it alone and exit */
+};
+
+/*
+ * Decide, from what the kernel has (old, NULL when nothing), what to do for
+ * instance in on (family, proto).  For every action but CREATE, msg gets
+ * the line to log (REFUSE: the error, naming what differs and what to do;
+ * conf is the configuration file for the --release hint).  Pure: no I/O.
+ */
+enum cthelper_action cthelper_decide(const struct cthelper_state *old,
+				     const struct instance *in, int family,
+				     int proto, const char *conf, char *msg,
+				     size_t msglen);
 
 /* Create or update (a NEW for an existing name is an update) the kernel
  * helper for one (family, protocol) of an instance. */
@@ -16,9 +63,24 @@ int cthelper_delete(struct nlreq *r, const char *name, int family, int proto);
 /* Why a registration failed, in operator terms. */
 const char *cthelper_explain(int err);
 
-/* Register/disable/delete every kernel helper of a runtime. */
-int cthelper_register_all(struct nlreq *r, const struct runtime *rt);
-void cthelper_disable_all(struct nlreq *r, const struct runtime *rt);
-void cthelper_delete_all(struct nlreq *r, const struct runtime *rt);
+/* The kernel helpers this process registered: bit t of tuples[i] is
+ * tuple t of rt->inst[i].  Only these are disabled and deleted. */
+struct cthelper_owned {
+	uint8_t tuples[CFG_MAX_HELPERS];
+};
+
+/* Check every helper of a runtime against the kernel first (nothing is
+ * changed when one belongs to another program: -EEXIST), then register
+ * and enable them.  Registered ones are recorded in owned. */
+int cthelper_register_all(struct nlreq *r, const struct runtime *rt,
+			  struct cthelper_owned *owned);
+void cthelper_disable_all(struct nlreq *r, const struct runtime *rt,
+			  const struct cthelper_owned *owned);
+void cthelper_delete_all(struct nlreq *r, const struct runtime *rt,
+			 const struct cthelper_owned *owned);
+/* --release: disable, then delete every configured kernel helper,
+ * whoever registered it.  0 when all are gone; else a negative errno
+ * (-EBUSY: one is still referenced by a rule and was left disabled). */
+int cthelper_release_all(struct nlreq *r, const struct runtime *rt);
 
 #endif

@@ -5,6 +5,11 @@
  * internal symbols from resolving to each other.  The ABI version and the
  * descriptor size are checked before any other field is read, because a
  * plugin built for another ABI may have a different layout after them.
+ *
+ * The descriptor is then copied into daemon memory, strings included, and
+ * only the copy is checked and used: the plugin's own descriptor lives in
+ * memory the plugin can write, and a change after the check (a larger
+ * priv_size, a renamed class) must not reach the daemon.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,17 +27,20 @@ static int plugin_class_check(const struct cth_expect_class *c, unsigned i,
 	if (!c->name || !*c->name || strlen(c->name) >= CTH_NAME_LEN)
 		return ERR("expectation class %u: name must be 1..%u characters",
 			   i, CTH_NAME_LEN - 1);
-	if (c->max < 1 || c->max > 255)
-		return ERR("expectation class '%s': max %u is not in 1..255",
-			   c->name, c->max);
-	if (c->timeout < 1)
-		return ERR("expectation class '%s': timeout must be at least 1 second",
-			   c->name);
+	if (c->max < 1 || c->max > PLUGIN_EXPECT_MAX)
+		return ERR("expectation class '%s': max %u is not in 1..%u",
+			   c->name, c->max, PLUGIN_EXPECT_MAX);
+	if (c->timeout < 1 || c->timeout > PLUGIN_TIMEOUT_MAX)
+		return ERR("expectation class '%s': default timeout %u s is not in 1..%u "
+			   "(the kernel counts it in 32-bit jiffies)",
+			   c->name, c->timeout, PLUGIN_TIMEOUT_MAX);
 	return 0;
 }
 
-int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
-		      char *err, size_t errlen)
+/* ABI version and size: the only fields that may be read before we know
+ * the descriptor has our layout. */
+static int plugin_header_check(const struct cth_plugin_desc *d, char *err,
+			       size_t errlen)
 {
 	if (d->abi_version != CTH_ABI_VERSION)
 		return ERR("plugin ABI version %u, cthelperd speaks %u: rebuild the plugin against this SDK",
@@ -40,6 +48,16 @@ int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
 	if (d->size != sizeof(*d))
 		return ERR("plugin descriptor is %u bytes, cthelperd expects %zu: rebuild the plugin against this SDK",
 			   d->size, sizeof(*d));
+	return 0;
+}
+
+int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
+		      char *err, size_t errlen)
+{
+	int rc = plugin_header_check(d, err, errlen);
+
+	if (rc)
+		return rc;
 	if (!d->name || strcmp(d->name, name) != 0)
 		return ERR("plugin declares the name '%s', but was loaded as '%s'",
 			   d->name ? d->name : "(null)", name);
@@ -58,8 +76,7 @@ int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
 		return ERR("plugin declares %u expectation classes; 1..%u allowed",
 			   d->n_classes, CTH_CLASS_MAX);
 	for (unsigned i = 0; i < d->n_classes; i++) {
-		int rc = plugin_class_check(&d->classes[i], i, err, errlen);
-
+		rc = plugin_class_check(&d->classes[i], i, err, errlen);
 		if (rc)
 			return rc;
 		for (unsigned j = 0; j < i; j++)
@@ -71,6 +88,61 @@ int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
 		return ERR("plugin configuration block of %zu bytes is unreasonably large",
 			   d->config_size);
 	return 0;
+}
+
+/*
+ * Copy a plugin string into a daemon buffer, reading at most len - 1
+ * bytes of it.  A string that does not fit is cut; the checks that follow
+ * see the cut copy, and every limit they enforce is shorter than the
+ * buffer, so an over-long name is still refused.
+ */
+static const char *plugin_str_copy(char *dst, size_t len, const char *src)
+{
+	size_t n;
+
+	if (!src)
+		return NULL;
+	n = strnlen(src, len - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return dst;
+}
+
+/* The descriptor, strings included, into pl: from now on pl->desc. */
+static void plugin_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src)
+{
+	struct cth_plugin_desc *d = &pl->copy;
+
+	memcpy(d, src, sizeof(*d));
+	d->name = plugin_str_copy(pl->name, sizeof(pl->name), src->name);
+	d->version = plugin_str_copy(pl->version, sizeof(pl->version), src->version);
+	d->description = plugin_str_copy(pl->description, sizeof(pl->description),
+					  src->description);
+	/* slots past n_classes are not the plugin's to fill: not read */
+	for (unsigned i = 0; i < CTH_CLASS_MAX; i++)
+		d->classes[i].name = i >= d->n_classes ? NULL :
+			plugin_str_copy(pl->class_names[i], sizeof(pl->class_names[i]),
+					src->classes[i].name);
+	pl->desc = d;
+}
+
+/* Look the descriptor up, copy it, check the copy. */
+static int plugin_desc_take(struct plugin *pl, const char *name, char *err,
+			    size_t errlen)
+{
+	const struct cth_plugin_desc *src = dlsym(pl->dl, CTH_PLUGIN_SYMBOL);
+	int rc;
+
+	if (!src) {
+		snprintf(err, errlen, "no '%s' symbol: not a cthelperd plugin (export it with CTH_PLUGIN_EXPORT)",
+			 CTH_PLUGIN_SYMBOL);
+		return -ENOENT;
+	}
+	rc = plugin_header_check(src, err, errlen);
+	if (rc)
+		return rc;
+	plugin_desc_copy(pl, src);
+	return plugin_desc_check(pl->desc, name, err, errlen);
 }
 
 int plugin_load(const char *dir, const char *name, struct plugin **out,
@@ -94,14 +166,7 @@ int plugin_load(const char *dir, const char *name, struct plugin **out,
 		plugin_unload(pl);
 		return -ENOENT;
 	}
-	pl->desc = dlsym(pl->dl, CTH_PLUGIN_SYMBOL);
-	if (!pl->desc) {
-		snprintf(err, errlen, "%s: no '%s' symbol: not a cthelperd plugin (export it with CTH_PLUGIN_EXPORT)",
-			 path, CTH_PLUGIN_SYMBOL);
-		plugin_unload(pl);
-		return -ENOENT;
-	}
-	rc = plugin_desc_check(pl->desc, name, err, errlen);
+	rc = plugin_desc_take(pl, name, err, errlen);
 	if (rc) {
 		char why[512];
 

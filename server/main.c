@@ -27,6 +27,7 @@
 struct daemon_state {
 	struct runtime *_Atomic rt;
 	struct nlreq ctl;
+	struct cthelper_owned owned;  /* kernel helpers this run registered */
 	size_t n_workers;
 	struct worker workers[CFG_MAX_HELPERS];
 };
@@ -34,7 +35,7 @@ struct daemon_state {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: cthelperd [-c FILE] [-n] [-d] [-h] [-V] [--check-kernel]\n"
+		"Usage: cthelperd [-c FILE] [-n] [-d] [-h] [-V] [--check-kernel] [--release]\n"
 		"User-space connection tracking helper server for Linux netfilter.\n"
 		"\n"
 		"  -c, --config FILE  configuration file (default %s)\n"
@@ -43,6 +44,11 @@ static void usage(FILE *out)
 		"  -d, --daemon       detach and log to syslog (default: foreground, stderr)\n"
 		"      --check-kernel report what the running kernel offers and\n"
 		"                     what to do about anything missing, then exit\n"
+		"      --release      disable, then delete every kernel helper FILE\n"
+		"                     configures, whoever registered it, then exit\n"
+		"                     (0 when all are gone): after a crash or kill -9\n"
+		"                     helpers stay ENABLED and new connections on their\n"
+		"                     ports break until this runs or cthelperd restarts\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
 		"\n"
@@ -92,14 +98,14 @@ static int daemon_workers_init(struct daemon_state *d)
 	return 0;
 }
 
-static void daemon_shutdown(struct daemon_state *d, bool registered)
+/* Only the helpers this run registered are undone: one that belongs to
+ * another program and made registration stop is left alone. */
+static void daemon_shutdown(struct daemon_state *d)
 {
-	if (registered)
-		cthelper_disable_all(&d->ctl, d->rt);
+	cthelper_disable_all(&d->ctl, d->rt, &d->owned);
 	for (size_t i = 0; i < d->n_workers; i++)
 		worker_stop(&d->workers[i]);
-	if (registered)
-		cthelper_delete_all(&d->ctl, d->rt);
+	cthelper_delete_all(&d->ctl, d->rt, &d->owned);
 	for (size_t i = 0; i < d->n_workers; i++)
 		worker_free(&d->workers[i]);
 	nlreq_close(&d->ctl);
@@ -121,22 +127,22 @@ static int daemon_run(struct daemon_state *d, bool detach)
 		return 1;
 	}
 	if (daemon_workers_init(d) < 0) {
-		daemon_shutdown(d, false);
+		daemon_shutdown(d);
 		return 1;
 	}
-	if (cthelper_register_all(&d->ctl, d->rt) < 0) {
-		daemon_shutdown(d, true);
+	if (cthelper_register_all(&d->ctl, d->rt, &d->owned) < 0) {
+		daemon_shutdown(d);
 		return 1;
 	}
 	if (detach && daemon(0, 0) < 0) {
 		log_err("cannot detach: %s", strerror(errno));
-		daemon_shutdown(d, true);
+		daemon_shutdown(d);
 		return 1;
 	}
 	for (size_t i = 0; i < d->n_workers; i++) {
 		if ((rc = worker_start(&d->workers[i])) < 0) {
 			log_err("cannot start worker: %s", strerror(-rc));
-			daemon_shutdown(d, true);
+			daemon_shutdown(d);
 			return 1;
 		}
 	}
@@ -149,9 +155,32 @@ static int daemon_run(struct daemon_state *d, bool detach)
 	ev_signal_start(loop, &sig_hup);
 	log_notice("ready: %zu helper(s) on %zu queue(s)", d->rt->n_inst, d->n_workers);
 	ev_run(loop, 0);
-	daemon_shutdown(d, true);
+	daemon_shutdown(d);
 	log_notice("stopped");
 	return 0;
+}
+
+/* --release: the configured helpers out of the kernel, for after a crash
+ * (plugins are loaded as for a start: they decide the default families
+ * and protocols, hence which kernel helpers the config stands for). */
+static int daemon_release(struct runtime *rt)
+{
+	struct nlreq ctl;
+	int rc;
+
+	if ((rc = nlreq_open(&ctl)) < 0) {
+		log_err("cannot open a netfilter netlink socket: %s", strerror(-rc));
+		runtime_free(rt);
+		return 1;
+	}
+	rc = cthelper_release_all(&ctl, rt);
+	nlreq_close(&ctl);
+	runtime_free(rt);
+	if (rc)
+		log_err("release incomplete: see above");
+	else
+		log_notice("release done: no configured helper is registered");
+	return rc ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -163,11 +192,12 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "check-kernel", no_argument, NULL, 'K' },
+		{ "release", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct daemon_state d;
 	const char *file = CTH_DEFAULT_CONFIG;
-	bool check = false, detach = false;
+	bool check = false, detach = false, release = false;
 	struct cfg *cfg;
 	struct runtime *rt;
 	int c;
@@ -179,6 +209,7 @@ int main(int argc, char **argv)
 		case 'd': detach = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'K': return kcheck_run();
+		case 'R': release = true; break;
 		case 'V': printf("cthelperd %s (plugin ABI %u)\n", CTH_VERSION, CTH_ABI_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -188,11 +219,20 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (release && (check || detach)) {
+		fprintf(stderr, "cthelperd: --release goes without -n and -d\n");
+		usage(stderr);
+		return 2;
+	}
 	if (cfg_load(file, &cfg) < 0)
 		return 1;
-	log_init(cfg->log_level, false);
+	/* --release reports every helper at notice: never hide that */
+	log_init(release && cfg->log_level < LOG_L_NOTICE ? LOG_L_NOTICE : cfg->log_level,
+		 false);
 	if (runtime_build(cfg, &rt) < 0)
 		return 1;
+	if (release)
+		return daemon_release(rt);
 	if (check) {
 		printf("%s: configuration OK: %zu helper(s), %zu plugin(s)\n",
 		       file, rt->n_inst, rt->n_plugins);

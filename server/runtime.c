@@ -77,6 +77,44 @@ static int runtime_opts_apply(struct runtime *rt, struct instance *in,
 	return bad ? -EINVAL : 0;
 }
 
+/* A family or protocol key: its name and its values as the config spells
+ * them, indexed by CTH_FAMILY_* / CTH_PROTO_* bits. */
+struct runtime_set {
+	const char *key;
+	const char *names[4];
+};
+
+static const struct runtime_set runtime_families = {
+	.key = "family",
+	.names = { [CTH_FAMILY_IPV4] = "ipv4", [CTH_FAMILY_IPV6] = "ipv6",
+		   [CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6] = "both" },
+};
+static const struct runtime_set runtime_protocols = {
+	.key = "protocol",
+	.names = { [CTH_PROTO_TCP] = "tcp", [CTH_PROTO_UDP] = "udp",
+		   [CTH_PROTO_TCP | CTH_PROTO_UDP] = "both" },
+};
+
+/*
+ * The descriptor's families and protocols are the sets the plugin
+ * supports: a helper gets the whole set unless its config names a part of
+ * it, and naming anything outside it is an error at the key's line.
+ */
+static int runtime_set_apply(struct runtime *rt, const struct instance *in,
+			     const struct runtime_set *set, int line,
+			     unsigned int want, unsigned int supported,
+			     unsigned int *out)
+{
+	*out = want ? want : supported;
+	if (!(want & ~supported))
+		return 0;
+	/* supported is a proper subset here, so one value names it */
+	cfg_error(rt->cfg, line, "helper '%s': %s = %s: plugin '%s' supports %s only",
+		  in->name, set->key, set->names[want & 3], in->pl->desc->name,
+		  set->names[supported & 3]);
+	return -EINVAL;
+}
+
 static int runtime_inst_build(struct runtime *rt, struct instance *in,
 			      const struct cfg_helper *h)
 {
@@ -87,13 +125,12 @@ static int runtime_inst_build(struct runtime *rt, struct instance *in,
 		return -EINVAL;
 	d = in->pl->desc;
 	snprintf(in->name, sizeof(in->name), "%s", h->name);
-	in->families = h->families ? h->families : d->families;
-	in->protocols = h->protocols ? h->protocols : d->protocols;
-	if (in->families & ~d->families) {
-		cfg_error(rt->cfg, h->line, "helper '%s': plugin '%s' does not support that family",
-			  h->name, d->name);
+	/* | not ||: both keys' errors are reported */
+	if (runtime_set_apply(rt, in, &runtime_families, h->family_line,
+			      h->families, d->families, &in->families) |
+	    runtime_set_apply(rt, in, &runtime_protocols, h->protocol_line,
+			      h->protocols, d->protocols, &in->protocols))
 		return -EINVAL;
-	}
 	in->queue = h->queue;
 	in->queue_len = h->queue_len;
 	in->fail_open = h->fail_open;
