@@ -51,6 +51,14 @@ else
 	echo "FAIL kmod: tests/kmod/run.sh missing" | tee -a "$LOG/all.txt"
 fi
 
+# Host features (expectation paths, helper opt-in, class rule, detach)
+# with a test plugin, one VM boot.
+if [ -x tests/host/run.sh ]; then
+	run_suite host tests/host/run.sh
+else
+	echo "FAIL host: tests/host/run.sh missing" | tee -a "$LOG/all.txt"
+fi
+
 if [ -x tests/e2e/run.sh ]; then
 	run_suite e2e tests/e2e/run.sh
 else

@@ -23,6 +23,9 @@ BAD_PLUGIN_DEFS_dup_class    := -DCLS2='"a"'
 BAD_PLUGIN_DEFS_wrong_name   := -DDECLARED_NAME='"other"'
 BAD_PLUGIN_DEFS_no_symbol    := -DNO_SYMBOL
 BAD_PLUGIN_DEFS_missing_dep  := -DMISSING_DEP
+BAD_PLUGIN_DEFS_long_timeout := -DTIMEOUT=604801
+BAD_PLUGIN_DEFS_mutating     := -DMUTATE
+BAD_PLUGIN_DEFS_tcp_udp      := -DPROTOS='CTH_PROTO_TCP|CTH_PROTO_UDP'
 BAD_PLUGINS := $(patsubst BAD_PLUGIN_DEFS_%,%,$(filter BAD_PLUGIN_DEFS_%,$(.VARIABLES)))
 
 $(B)/tests/bad/%.so: tests/unit/bad_plugin.c $(wildcard sdk/include/cthelperd/*.h)
@@ -34,3 +37,9 @@ unit: all $(UNIT_TESTS:%=$(B)/tests/%) $(BAD_PLUGINS:%=$(B)/tests/bad/%.so)
 
 unit-asan:
 	$(MAKE) B=build-asan CFLAGS="-O1 -g $(SANFLAGS)" unit
+
+# Test-only plugins driven by their payload (tests/host/).
+$(B)/tests/plugins/%.so: tests/host/%.c $(wildcard sdk/include/cthelperd/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) -o $@ $<
+unit: $(B)/tests/plugins/probe.so

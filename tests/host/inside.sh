@@ -1,0 +1,167 @@
+#!/bin/bash
+# Host features against the real kernel, run inside the test VM by
+# tests/host/run.sh: the test plugin tests/host/probe.c is driven by its
+# payload, so each case asks the daemon for exactly one kind of
+# expectation and checks what the kernel made of it.  Also measures (and
+# asserts, so a kernel that behaves otherwise fails here) how expectation
+# class, class policy and helper name interact on the two paths:
+#   verdict  = NFQA_EXP on the verdict (cth_expect without CTH_EXPECT_SYNC)
+#   ctnl     = IPCTNL_MSG_EXP_NEW over ctnetlink (CTH_EXPECT_SYNC)
+#
+# Usage: inside.sh [BUILD_DIR]   (default: build)
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+BUILD=$REPO/${1:-build}
+# shellcheck source=tests/lib/topo.sh
+. tests/lib/topo.sh
+W=/tmp/host
+LOGS=${VM_RESULTS:-$W}/logs
+PEER="$REPO/tests/host/peer.py"
+Q=3
+mkdir -p "$W" "$LOGS"
+progress() { echo "[$(cut -d" " -f1 /proc/uptime)] $*" >>"${VM_PROGRESS:-/dev/null}"; }
+pass() { echo "PASS host/$1"; }
+fail() { echo "FAIL host/$1: $2"; }
+check() { if [ -z "$2" ]; then pass "$1"; else fail "$1" "$2"; fi; }
+
+qcount() { awk -v q=$Q '$1 == q { print $8 }' /proc/net/netfilter/nfnetlink_queue; }
+# the kernel's view of the expectation to PORT: "TIMEOUT class=C helper=H"
+exp_line() { conntrack -L expect 2>/dev/null | grep -E "dport=$1 " | head -n 1; }
+exp_field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
+
+CTH_PID=
+cleanup() {
+	[ -n "$CTH_PID" ] && kill "$CTH_PID" 2>/dev/null && wait "$CTH_PID" 2>/dev/null
+	[ -n "${PEER_PID:-}" ] && kill "$PEER_PID" 2>/dev/null
+	topo_ct_del
+	nfct helper delete probe inet tcp >/dev/null 2>&1
+	nfct helper delete probe inet6 tcp >/dev/null 2>&1
+	topo_teardown
+}
+trap cleanup EXIT
+
+progress topology
+topo_setup || { fail topology "setup failed"; exit 1; }
+for t in "$IPT" "$IP6T"; do
+	"$t" -I FORWARD -p tcp --dport 7000 -m conntrack --ctstate NEW -j ACCEPT
+done
+in_server python3 "$PEER" serve 7000 $(seq 7101 7130) >"$LOGS/peer.log" 2>&1 &
+PEER_PID=$!
+
+cat >"$W/probe.conf" <<EOC
+[server]
+plugin_dir = $BUILD/tests/plugins
+log_level = debug
+[helper probe]
+plugin = probe
+queue = $Q
+EOC
+"$BUILD/cthelperd" -c "$W/probe.conf" >"$LOGS/cthelperd.log" 2>&1 &
+CTH_PID=$!
+for _ in $(seq 1 100); do grep -q ready "$LOGS/cthelperd.log" && break; sleep 0.2; done
+if ! grep -q ready "$LOGS/cthelperd.log"; then
+	fail start "cthelperd did not get ready: $(tail -n 5 "$LOGS/cthelperd.log" | tr '\n' ' ')"
+	exit 1
+fi
+for t in "$IPT" "$IP6T"; do
+	"$t" -t raw -A PREROUTING -p tcp --dport 7000 -j CT --helper probe
+done
+for _ in $(seq 1 50); do grep -q ready "$LOGS/peer.log" && break; sleep 0.2; done
+
+# control TEXT [HOLD]: one control connection (client -> server:7000)
+control() { in_client timeout 20 python3 "$PEER" send "$SV4" 7000 "$1" "${2:-0.3}" >>"$LOGS/control.log" 2>&1; }
+
+# expect_case NAME PORT CLASS FLAGS: ask, look at the expectation, then
+# send 200 kB on the expected connection and look at that.  Sets
+# E_TIMEOUT E_CLASS E_HELPER D_OK D_HELPER D_QUEUED.
+expect_case() {
+	local name=$1 port=$2 cls=$3 flags=$4 line q0 q1
+	progress "$name"
+	control "EXP $port $cls $flags\n"
+	line=$(exp_line "$port")
+	E_TIMEOUT=${line%% *}
+	E_CLASS=$(exp_field "$line" class)
+	E_HELPER=$(exp_field "$line" helper)
+	q0=$(qcount)
+	if in_client timeout 20 python3 "$PEER" bulk "$SV4" "$port" 200000 >>"$LOGS/bulk.log" 2>&1; then
+		D_OK=yes
+	else
+		D_OK=no
+	fi
+	q1=$(qcount)
+	D_QUEUED=$((q1 - q0))
+	D_HELPER=$(conntrack -L -p tcp --dport "$port" 2>/dev/null | sed -n 's/.*helper=\([^ ]*\).*/\1/p' | head -n 1)
+	echo "# $name: expectation ${line:-<none>}"
+	echo "# $name: timeout=$E_TIMEOUT class=${E_CLASS:-unset} helper=${E_HELPER:-none};" \
+	     "data passed=$D_OK helper=${D_HELPER:-none} packets queued meanwhile=$D_QUEUED"
+}
+
+# --- default: the expected connection is not helped, on both paths
+for path in verdict ctnl; do
+	[ $path = verdict ] && f="" || f="s"
+	port=$([ $path = verdict ] && echo 7101 || echo 7102)
+	expect_case "default-$path" $port 0 "$f"
+	why=
+	[ -n "$E_TIMEOUT" ] || why="no expectation created"
+	[ "$D_OK" = yes ] || why="${why:+$why; }the expected connection did not pass"
+	[ -z "$D_HELPER" ] || why="${why:+$why; }expected connection has helper=$D_HELPER"
+	[ "$D_QUEUED" -lt 20 ] || why="${why:+$why; }$D_QUEUED packets queued during 200 kB on the expected connection"
+	check "default-not-helped-$path" "$why"
+done
+
+# --- opt-in: CTH_EXPECT_HELPER gives it the helper, on both paths
+for path in verdict ctnl; do
+	[ $path = verdict ] && f="h" || f="hs"
+	port=$([ $path = verdict ] && echo 7103 || echo 7104)
+	expect_case "helper-$path" $port 0 "$f"
+	why=
+	[ "$D_OK" = yes ] || why="the expected connection did not pass"
+	[ "$D_HELPER" = probe ] || why="${why:+$why; }expected connection has helper=${D_HELPER:-none}, want probe"
+	[ "$D_QUEUED" -ge 20 ] || why="${why:+$why; }only $D_QUEUED packets queued: not helped"
+	check "helper-opt-in-$path" "$why"
+done
+
+# --- the class rule (docs/architecture.md): class 1 has timeout 77 s,
+# class 0 300 s.  Measured: the kernel reads CTA_EXPECT_CLASS only with a
+# helper name, on both paths; without one the expectation is class 0.
+for path in verdict ctnl; do
+	[ $path = verdict ] && s="" || s="s"
+	base=$([ $path = verdict ] && echo 7105 || echo 7107)
+	expect_case "class1-nohelper-$path" $base 1 "$s"
+	nh_t=$E_TIMEOUT nh_c=$E_CLASS
+	expect_case "class1-helper-$path" $((base + 1)) 1 "h$s"
+	h_t=$E_TIMEOUT h_c=$E_CLASS
+	echo "RESULT class rule, $path path: class 1 without helper name -> class=${nh_c:-?} timeout=${nh_t:-?}; with helper name -> class=${h_c:-?} timeout=${h_t:-?}"
+	why=
+	{ [ -n "$nh_t" ] && [ "$nh_t" -gt 77 ]; } || why="without a helper name: timeout ${nh_t:-none}, want class 0's (300 s) as documented"
+	{ [ -n "$h_t" ] && [ "$h_t" -le 77 ]; } || why="${why:+$why; }with a helper name: timeout ${h_t:-none}, want class 1's (<= 77 s)"
+	check "class-rule-$path" "$why"
+done
+
+# --- several expectations from one packet (one on the verdict, the rest
+# over ctnetlink)
+progress multi
+control "EXP 7111 0\nEXP 7112 0\nEXP 7113 0\nEXP 7114 1 s\n"
+why=
+for p in 7111 7112 7113 7114; do
+	[ -n "$(exp_line $p)" ] || why="${why:+$why; }no expectation to port $p"
+done
+check multi-expect "$why"
+
+# --- detach: the connection is no longer queued, and (kernel fact) its
+# pending expectations go with its helper
+progress detach
+q0=$(qcount)
+control "EXP 7115 0 s\nDETACH\n" 1
+why=
+[ -z "$(exp_line 7115)" ] || why="expectation to 7115 survived the detach (the SDK says it is removed)"
+grep -q "DETACH: 0" "$LOGS/cthelperd.log" || why="${why:+$why; }cth_detach did not return 0"
+echo "# detach: $(($(qcount) - q0)) packets queued for the whole control connection"
+check detach-removes-expectations "$why"
+
+grep -q 'data packet on an expected connection' "$LOGS/cthelperd.log" ||
+	fail plugin-saw-helped-data "the plugin never saw a packet of a helped expected connection"
+kill "$CTH_PID"; wait "$CTH_PID"; rc=$?; CTH_PID=
+check clean-stop "$([ $rc = 0 ] || echo "exit status $rc")"
+exit 0

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""TCP peers for the host-feature tests (tests/host/inside.sh).
+
+  peer.py serve PORT...              accept on every port (0.0.0.0 and ::),
+                                     read each connection to EOF, answer
+                                     "GOT <bytes>\\n"
+  peer.py send HOST PORT TEXT [HOLD] send TEXT (\\n escapes), keep the
+                                     connection HOLD seconds, print the answer
+  peer.py bulk HOST PORT BYTES       send BYTES, print the answer; exit 0
+                                     only if the server got them all
+"""
+import selectors
+import socket
+import sys
+import threading
+import time
+
+
+def serve(ports):
+    def handle(conn):
+        n = 0
+        conn.settimeout(30)
+        try:
+            while True:
+                b = conn.recv(65536)
+                if not b:
+                    break
+                n += len(b)
+            conn.sendall(b"GOT %d\n" % n)
+        except OSError:
+            pass
+        conn.close()
+
+    sel = selectors.DefaultSelector()
+    for p in ports:
+        for fam, addr in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
+            s = socket.socket(fam, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if fam == socket.AF_INET6:
+                s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            s.bind((addr, int(p)))
+            s.listen(16)
+            sel.register(s, selectors.EVENT_READ)
+    print("ready", flush=True)
+    while True:
+        for key, _ in sel.select():
+            conn, _ = key.fileobj.accept()
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+
+def connect(host, port):
+    return socket.create_connection((host, int(port)), timeout=5)
+
+
+def answer(s):
+    s.shutdown(socket.SHUT_WR)
+    s.settimeout(15)
+    data = b""
+    while not data.endswith(b"\n"):
+        b = s.recv(100)
+        if not b:
+            break
+        data += b
+    return data.decode().strip()
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "serve":
+        serve(sys.argv[2:])
+    elif cmd == "send":
+        s = connect(sys.argv[2], sys.argv[3])
+        s.sendall(sys.argv[4].replace("\\n", "\n").encode())
+        if len(sys.argv) > 5:
+            time.sleep(float(sys.argv[5]))
+        print(answer(s))
+    elif cmd == "bulk":
+        n = int(sys.argv[4])
+        try:
+            s = connect(sys.argv[2], sys.argv[3])
+            s.sendall(b"x" * n)
+            got = answer(s)
+        except OSError as e:
+            print("ERROR %s" % e)
+            sys.exit(1)
+        print(got)
+        sys.exit(0 if got == "GOT %d" % n else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A test-only plugin that does what its payload tells it, so the VM tests
+ * can drive every host function against the real kernel:
+ *
+ *   EXP <port> <class> [flags]   expect client -> server:<port> (TCP, any
+ *                                source port); flags: h = CTH_EXPECT_HELPER,
+ *                                s = CTH_EXPECT_SYNC, p = permanent
+ *   DETACH                       cth_detach()
+ *
+ * One command per line, in packets of the original direction.  Every
+ * result is logged at notice level ("probe: EXP 7101 class 1 hs: 0").
+ * Packets of expected connections are counted in the log ("probe: data").
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cthelperd/plugin.h>
+
+static void probe_exp(struct cth_ctx *ctx, const struct cth_packet *pkt,
+		      const char *line)
+{
+	const struct cth_tuple *t = &pkt->tuple[CTH_DIR_ORIGINAL];
+	struct cth_expect e = { 0 };
+	unsigned int port, cls, how = 0;
+	char flags[8] = "";
+
+	if (sscanf(line, "EXP %u %u %7s", &port, &cls, flags) < 2 || port > 65535)
+		return;
+	e.class = cls;
+	e.family = t->family;
+	e.proto = t->proto;
+	e.flags = CTH_EXPECT_ANY_SRC;
+	e.dport = (uint16_t)port;
+	e.dst = t->dst;
+	if (strchr(flags, 'h'))
+		e.flags |= CTH_EXPECT_HELPER;
+	if (strchr(flags, 'p'))
+		e.flags |= CTH_EXPECT_PERMANENT;
+	if (strchr(flags, 's'))
+		how = CTH_EXPECT_SYNC;
+	cth_log(ctx, CTH_LOG_NOTICE, "EXP %u class %u %s: %d", port, cls, flags,
+		cth_expect(ctx, &e, how));
+}
+
+static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
+			void *priv, const void *config)
+{
+	char text[512];
+	size_t n = pkt->payload_len < sizeof(text) - 1 ? pkt->payload_len : sizeof(text) - 1;
+
+	(void)priv;
+	(void)config;
+	if (pkt->ct_status & CTH_CT_EXPECTED) {
+		cth_log(ctx, CTH_LOG_NOTICE, "data packet on an expected connection");
+		return CTH_VERDICT_ACCEPT;
+	}
+	if (pkt->dir != CTH_DIR_ORIGINAL)
+		return CTH_VERDICT_ACCEPT;
+	memcpy(text, pkt->payload, n);
+	text[n] = '\0';
+	for (char *line = strtok(text, "\r\n"); line; line = strtok(NULL, "\r\n")) {
+		if (strncmp(line, "EXP ", 4) == 0)
+			probe_exp(ctx, pkt, line);
+		else if (strcmp(line, "DETACH") == 0)
+			cth_log(ctx, CTH_LOG_NOTICE, "DETACH: %d", cth_detach(ctx));
+	}
+	return CTH_VERDICT_ACCEPT;
+}
+
+CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
+	.abi_version = CTH_ABI_VERSION,
+	.size = sizeof(struct cth_plugin_desc),
+	.name = "probe",
+	.version = "0",
+	.description = "test plugin driven by its payload",
+	.protocols = CTH_PROTO_TCP,
+	.families = CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6,
+	.priv_size = 4,
+	.n_classes = 2,
+	.classes = {
+		{ .name = "zero", .max = 8, .timeout = 300 },
+		{ .name = "one", .max = 8, .timeout = 77 },
+	},
+	.packet = probe_packet,
+};
