@@ -1,103 +1,315 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Payload edits a plugin asks for (cth_mangle), applied to a copy of the
- * packet with lengths and checksums fixed.
+ * Payload edits a plugin asks for (cth_mangle).
+ *
+ * A plugin may make several edits per packet, in any order.  Each one is
+ * checked and recorded when asked for (its replacement bytes copied), so
+ * every bound -- edit count, result size, overlap, TCP length rule -- is
+ * known at record time and reported to the plugin as an errno.  After the
+ * plugin returned, pkt_edit_result() applies them sorted by offset into a
+ * buffer of our own, sized at record time, and fixes the IP total length
+ * or IPv6 payload length, the UDP length and the IPv4/TCP/UDP checksums.
+ *
+ * The layout (transport and payload offsets) is the one pkt_view_parse()
+ * computed.  libnetfilter_queue 1.0.5 is used only for its checksum
+ * functions: its nfq_ip6_set_transport_header() skips an IPv6 extension
+ * header by the wrong length and pktb_mangle() overruns its buffer when a
+ * rewrite grows the packet by more than the tailroom but not twice it
+ * (docs/architecture.md, "Library facts").  Its UDP checksum functions
+ * write a checksum that computes to 0 as 0, which means "none" on IPv4 and
+ * is dropped on IPv6; it is sent as 0xffff here.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/ip6.h>
+#include <netinet/tcp.h>
+#include <netinet/udp.h>
 #include <libnetfilter_queue/libnetfilter_queue_ipv4.h>
 #include <libnetfilter_queue/libnetfilter_queue_ipv6.h>
 #include <libnetfilter_queue/libnetfilter_queue_tcp.h>
 #include <libnetfilter_queue/libnetfilter_queue_udp.h>
-#include <libnetfilter_queue/pktbuff.h>
-#include <netinet/in.h>
-#include <string.h>
-#include <sys/socket.h>
 
+#include "mangle.h"
 #include "packet.h"
 
-/* Room for payload growth under NAT (an IPv6 address replacing a short
- * one, several rewrites in one SIP message). */
-#define PKT_MANGLE_EXTRA 2048u
+/* One recorded edit: payload range [off, off + len) becomes repl_len bytes
+ * of the arena starting at repl. */
+struct pkt_edit {
+	size_t off, len;
+	size_t repl, repl_len;
+};
 
-static int pkt_mangle_prepare(struct pkt_call *c)
+struct pkt_edits {
+	unsigned int n;
+	bool tcp;                 /* transport header layout */
+	bool done;                /* result built: edits are frozen */
+	size_t out_len;           /* length of the packet with all edits */
+	uint8_t *out;             /* the result, out_cap >= out_len bytes */
+	size_t out_cap;
+	uint8_t *arena;           /* replacement bytes, back to back */
+	size_t arena_len, arena_cap;
+	struct pkt_edit e[PKT_EDIT_MAX];
+};
+
+static unsigned int get16(const uint8_t *p)
 {
-	const struct cth_packet *p = &c->pkt;
-	int family = p->tuple[0].family;
-
-	c->pktb = pktb_alloc(family, (void *)p->data, p->len, PKT_MANGLE_EXTRA);
-	if (!c->pktb)
-		return -ENOMEM;
-	if (family == AF_INET) {
-		if (nfq_ip_set_transport_header(c->pktb, nfq_ip_get_hdr(c->pktb)) == 0)
-			return 0;
-	} else if (nfq_ip6_set_transport_header(c->pktb, nfq_ip6_get_hdr(c->pktb),
-						p->tuple[0].proto) == 1) {
-		return 0;
-	}
-	pktb_free(c->pktb);
-	c->pktb = NULL;
-	return -EINVAL;
+	return (unsigned int)p[0] << 8 | p[1];
 }
 
-/* libnetfilter_queue mangles and fixes lengths and IP/L4 checksums. */
-static int pkt_mangle_apply(struct pkt_call *c, size_t off, size_t len,
-			    const void *repl, size_t repl_len)
+static void put16(uint8_t *p, size_t v)
 {
-	bool v6 = c->pkt.tuple[0].family == AF_INET6;
-	bool tcp = c->pkt.tuple[0].proto == IPPROTO_TCP;
-	int ok;
-
-	if (tcp)
-		ok = (v6 ? nfq_tcp_mangle_ipv6 : nfq_tcp_mangle_ipv4)(
-			c->pktb, (unsigned)off, (unsigned)len, repl, (unsigned)repl_len);
-	else
-		ok = (v6 ? nfq_udp_mangle_ipv6 : nfq_udp_mangle_ipv4)(
-			c->pktb, (unsigned)off, (unsigned)len, repl, (unsigned)repl_len);
-	return ok ? 0 : -ENOMEM;
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
 }
 
 /*
- * Offsets are in the payload the plugin was shown; ranges must come in
- * increasing order so that earlier length changes can be applied as a
- * running delta.
+ * Check that the view describes a whole IPv4/IPv6 + TCP/UDP packet we can
+ * rewrite, and which transport it is.  pkt_view_parse() made the view, but
+ * the bytes are checked again rather than trusted: the header we will
+ * rewrite must be where the view says.
  */
+static int pkt_edit_layout(const struct cth_packet *p, bool *tcp)
+{
+	const uint8_t *d = p->data;
+	size_t hl;
+
+	if (!d || p->len < sizeof(struct iphdr) || p->l4_offset % 4 ||
+	    p->l4_offset > p->payload_offset || p->payload_offset > p->len ||
+	    p->payload_len != p->len - p->payload_offset)
+		return -EINVAL;
+	hl = p->payload_offset - p->l4_offset;
+	if (hl == sizeof(struct udphdr))
+		*tcp = false;
+	else if (hl >= sizeof(struct tcphdr) && hl == (size_t)(d[p->l4_offset + 12] >> 4) * 4)
+		*tcp = true;
+	else
+		return -EINVAL;
+
+	switch (d[0] >> 4) {
+	case 4:
+		if ((size_t)(d[0] & 0x0f) * 4 != p->l4_offset ||
+		    d[9] != (*tcp ? IPPROTO_TCP : IPPROTO_UDP) ||
+		    (get16(d + 6) & (IP_MF | IP_OFFMASK)))
+			return -EINVAL;
+		/* pkt_view_parse() leaves out trailing padding; a total
+		 * length beyond what we hold means we hold only part. */
+		if (get16(d + 2) > p->len)
+			return -EMSGSIZE;
+		if (get16(d + 2) < p->len)
+			return -EINVAL;
+		return 0;
+	case 6:
+		if (p->len < sizeof(struct ip6_hdr) ||
+		    p->l4_offset < sizeof(struct ip6_hdr))
+			return -EINVAL;
+		/* 0: a jumbogram, larger than any verdict */
+		if (get16(d + 4) == 0 ||
+		    sizeof(struct ip6_hdr) + get16(d + 4) > p->len)
+			return -EMSGSIZE;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Does a new edit [off, off + len) collide with e?  Ranges may touch; an
+ * insertion (len 0) may sit at either end of a range but not inside it,
+ * and two insertions at one offset would have no defined order. */
+static bool pkt_edit_overlaps(const struct pkt_edit *e, size_t off, size_t len)
+{
+	if (e->len == 0 && len == 0)
+		return e->off == off;
+	return e->off < off + len && off < e->off + e->len;
+}
+
+/* Grow *buf to hold need bytes (need <= max). */
+static int pkt_edit_reserve(uint8_t **buf, size_t *cap, size_t need,
+			    size_t max)
+{
+	size_t n;
+	uint8_t *b;
+
+	if (need <= *cap)
+		return 0;
+	n = *cap ? *cap * 2 : 256;
+	if (n < need)
+		n = need + 256;
+	if (n > max)
+		n = max;
+	b = realloc(*buf, n);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	*cap = n;
+	return 0;
+}
+
 int pkt_edit_add(struct pkt_call *c, size_t off, size_t len,
 		 const void *repl, size_t repl_len)
 {
 	const struct cth_packet *p = &c->pkt;
+	struct pkt_edits *ed = c->edits;
+	struct pkt_edit *e;
+	size_t base, out_len;
+	bool tcp = false;
+	unsigned int i;
 	int rc;
 
+	if (ed && ed->done)
+		return -EBUSY;
+	if (c->truncated || c->gso)
+		return -EMSGSIZE;
+	rc = pkt_edit_layout(p, &tcp);
+	if (rc < 0)
+		return rc;
 	if (off > p->payload_len || len > p->payload_len - off ||
-	    off < c->mangle_end || (!repl && repl_len) || repl_len > 0xffff)
+	    (!repl && repl_len))
 		return -EINVAL;
-	if (repl_len != len && p->tuple[0].proto == IPPROTO_TCP && !p->nat)
+	if (tcp && repl_len != len && !p->nat)
 		return -EPERM;
-	if (p->len + (size_t)(c->delta + (long)repl_len - (long)len) > 0xffff)
-		return -EINVAL;
-	if (!c->pktb && (rc = pkt_mangle_prepare(c)) < 0)
-		return rc;
-	rc = pkt_mangle_apply(c, (size_t)((long)off + c->delta), len, repl, repl_len);
-	if (rc)
-		return rc;
-	c->delta += (long)repl_len - (long)len;
-	c->mangle_end = off + len;
+	if (len == 0 && repl_len == 0)
+		return 0;
+	for (i = 0; ed && i < ed->n; i++)
+		if (pkt_edit_overlaps(&ed->e[i], off, len))
+			return -EINVAL;
+	if (ed && ed->n >= PKT_EDIT_MAX)
+		return -ENOSPC;
+	/* Edits do not overlap, so the bytes they remove, this one's
+	 * included, are all in the payload: base >= len. */
+	base = ed ? ed->out_len : p->len;
+	if (repl_len > PKT_OUT_MAX || base - len + repl_len > PKT_OUT_MAX)
+		return -ENOSPC;
+	out_len = base - len + repl_len;
+
+	if (!ed) {
+		ed = calloc(1, sizeof(*ed));
+		if (!ed)
+			return -ENOMEM;
+		ed->tcp = tcp;
+		ed->out_len = p->len;
+		c->edits = ed;
+	}
+	if (pkt_edit_reserve(&ed->arena, &ed->arena_cap,
+			     ed->arena_len + repl_len, PKT_OUT_MAX) < 0 ||
+	    pkt_edit_reserve(&ed->out, &ed->out_cap, out_len, PKT_OUT_MAX) < 0)
+		return -ENOMEM;
+	e = &ed->e[ed->n++];
+	e->off = off;
+	e->len = len;
+	e->repl = ed->arena_len;
+	e->repl_len = repl_len;
+	if (repl_len)
+		memcpy(ed->arena + ed->arena_len, repl, repl_len);
+	ed->arena_len += repl_len;
+	ed->out_len = out_len;
 	return 0;
+}
+
+/* Sort by offset; at one offset an insertion goes before the range that
+ * starts there.  No two edits overlap, so this order is total. */
+static bool pkt_edit_before(const struct pkt_edit *a, const struct pkt_edit *b)
+{
+	return a->off < b->off || (a->off == b->off && a->len == 0);
+}
+
+static void pkt_edit_sort(struct pkt_edits *ed)
+{
+	unsigned int i, j;
+
+	for (i = 1; i < ed->n; i++) {
+		struct pkt_edit k = ed->e[i];
+
+		for (j = i; j > 0 && pkt_edit_before(&k, &ed->e[j - 1]); j--)
+			ed->e[j] = ed->e[j - 1];
+		ed->e[j] = k;
+	}
+}
+
+/* Lengths, then checksums (the library's sums read the length fields). */
+static void pkt_edit_fix(uint8_t *pkt, size_t len, size_t l4, bool tcp)
+{
+	bool v6 = (pkt[0] >> 4) == 6;
+	struct iphdr *ip = (struct iphdr *)pkt;
+	struct ip6_hdr *ip6 = (struct ip6_hdr *)pkt;
+
+	if (v6)
+		put16(pkt + 4, len - sizeof(struct ip6_hdr));
+	else
+		put16(pkt + 2, len);
+	if (tcp) {
+		struct tcphdr *th = (struct tcphdr *)(pkt + l4);
+
+		if (v6)
+			nfq_tcp_compute_checksum_ipv6(th, ip6);
+		else
+			nfq_tcp_compute_checksum_ipv4(th, ip);
+	} else {
+		struct udphdr *uh = (struct udphdr *)(pkt + l4);
+
+		put16(pkt + l4 + 4, len - l4);
+		if (v6)
+			nfq_udp_compute_checksum_ipv6(uh, ip6);
+		else
+			nfq_udp_compute_checksum_ipv4(uh, ip);
+		/* RFC 768 / RFC 8200: a sum of 0 is sent as all ones */
+		if (uh->check == 0)
+			uh->check = 0xffff;
+	}
+	if (!v6)
+		nfq_ip_set_checksum(ip);
+}
+
+static void pkt_edit_apply(const struct cth_packet *p, struct pkt_edits *ed)
+{
+	uint8_t *o = ed->out;
+	size_t pos = 0;
+	unsigned int i;
+
+	pkt_edit_sort(ed);
+	memcpy(o, p->data, p->payload_offset);
+	o += p->payload_offset;
+	for (i = 0; i < ed->n; i++) {
+		const struct pkt_edit *e = &ed->e[i];
+
+		memcpy(o, p->payload + pos, e->off - pos);
+		o += e->off - pos;
+		if (e->repl_len)
+			memcpy(o, ed->arena + e->repl, e->repl_len);
+		o += e->repl_len;
+		pos = e->off + e->len;
+	}
+	memcpy(o, p->payload + pos, p->payload_len - pos);
+	pkt_edit_fix(ed->out, ed->out_len, p->l4_offset, ed->tcp);
 }
 
 const uint8_t *pkt_edit_result(struct pkt_call *c, size_t *len)
 {
-	if (!c->pktb || !pktb_mangled(c->pktb))
+	struct pkt_edits *ed = c->edits;
+
+	if (!ed || ed->n == 0)
 		return NULL;
-	*len = pktb_len(c->pktb);
-	return pktb_data(c->pktb);
+	if (!ed->done) {
+		pkt_edit_apply(&c->pkt, ed);
+		ed->done = true;
+	}
+	*len = ed->out_len;
+	return ed->out;
 }
 
 void pkt_edit_release(struct pkt_call *c)
 {
-	if (c->pktb)
-		pktb_free(c->pktb);
-	c->pktb = NULL;
+	struct pkt_edits *ed = c->edits;
+
+	if (!ed)
+		return;
+	free(ed->out);
+	free(ed->arena);
+	free(ed);
+	c->edits = NULL;
 }

@@ -29,10 +29,9 @@ struct pkt_call {
 	/* set by the caller: what the kernel said about the packet */
 	bool truncated;               /* NFQA_CAP_LEN: we hold only part of it */
 	bool gso;                     /* NFQA_SKB_GSO: a GSO super-packet */
-	/* payload edits (mangle.c): a copy of the packet, made on the first */
-	struct pkt_buff *pktb;
-	long delta;                   /* payload growth so far */
-	size_t mangle_end;            /* end of the last mangled range */
+	/* payload edits (mangle.c): recorded by cth_mangle(), applied by
+	 * pkt_edit_result(); NULL until the first edit */
+	struct pkt_edits *edits;
 	bool has_timeout, has_mark, detach;
 	uint32_t timeout, mark;
 	unsigned int n_expect;
