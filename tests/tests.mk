@@ -26,6 +26,8 @@ BAD_PLUGIN_DEFS_missing_dep  := -DMISSING_DEP
 BAD_PLUGIN_DEFS_long_timeout := -DTIMEOUT=604801
 BAD_PLUGIN_DEFS_mutating     := -DMUTATE
 BAD_PLUGIN_DEFS_tcp_udp      := -DPROTOS='CTH_PROTO_TCP|CTH_PROTO_UDP'
+BAD_PLUGIN_DEFS_long_class   := -DCLS2='"a_class_name_longer_than_the_kernel_allows"'
+BAD_PLUGIN_DEFS_long_name    := -DDECLARED_NAME='"long_name_$(shell printf "%0100d" 0)"'
 BAD_PLUGINS := $(patsubst BAD_PLUGIN_DEFS_%,%,$(filter BAD_PLUGIN_DEFS_%,$(.VARIABLES)))
 
 $(B)/tests/bad/%.so: tests/unit/bad_plugin.c $(wildcard sdk/include/cthelperd/*.h)

@@ -75,7 +75,7 @@ static void test_good(void)
 			   "queue_len = 100\n"
 			   "fail_open = yes\n"
 			   "policy.ftp.max = 3\n"
-			   "policy.ftp.timeout = 60\n"
+			   "policy.ftp.timeout = 604800\n"
 			   "loose = yes\n"
 			   "[helper ftp2]\n", &cfg);
 	const struct cfg_helper *h = cfg ? &cfg->helpers[0] : NULL;
@@ -92,14 +92,17 @@ static void test_good(void)
 	      "helper fields wrong");
 	CHECK("config/good-policy", h->n_policies == 1 &&
 	      strcmp(h->policies[0].cls, "ftp") == 0 && h->policies[0].max == 3 &&
-	      h->policies[0].timeout == 60, "policy wrong");
+	      h->policies[0].timeout == 604800, "policy wrong");
 	CHECK("config/good-plugin-option", h->n_opts == 1 &&
 	      strcmp(h->opts[0].key, "loose") == 0 &&
 	      strcmp(h->opts[0].value, "yes") == 0 && h->opts[0].line == 15,
 	      "option wrong (line %d)", h->n_opts ? h->opts[0].line : -1);
+	CHECK("config/key-lines", h->family_line == 8 && h->protocol_line == 9,
+	      "family line %d, protocol line %d", h->family_line, h->protocol_line);
 	CHECK("config/empty-section-defaults", strcmp(cfg->helpers[1].plugin, "ftp2") == 0 &&
 	      cfg->helpers[1].queue_len == CFG_DEFAULT_QUEUE_LEN &&
-	      cfg->helpers[1].families == 0, "defaults wrong");
+	      cfg->helpers[1].families == 0 && cfg->helpers[1].protocols == 0,
+	      "defaults wrong");
 	cfg_free(cfg);
 }
 
@@ -132,6 +135,10 @@ static void test_bad(void)
 	expect_error("config/bool", "[helper a]\nfail_open = maybe\n", 2, "fail_open: 'maybe'");
 	expect_error("config/policy-max-zero", "[helper a]\npolicy.x.max = 0\n", 2, "1..255");
 	expect_error("config/policy-max-256", "[helper a]\npolicy.x.max = 256\n", 2, "1..255");
+	/* the kernel counts expectation timeouts in 32-bit jiffies */
+	expect_error("config/policy-timeout-max", "[helper a]\npolicy.x.timeout = 604801\n", 2, "1..604800");
+	expect_error("config/policy-timeout-zero", "[helper a]\npolicy.x.timeout = 0\n", 2, "1..604800");
+	expect_error("config/protocol-both-bad", "[helper a]\nprotocol = tcp+udp\n", 2, "protocol: 'tcp+udp' is not one of tcp, udp, both");
 	expect_error("config/policy-form", "[helper a]\npolicy.max = 3\n", 2, "policy.CLASS.max");
 	expect_error("config/policy-field", "[helper a]\npolicy.x.min = 3\n", 2, "policy.CLASS.max");
 	expect_error("config/log-level", "[server]\nlog_level = loud\n[helper a]\n", 2, "log_level: 'loud'");
