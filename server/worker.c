@@ -127,40 +127,80 @@ static bool worker_expect_ours(struct worker *w, const struct pkt_call *c,
 	return own.ours;
 }
 
+/* IPCTNL_MSG_EXP_NEW with an ack: the kernel's answer now. */
+static int worker_expect_ctnl(struct worker *w, const struct pkt_call *c,
+			      const struct cth_expect *e)
+{
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	int rc;
+
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_NEW,
+			    NLM_F_CREATE | NLM_F_EXCL, e->family);
+	rc = expect_put(nlh, e, &c->pkt, c->inst->name, true);
+	if (rc == 0)
+		rc = nlreq_talk(&w->ctnl, nlh);
+	if (rc == -EEXIST && worker_expect_ours(w, c, e))
+		rc = 0;
+	log_debug("%s: expectation to port %u over ctnetlink: %s", c->inst->name,
+		  e->dport, rc ? strerror(-rc) : "created");
+	return rc;
+}
+
+/* Keep an expectation for the verdict's NFQA_EXP (the plugin's fn string
+ * may not outlive the call). */
+static void worker_expect_hold(struct worker_pkt *wp, const struct cth_expect *e)
+{
+	wp->exp = *e;
+	if (e->fn)
+		wp->exp.fn = strcpy(wp->fn, e->fn);
+	wp->has_exp = true;
+}
+
+/*
+ * Which path an expectation takes.  The verdict carries one (NFQA_EXP,
+ * its result is never known); everything else, and whatever needs an
+ * answer, goes over ctnetlink.  Measured on Linux 6.1 (docs/
+ * architecture.md): ctnetlink EXP_NEW ignores the helper name, only
+ * NFQA_EXP gives the expected connection a helper, so a
+ * CTH_EXPECT_HELPER expectation always takes the verdict's place; with
+ * CTH_EXPECT_SYNC it is also created over ctnetlink first for the answer,
+ * and the verdict's copy replaces it (same tuple, class and master:
+ * nf_ct_expect_related() replaces rather than refuses).
+ */
 static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 			 unsigned int how)
 {
 	struct worker_pkt *wp = c->backend;
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
+	bool helped = e->flags & CTH_EXPECT_HELPER;
 	int rc;
 
 	/* only created expectations count: a NAT port search may try many */
 	if (c->n_expect >= WORKER_MAX_EXPECT)
 		return -ENOSPC;
-	if (!(how & CTH_EXPECT_SYNC) && !wp->has_exp) {
-		if (e->fn && strlen(e->fn) >= sizeof(wp->fn))
-			return -EINVAL;
-		wp->exp = *e;
-		if (e->fn)
-			wp->exp.fn = strcpy(wp->fn, e->fn);
-		wp->has_exp = true;
-		c->n_expect++;
-		return 0;
+	if (e->fn && strlen(e->fn) >= sizeof(wp->fn))
+		return -EINVAL;
+	if (helped && wp->has_exp && (wp->exp.flags & CTH_EXPECT_HELPER))
+		return -EOPNOTSUPP;   /* one helped expectation per packet */
+	if (helped && wp->has_exp) {
+		/* the held one was promised without an answer: create it now */
+		if (worker_expect_ctnl(wp->w, c, &wp->exp) < 0)
+			log_info("%s: expectation to port %u (moved off the verdict) failed",
+				 c->inst->name, wp->exp.dport);
+		wp->has_exp = false;
 	}
-	/* a result is needed now, or the verdict already carries one */
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_NEW,
-			    NLM_F_CREATE | NLM_F_EXCL, e->family);
-	rc = expect_put(nlh, e, &c->pkt, c->inst->name, true);
-	if (rc == 0)
-		rc = nlreq_talk(&wp->w->ctnl, nlh);
-	if (rc == -EEXIST && worker_expect_ours(wp->w, c, e))
-		rc = 0;
-	if (rc == 0)
-		c->n_expect++;
-	log_debug("%s: expectation to port %u over ctnetlink: %s", c->inst->name,
-		  e->dport, rc ? strerror(-rc) : "created");
-	return rc;
+	if ((how & CTH_EXPECT_SYNC) || (!helped && wp->has_exp)) {
+		rc = worker_expect_ctnl(wp->w, c, e);
+		if (rc < 0)
+			return rc;
+		if (!helped) {
+			c->n_expect++;
+			return 0;
+		}
+	}
+	worker_expect_hold(wp, e);
+	c->n_expect++;
+	return 0;
 }
 
 /* The attributes a tuple needs, per direction and family: the conntrack

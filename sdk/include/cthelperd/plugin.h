@@ -185,8 +185,11 @@ enum cth_expect_flags {
 	 * packets is queued to the plugin (SIP's REGISTER signalling case).
 	 * Without it (the default, and what the kernel's own helpers do) the
 	 * expected connection is not helped and stays in the kernel's fast
-	 * path.  See "Expectation classes" below: on Linux 6.1 the class is
-	 * only honoured together with this flag.
+	 * path.  Linux 6.1 honours the helper name only on the verdict
+	 * (ctnetlink ignores it), so the host sends this expectation with
+	 * the verdict, also with ::CTH_EXPECT_SYNC (then it is created over
+	 * ctnetlink first for the answer, and the verdict's copy replaces it):
+	 * at most one per packet, a second one gets -EOPNOTSUPP.
 	 */
 	CTH_EXPECT_HELPER = 1u << 4,
 };
@@ -202,15 +205,13 @@ enum cth_expect_flags {
 /**
  * An expected connection, related to the packet's connection (its master).
  *
- * Expectation classes (measured on Linux 6.1, see docs/architecture.md):
- * the kernel applies the class policy (cth_expect_class::max and timeout)
- * of the master's helper, but it reads the class number only when the
- * expectation names a helper, which here means ::CTH_EXPECT_HELPER.
- * Without that flag every expectation counts as class 0 and gets class
- * 0's limit and timeout, whatever #class says.  A plugin that needs
- * per-class limits for unhelped expected connections should give class 0
- * the policy it wants for them.  The host sends #class in every case, so
- * a kernel that honours it without a helper name does the right thing.
+ * Expectation classes (measured on Debian's Linux 6.1.0-57, see
+ * docs/architecture.md): the kernel applies the class asked for, with the
+ * policy (cth_expect_class::max and timeout) of the master's helper for
+ * that class, whether or not the expected connection gets a helper
+ * (::CTH_EXPECT_HELPER), and whichever path the host takes.  Older kernels
+ * read the class only when a helper was named and used class 0 otherwise;
+ * on those, give class 0 the policy unhelped expectations need.
  *
  * The expected connection comes from #src:#sport to #dst:#dport; a zero
  * #sport matches any source port.  Under NAT, #dst/#dport are the address
