@@ -45,3 +45,6 @@ $(B)/tests/plugins/%.so: tests/host/%.c $(wildcard sdk/include/cthelperd/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) -o $@ $<
 unit: $(B)/tests/plugins/probe.so
+
+# libFuzzer targets: `make fuzz` (tests/fuzz/fuzz.mk)
+include tests/fuzz/fuzz.mk

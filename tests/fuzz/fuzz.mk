@@ -1,0 +1,23 @@
+# libFuzzer targets (clang): tests/fuzz/fuzz_NAME.c, linked with the sources
+# in FUZZ_SRC_fuzz_NAME.  `make fuzz` builds $(B)/fuzz/fuzz_*; tests/run.sh
+# runs each briefly from its seed corpus, tests/fuzz/corpus/fuzz_NAME/.
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_TARGETS := $(notdir $(basename $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_HOST_SRC := server/mangle.c server/packet.c server/log.c
+FUZZ_SRC_fuzz_host := $(FUZZ_HOST_SRC)
+FUZZ_SRC_fuzz_ftp  := $(FUZZ_HOST_SRC) plugins/ftp/ftp.c plugins/ftp/ftp_parse.c \
+                      sdk/lib/util.c
+# clang, unlike gcc, flags log_vmsg()'s vsnprintf(fmt) (server/log.h gives
+# it no format attribute): -Wno-format-nonliteral until it has one.
+FUZZ_CFLAGS = $(FUZZ_FLAGS) -std=gnu11 $(CWARN) -Wno-format-nonliteral \
+              -D_GNU_SOURCE $(SDK_INC) -Iserver -Itests/fuzz $(PKG_CFLAGS)
+
+.PHONY: fuzz
+fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/%)
+
+$(B)/fuzz/%: tests/fuzz/%.c $$(FUZZ_SRC_$$*) $(wildcard tests/fuzz/*.h server/*.h \
+             plugins/ftp/*.h sdk/include/cthelperd/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Write the hand-made seed corpus of the fuzz targets.
+
+    tests/fuzz/mkseeds.py            # rewrites tests/fuzz/corpus/*/seed-*
+
+Input layouts are described at the top of fuzz_host.c and fuzz_ftp.c.
+The packets have correct lengths and checksums; the IPv6 ones carry
+extension headers (a Destination Options header before TCP is the case
+libnetfilter_queue 1.0.5 gets wrong).
+"""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def csum(data, s=0):
+    if len(data) % 2:
+        data += b"\0"
+    for i in range(0, len(data), 2):
+        s += data[i] << 8 | data[i + 1]
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def packet(v6, proto, payload, ext=b"", ext_first=0, seq=0x01020304,
+           src=None, dst=None, sport=40001, dport=21):
+    if v6:
+        src = src or bytes.fromhex("20010db8000000000000000000000001")
+        dst = dst or bytes.fromhex("20010db8000000000000000000000002")
+    else:
+        src = src or bytes([10, 0, 0, 1])
+        dst = dst or bytes([192, 168, 7, 9])
+    if proto == 6:
+        l4 = struct.pack("!HHIIBBHHH", sport, dport, seq, 1, 0x50, 0x18,
+                         0xFAF0, 0, 0) + payload
+        co = 16
+    else:
+        l4 = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+        co = 6
+    pseudo = src + dst + struct.pack("!IxxxB" if v6 else "!xBH",
+                                     *((len(l4), proto) if v6 else (proto, len(l4))))
+    c = (~csum(pseudo + l4)) & 0xFFFF
+    if proto == 17 and c == 0:
+        c = 0xFFFF
+    l4 = l4[:co] + struct.pack("!H", c) + l4[co + 2:]
+    if v6:
+        nh = ext_first if ext else proto
+        hdr = struct.pack("!IHBB", 0x60000000, len(ext) + len(l4), nh, 64) + src + dst
+        return hdr + ext + l4
+    hdr = struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(l4), 0x1234, 0x4000, 64,
+                      proto, 0) + src + dst
+    hc = (~csum(hdr)) & 0xFFFF
+    return hdr[:10] + struct.pack("!H", hc) + hdr[12:] + l4
+
+
+DSTOPTS_TCP = bytes([6, 0, 1, 4, 0, 0, 0, 0])
+HBH_DST_UDP = bytes([60, 1, 1, 12] + [0] * 12 + [17, 0, 1, 4, 0, 0, 0, 0])
+
+
+# --- fuzz_host ---------------------------------------------------------
+
+def mangle(off, ln, repl, op=0x00):
+    return bytes([op]) + struct.pack("!HHH", off, ln, len(repl)) + repl
+
+
+def mangle_big(off, ln, rlen):
+    return bytes([0x60]) + struct.pack("!HHH", off, ln, rlen)
+
+
+def host(flags, pkt, script, flags2=0, priv=b""):
+    priv = priv.ljust(32, b"\0")
+    return (bytes([flags, flags2]) + struct.pack("!H", len(pkt)) + pkt +
+            bytes([len(priv)]) + priv + script)
+
+
+ACCEPT = bytes([7, 1])
+EXPECT = (bytes([2, 0, 0, 0, 0]) + struct.pack("!HH", 0, 2121) + bytes(16) +
+          bytes(16) + bytes([1]) + bytes(16) + struct.pack("!H", 2121) +
+          bytes([1, 1, 0]))
+
+HOST_SEEDS = {
+    # IPv6 + Destination Options + TCP, EPRT rewritten under source NAT
+    "seed-v6-dstopts-eprt": host(
+        1 | 2,
+        packet(True, 6, b"EPRT |2|2001:db8::1|4000|\r\n", DSTOPTS_TCP, 60,
+               seq=0xFEDCBA98),
+        mangle(5, 20, b"|2|2001:db8:ffff::abcd|40123|") + EXPECT + ACCEPT),
+    # IPv4 PORT, edits out of order, expectation, timeout, mark, state
+    "seed-v4-port-edits": host(
+        4,
+        packet(False, 6, b"PORT 10,0,0,1,15,160\r\n"),
+        mangle(10, 2, b"xyz") + mangle(0, 4, b"port") + mangle(22, 0, b"!") +
+        EXPECT + bytes([3]) + struct.pack("!I", 600) + bytes([4]) +
+        struct.pack("!I", 7) + bytes([6, 3, 0x55]) + ACCEPT),
+    # IPv4 UDP grown by 3000 bytes, then many small edits
+    "seed-v4-udp-grow": host(
+        0,
+        packet(False, 17, b"INVITE sip:a@10.0.0.1 SIP/2.0\r\n"),
+        mangle_big(4, 2, 3000) + b"".join(
+            mangle(i, 1, b"ab") for i in range(8, 30, 2)) + ACCEPT),
+    # IPv6 hop-by-hop + destination options + UDP, a shrink
+    "seed-v6-ext-udp": host(
+        1,
+        packet(True, 17, b"INVITE sip:x@[2001:db8::1] SIP/2.0", HBH_DST_UDP, 0),
+        mangle(13, 13, b"[::2]") + ACCEPT),
+    # GSO and truncated: every edit refused
+    "seed-v4-gso": host(
+        4 | 16,
+        packet(False, 6, b"PORT 10,0,0,1,15,160\r\n"),
+        mangle(5, 15, b"1,2,3,4,5,6") + ACCEPT),
+    "seed-v6-truncated": host(
+        1 | 2 | 8,
+        packet(True, 6, b"EPRT |2|2001:db8::1|4000|\r\n", DSTOPTS_TCP, 60),
+        mangle(5, 20, b"|2|::1|1|") + ACCEPT),
+    # TCP without NAT: a length change is refused, a same-length one not
+    "seed-v4-tcp-no-nat": host(
+        0,
+        packet(False, 6, b"PORT 10,0,0,1,15,160\r\n"),
+        mangle(5, 15, b"1,2,3,4,5,6") + mangle(5, 15, b"10,0,0,2,15,161") +
+        bytes([5]) + ACCEPT),
+    # grown to exactly 65531 bytes, then one more byte is refused
+    "seed-v4-udp-limit": host(
+        0,
+        packet(False, 17, bytes(range(64))),
+        mangle_big(10, 0, 65531 - 20 - 8 - 64) +
+        mangle_big(20, 0, 1) + ACCEPT),
+}
+
+
+# --- fuzz_ftp ----------------------------------------------------------
+
+def ftp(flags, pkt, expect_mode=0, priv=b"", nat_addr=b"", nat_port=0):
+    return (bytes([flags, expect_mode]) + priv.ljust(20, b"\0") +
+            nat_addr.ljust(16, b"\0") + struct.pack("!H", nat_port) + pkt)
+
+
+def ftp_priv(seq):
+    """struct ftp_priv: nl_seq[2][2] (host order, little endian here),
+    nl_num[2], version, reserved."""
+    return struct.pack("<IIII", seq, 0, 0, 0) + bytes([1, 0, 1, 0])
+
+
+V4_NAT = bytes([192, 0, 2, 77])
+V6_NAT = bytes.fromhex("20010db8ffff00000000000000000001")
+SERVER4 = bytes([192, 168, 7, 9])
+SERVER6 = bytes.fromhex("20010db8000000000000000000000002")
+
+FTP_SEEDS = {
+    "seed-v4-port": ftp(0, packet(False, 6, b"PORT 10,0,0,1,15,160\r\n")),
+    "seed-v4-port-nat": ftp(
+        2, packet(False, 6, b"PORT 10,0,0,1,15,160\r\n"), 0, b"", V4_NAT, 40000),
+    "seed-v6-dstopts-eprt-nat": ftp(
+        1 | 2,
+        packet(True, 6, b"EPRT |2|2001:db8::1|4000|\r\n", DSTOPTS_TCP, 60,
+               seq=0xFEDCBA98),
+        (3 << 2) | 1, b"", V6_NAT, 40000),
+    "seed-v4-227-nat": ftp(
+        32 | 4,
+        packet(False, 6, b"227 Entering Passive Mode (192,168,7,9,19,137).\r\n",
+               src=SERVER4, dst=bytes([10, 0, 0, 1]), sport=21, dport=40001),
+        0, b"", V4_NAT, 21),
+    "seed-v6-229": ftp(
+        1 | 32,
+        packet(True, 6, b"229 Entering Extended Passive Mode (|||6446|)\r\n",
+               src=SERVER6, dst=bytes.fromhex("20010db8000000000000000000000001"),
+               sport=21, dport=40001)),
+    "seed-v4-eprt-loose": ftp(
+        64, packet(False, 6, b"EPRT |1|10.9.9.9|4000|\r\n")),
+    "seed-v4-port-state": ftp(
+        2,
+        packet(False, 6, b"PORT 10,0,0,1,15,160\r\n", seq=0x11223344),
+        2, ftp_priv(0x11223344), V4_NAT, 40000),
+}
+
+
+def write(target, seeds):
+    d = os.path.join(HERE, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    for name in os.listdir(d):
+        if name.startswith("seed-"):
+            os.unlink(os.path.join(d, name))
+    for name, data in seeds.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    write("fuzz_host", HOST_SEEDS)
+    write("fuzz_ftp", FTP_SEEDS)
