@@ -369,18 +369,23 @@ static void cthelper_diff_layout(const struct cthelper_state *old,
 					  i, old->classes[i].name, in->classes[i].name);
 }
 
-/* What an update may change: the queue and each class's max and timeout.
- * Only meaningful when the layout is the same. */
+/* What an update may change: the queue and each class's max and timeout
+ * (classes only where the layout matches: otherwise they are not the
+ * same classes). */
 static void cthelper_diff_tunable(const struct cthelper_state *old,
 				  const struct instance *in, char *buf, size_t len)
 {
 	if (old->queue != in->queue)
 		cthelper_diff_add(buf, len, "queue %u (we want queue %u)",
 				  old->queue, in->queue);
-	for (unsigned int i = 0; i < in->n_classes && i < old->n_classes; i++) {
+	if (old->n_classes != in->n_classes)
+		return;
+	for (unsigned int i = 0; i < in->n_classes; i++) {
 		const struct cthelper_class *o = &old->classes[i];
 		const struct cth_expect_class *c = &in->classes[i];
 
+		if (strcmp(o->name, c->name) != 0)
+			continue;
 		if (o->max != c->max)
 			cthelper_diff_add(buf, len, "class '%s' max %u (we want %u)",
 					  c->name, o->max, c->max);
