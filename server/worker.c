@@ -24,6 +24,7 @@
 #include "overlay.h"
 #include "log.h"
 #include "packet.h"
+#include "qmsg.h"
 #include "worker.h"
 
 /* GSO packets can be 64 KiB; the verdict may carry one back, grown. */
@@ -203,131 +204,6 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 	return 0;
 }
 
-/* The attributes a tuple needs, per direction and family: the conntrack
- * glue always sends them, but a message that lacks one must not crash us. */
-static const enum nf_conntrack_attr worker_tuple_attrs[2][2][4] = {
-	/* [reply][v6] = { src, dst, sport, dport } */
-	[0][0] = { ATTR_ORIG_IPV4_SRC, ATTR_ORIG_IPV4_DST, ATTR_ORIG_PORT_SRC, ATTR_ORIG_PORT_DST },
-	[0][1] = { ATTR_ORIG_IPV6_SRC, ATTR_ORIG_IPV6_DST, ATTR_ORIG_PORT_SRC, ATTR_ORIG_PORT_DST },
-	[1][0] = { ATTR_REPL_IPV4_SRC, ATTR_REPL_IPV4_DST, ATTR_REPL_PORT_SRC, ATTR_REPL_PORT_DST },
-	[1][1] = { ATTR_REPL_IPV6_SRC, ATTR_REPL_IPV6_DST, ATTR_REPL_PORT_SRC, ATTR_REPL_PORT_DST },
-};
-
-static int worker_tuple_get(const struct nf_conntrack *ct, int reply,
-			    struct cth_tuple *t)
-{
-	const enum nf_conntrack_attr *a;
-
-	if (!nfct_attr_is_set(ct, ATTR_ORIG_L3PROTO) ||
-	    !nfct_attr_is_set(ct, reply ? ATTR_REPL_L4PROTO : ATTR_ORIG_L4PROTO))
-		return -EINVAL;
-	t->family = nfct_get_attr_u8(ct, ATTR_ORIG_L3PROTO);
-	if (t->family != AF_INET && t->family != AF_INET6)
-		return -EINVAL;
-	a = worker_tuple_attrs[reply][t->family == AF_INET6];
-	for (size_t i = 0; i < 4; i++)
-		if (!nfct_attr_is_set(ct, a[i]))
-			return -EINVAL;
-	t->proto = nfct_get_attr_u8(ct, reply ? ATTR_REPL_L4PROTO : ATTR_ORIG_L4PROTO);
-	memset(&t->src, 0, sizeof(t->src));
-	memset(&t->dst, 0, sizeof(t->dst));
-	memcpy(t->src.raw, nfct_get_attr(ct, a[0]), t->family == AF_INET ? 4 : 16);
-	memcpy(t->dst.raw, nfct_get_attr(ct, a[1]), t->family == AF_INET ? 4 : 16);
-	t->sport = ntohs(nfct_get_attr_u16(ct, a[2]));
-	t->dport = ntohs(nfct_get_attr_u16(ct, a[3]));
-	return 0;
-}
-
-/* An expected connection's master (CTA_TUPLE_MASTER), all or nothing. */
-static bool worker_master_get(const struct nf_conntrack *ct, struct cth_tuple *t)
-{
-	static const enum nf_conntrack_attr v4[] = {
-		ATTR_MASTER_L4PROTO, ATTR_MASTER_IPV4_SRC, ATTR_MASTER_IPV4_DST,
-		ATTR_MASTER_PORT_SRC, ATTR_MASTER_PORT_DST,
-	}, v6[] = {
-		ATTR_MASTER_L4PROTO, ATTR_MASTER_IPV6_SRC, ATTR_MASTER_IPV6_DST,
-		ATTR_MASTER_PORT_SRC, ATTR_MASTER_PORT_DST,
-	};
-	const enum nf_conntrack_attr *a;
-	uint8_t family;
-
-	if (!nfct_attr_is_set(ct, ATTR_MASTER_L3PROTO))
-		return false;
-	family = nfct_get_attr_u8(ct, ATTR_MASTER_L3PROTO);
-	if (family != AF_INET && family != AF_INET6)
-		return false;
-	a = family == AF_INET ? v4 : v6;
-	for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++)
-		if (!nfct_attr_is_set(ct, a[i]))
-			return false;
-	memset(t, 0, sizeof(*t));
-	t->family = family;
-	t->proto = nfct_get_attr_u8(ct, a[0]);
-	memcpy(t->src.raw, nfct_get_attr(ct, a[1]), family == AF_INET ? 4 : 16);
-	memcpy(t->dst.raw, nfct_get_attr(ct, a[2]), family == AF_INET ? 4 : 16);
-	t->sport = ntohs(nfct_get_attr_u16(ct, a[3]));
-	t->dport = ntohs(nfct_get_attr_u16(ct, a[4]));
-	return true;
-}
-
-static unsigned int worker_ct_status(uint32_t ips)
-{
-	return ((ips & IPS_EXPECTED) ? CTH_CT_EXPECTED : 0) |
-	       ((ips & IPS_SEEN_REPLY) ? CTH_CT_SEEN_REPLY : 0) |
-	       ((ips & IPS_ASSURED) ? CTH_CT_ASSURED : 0) |
-	       ((ips & IPS_CONFIRMED) ? CTH_CT_CONFIRMED : 0);
-}
-
-/* Everything the plugin sees about the connection, from NFQA_CT. */
-static int worker_conn_get(const struct nf_conntrack *ct, uint32_t ctinfo,
-			   struct cth_packet *p)
-{
-	uint32_t status;
-
-	if (worker_tuple_get(ct, 0, &p->tuple[CTH_DIR_ORIGINAL]) < 0 ||
-	    worker_tuple_get(ct, 1, &p->tuple[CTH_DIR_REPLY]) < 0)
-		return -EINVAL;
-	status = nfct_attr_is_set(ct, ATTR_STATUS) ? nfct_get_attr_u32(ct, ATTR_STATUS) : 0;
-	p->nat = ((status & IPS_SRC_NAT) ? CTH_NAT_SRC : 0) |
-		 ((status & IPS_DST_NAT) ? CTH_NAT_DST : 0);
-	p->ct_status = worker_ct_status(status);
-	if (worker_master_get(ct, &p->master))
-		p->ct_status |= CTH_CT_EXPECTED;
-	else if (p->ct_status & CTH_CT_EXPECTED)
-		memset(&p->master, 0, sizeof(p->master));
-	p->mark = nfct_attr_is_set(ct, ATTR_MARK) ? nfct_get_attr_u32(ct, ATTR_MARK) : 0;
-	p->zone = nfct_attr_is_set(ct, ATTR_ZONE) ? nfct_get_attr_u16(ct, ATTR_ZONE) : 0;
-	p->ct_id = nfct_attr_is_set(ct, ATTR_ID) ? nfct_get_attr_u32(ct, ATTR_ID) : 0;
-	if (ctinfo > IP_CT_RELATED_REPLY)
-		return -EINVAL;
-	p->ctinfo = (enum cth_ctinfo)ctinfo;
-	p->dir = ctinfo >= IP_CT_IS_REPLY ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL;
-	return 0;
-}
-
-/*
- * CTA_HELP_INFO as the kernel sent it, with its real length (the library
- * keeps the length to itself): a shorter blob is zero-extended by
- * pkt_call_run(), never read past.
- */
-static const uint8_t *worker_help_info(const struct nlattr *ct_nest, size_t *len)
-{
-	const struct nlattr *a, *h;
-
-	mnl_attr_for_each_nested(a, ct_nest) {
-		if (mnl_attr_get_type(a) != CTA_HELP)
-			continue;
-		mnl_attr_for_each_nested(h, a) {
-			if (mnl_attr_get_type(h) != CTA_HELP_INFO)
-				continue;
-			*len = mnl_attr_get_payload_len(h);
-			return mnl_attr_get_payload(h);
-		}
-	}
-	*len = 0;
-	return NULL;
-}
-
 /*
  * The NFQA_CT nest is written with libmnl: libnetfilter_conntrack 1.0.9
  * never records the length given to nfct_set_attr_l(ATTR_HELPER_INFO),
@@ -392,125 +268,68 @@ static void worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
 	}
 }
 
-static int worker_family(const struct nfqnl_msg_packet_hdr *ph)
-{
-	switch (ntohs(ph->hw_protocol)) {
-	case ETH_P_IP:
-		return AF_INET;
-	case ETH_P_IPV6:
-		return AF_INET6;
-	default:
-		return -1;
-	}
-}
-
 static uint64_t worker_now_ms(const struct worker *w)
 {
 	return (uint64_t)(ev_now(w->loop) * 1000.0);
 }
 
 /* Run the plugin for a packet with payload and send its verdict. */
-static void worker_packet_help(struct worker *w, uint16_t queue, uint32_t id,
-			       int family, struct nlattr **attr,
-			       const struct cth_packet *view, bool truncated,
-			       bool gso)
+static void worker_packet_help(struct worker *w, struct qmsg *m)
 {
 	const struct runtime *rt = atomic_load(w->rtp);
 	struct worker_pkt wp = { .w = w };
 	struct pkt_call c = { .backend = &wp, .expect_fn = worker_expect };
-	struct nf_conntrack *ct = nfct_new();
 	const struct instance *in = NULL;
-	const char *name = NULL;
-	const uint8_t *kpriv;
-	uint32_t ctinfo = IP_CT_NUMBER;
-	size_t klen;
 	int verdict = CTH_VERDICT_ACCEPT;
 
-	if (!ct)
-		goto out;
-	if (nfct_payload_parse(mnl_attr_get_payload(attr[NFQA_CT]),
-			       mnl_attr_get_payload_len(attr[NFQA_CT]),
-			       (uint16_t)family, ct) < 0)
-		goto out;
-	if (attr[NFQA_CT_INFO])
-		ctinfo = ntohl(mnl_attr_get_u32(attr[NFQA_CT_INFO]));
-	c.pkt = *view;
-	if (worker_conn_get(ct, ctinfo, &c.pkt) < 0 ||
-	    c.pkt.tuple[0].family != family) {
-		log_debug("queue %u: packet %u: incomplete conntrack, accepted", queue, id);
+	if (qmsg_conn_read(m) < 0) {
+		log_debug("queue %u: packet %u: incomplete conntrack, accepted",
+			  m->queue, m->id);
 		goto out;
 	}
-	if (nfct_attr_is_set(ct, ATTR_HELPER_NAME))
-		name = nfct_get_attr(ct, ATTR_HELPER_NAME);
-	in = name ? runtime_find(rt, queue, name, family, c.pkt.tuple[0].proto) : NULL;
+	if (m->helper[0])
+		in = runtime_find(rt, m->queue, m->helper, m->family,
+				  m->view.tuple[0].proto);
 	if (!in) {
 		log_debug("queue %u: packet %u: helper '%s' is not ours, accepted",
-			  queue, id, name ? name : "(none)");
+			  m->queue, m->id, m->helper[0] ? m->helper : "(none)");
 		goto out;
 	}
+	c.pkt = m->view;
 	c.inst = in;
-	c.pkt.queue = queue;
-	c.truncated = truncated;
-	c.gso = gso;
-	kpriv = worker_help_info(attr[NFQA_CT], &klen);
-	verdict = overlay_call_run(&w->overlay, &c, kpriv, klen, worker_now_ms(w));
+	c.truncated = m->truncated;
+	c.gso = m->gso;
+	verdict = overlay_call_run(&w->overlay, &c, m->kpriv, m->klen,
+				   worker_now_ms(w));
 out:
-	worker_verdict_send(w, queue, id, verdict, in ? &c : NULL,
+	worker_verdict_send(w, m->queue, m->id, verdict, in ? &c : NULL,
 			    wp.has_exp ? &wp.exp : NULL);
 	pkt_call_release(&c);
-	if (ct)
-		nfct_destroy(ct);
-}
-
-/* The bits of the queue message the packet view needs besides the packet. */
-static void worker_view_flags(struct nlattr **attr, bool *truncated, bool *gso)
-{
-	uint32_t skbinfo = attr[NFQA_SKB_INFO] ? ntohl(mnl_attr_get_u32(attr[NFQA_SKB_INFO])) : 0;
-
-	/* NFQA_CAP_LEN is only sent when the copy was cut short */
-	*truncated = attr[NFQA_CAP_LEN] &&
-		     ntohl(mnl_attr_get_u32(attr[NFQA_CAP_LEN])) >
-		     mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]);
-	*gso = skbinfo & NFQA_SKB_GSO;
 }
 
 static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
 {
-	struct nlattr *attr[NFQA_MAX + 1] = { 0 };
-	const struct nfqnl_msg_packet_hdr *ph;
-	struct cth_packet view = { 0 };
-	uint16_t queue = ntohs(((struct nfgenmsg *)mnl_nlmsg_get_payload(nlh))->res_id);
-	bool parsed, truncated = false, gso = false;
-	uint32_t id;
-	int family;
+	struct qmsg m;
 
-	/* A message that does not parse as a whole may still name its packet
-	 * (NFQA_PACKET_HDR comes first): that packet gets a verdict, or the
-	 * kernel would hold it until the queue overflows. */
-	parsed = nfq_nlmsg_parse(nlh, attr) >= 0;
-	if (!attr[NFQA_PACKET_HDR]) {
-		log_err("queue %u: malformed queue message without packet id", queue);
+	switch (qmsg_read(nlh, &m)) {
+	case QMSG_NO_ID:
+		log_err("queue %u: malformed queue message without packet id", m.queue);
 		return;
-	}
-	ph = mnl_attr_get_payload(attr[NFQA_PACKET_HDR]);
-	id = ntohl(ph->packet_id);
-	w->packets++;
-	if (!parsed) {
-		log_warn("queue %u: packet %u: malformed queue message, accepted", queue, id);
-		worker_verdict_send(w, queue, id, CTH_VERDICT_ACCEPT, NULL, NULL);
+	case QMSG_MALFORMED:
+		w->packets++;
+		log_warn("queue %u: packet %u: malformed queue message, accepted", m.queue, m.id);
+		worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
 		return;
-	}
-	family = worker_family(ph);
-	/* no payload (pure ACK), no conntrack, or not IP: accept, cheaply */
-	if (family < 0 || !attr[NFQA_PAYLOAD] || !attr[NFQA_CT] ||
-	    pkt_view_parse(&view, mnl_attr_get_payload(attr[NFQA_PAYLOAD]),
-			   mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]), family) < 0 ||
-	    view.payload_len == 0) {
-		worker_verdict_send(w, queue, id, CTH_VERDICT_ACCEPT, NULL, NULL);
+	case QMSG_ACCEPT:
+		/* no payload (pure ACK), no conntrack, or not IP: cheaply */
+		w->packets++;
+		worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
 		return;
+	default:
+		w->packets++;
+		worker_packet_help(w, &m);
+		qmsg_release(&m);
 	}
-	worker_view_flags(attr, &truncated, &gso);
-	worker_packet_help(w, queue, id, family, attr, &view, truncated, gso);
 }
 
 /* Walk every message ourselves: mnl_cb_run() stops at the first error
