@@ -92,9 +92,10 @@ expect_case() {
 	q1=$(qcount)
 	D_QUEUED=$((q1 - q0))
 	D_HELPER=$(conntrack -L -p tcp --dport "$port" 2>/dev/null | sed -n 's/.*helper=\([^ ]*\).*/\1/p' | head -n 1)
+	D_MARK=$(conntrack -L -p tcp --dport "$port" 2>/dev/null | sed -n 's/.*mark=\([0-9]*\).*/\1/p' | head -n 1)
 	echo "# $name: expectation ${line:-<none>}"
 	echo "# $name: timeout=$E_TIMEOUT class=${E_CLASS:-unset} helper=${E_HELPER:-none};" \
-	     "data passed=$D_OK helper=${D_HELPER:-none} packets queued meanwhile=$D_QUEUED"
+	     "data passed=$D_OK helper=${D_HELPER:-none} mark=${D_MARK:-?} packets queued meanwhile=$D_QUEUED"
 }
 
 # --- default: the expected connection is not helped, on both paths
@@ -120,6 +121,10 @@ for path in verdict ctnl; do
 	[ "$D_HELPER" = probe ] || why="${why:+$why; }expected connection has helper=${D_HELPER:-none}, want probe"
 	[ "$D_QUEUED" -ge 20 ] || why="${why:+$why; }only $D_QUEUED packets queued: not helped"
 	check "helper-opt-in-$path" "$why"
+	# the plugin changed its state and set mark 77: with CTA_HELP in
+	# the verdict the kernel would refuse the whole NFQA_CT, mark too
+	check "expected-conn-verdict-applies-$path" \
+		"$([ "$D_MARK" = 77 ] || echo "mark=${D_MARK:-none} on the helped expected connection, want 77 (NFQA_CT refused?)")"
 done
 
 # --- the class rule (docs/architecture.md): class 1 has timeout 77 s,

@@ -10,7 +10,8 @@
  *
  * One command per line, in packets of the original direction.  Every
  * result is logged at notice level ("probe: EXP 7101 class 1 hs: 0").
- * Packets of expected connections are counted in the log ("probe: data").
+ * Packets of helped expected connections are logged, change the private
+ * state and set mark 77 on their connection.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 #include <string.h>
 
 #include <cthelperd/plugin.h>
+
+#define PROBE_DATA_MARK 77u
 
 static void probe_exp(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		      const char *line)
@@ -51,9 +54,14 @@ static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	char text[512];
 	size_t n = pkt->payload_len < sizeof(text) - 1 ? pkt->payload_len : sizeof(text) - 1;
 
-	(void)priv;
 	(void)config;
+	/* On a helped expected connection: change the state and set a mark.
+	 * The kernel refuses CTA_HELP for a connection with a master, and
+	 * that would void the whole NFQA_CT, mark included: the mark shows
+	 * that the host did not send it. */
 	if (pkt->ct_status & CTH_CT_EXPECTED) {
+		(*(uint8_t *)priv)++;
+		cth_set_mark(ctx, PROBE_DATA_MARK);
 		cth_log(ctx, CTH_LOG_NOTICE, "data packet on an expected connection");
 		return CTH_VERDICT_ACCEPT;
 	}
