@@ -2,7 +2,9 @@
 # FTP end-to-end tests: one VM boot runs every scenario against every
 # helper implementation (tests/e2e/inside.sh) and prints PASS/FAIL lines and
 # a side-by-side table.  Called by tests/run.sh; extra arguments select
-# implementations (none conntrackd cthelperd kernel).
+# implementations (none conntrackd cthelperd kernel cthelperd-kmod).
+# CTH_BUILD (default build): the daemon's build dir, passed into the VM, e.g.
+#   make B=build-e2e all && CTH_BUILD=build-e2e tests/e2e/run.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # A fresh results dir per run (several runs may overlap: other work in the
@@ -11,6 +13,7 @@ mkdir -p build/vm/e2e || exit 1
 RES=$(mktemp -d "$PWD/build/vm/e2e/run-$(date +%Y%m%d-%H%M%S)-XXXX") || exit 1
 ln -sfn "$(basename "$RES")" build/vm/e2e/last
 find build/vm/e2e -maxdepth 1 -name 'run-*' -type d | sort | head -n -5 | xargs -r rm -rf
+export VM_PASS_ENV="${VM_PASS_ENV:-} CTH_BUILD E2E_ONLY"
 start=$SECONDS
 tests/vm/run.sh --timeout "${E2E_TIMEOUT:-1500}" --results "$RES" tests/e2e/inside.sh "$@"
 rc=$?

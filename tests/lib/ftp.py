@@ -1,32 +1,47 @@
 #!/usr/bin/python3
 """FTP test server and client for the end-to-end tests.
 
-  ftp.py server --root DIR [--size BYTES] [--ready FILE] [--log FILE]
+  ftp.py server --root DIR [--size BYTES] [--file NAME:SIZE[:KIND]]...
+                [--ready FILE] [--log FILE]
   ftp.py client --host ADDR --mode port|pasv|eprt|epsv|none --meta FILE
-                [--transfers N --sync-dir DIR] [--timeout S] [--data-timeout S]
+                [--file NAME] [--transfers N --sync-dir DIR] [--pad-port N]
+                [--timeout S] [--data-timeout S]
 
 The server (pyftpdlib) listens on 0.0.0.0:21 and [::]:21 (IPv6 only), lets
-anonymous users read DIR, creates DIR/testfile (random bytes) and writes
-"SIZE SHA256" to DIR/testfile.meta.  It refuses PORT/EPRT addresses other
-than the control connection's peer (pyftpdlib's default), so a helper that
-forgets to rewrite PORT under NAT is visible as a failed transfer.
+anonymous users read DIR, creates DIR/testfile (random bytes, --size) and
+writes "SIZE SHA256" to DIR/testfile.meta.  Each --file NAME:SIZE[:KIND]
+creates one more file DIR/NAME (+ DIR/NAME.meta) of SIZE bytes; KIND is
+"random" (default) or "pattern": FTP command/reply lines that a helper
+parsing the data connection would take for its own ("PORT 10,0,0,5,4,1",
+"227 Entering Passive Mode (10,0,0,5,4,1)", EPRT, 229), repeated and cut
+at SIZE.  It refuses PORT/EPRT addresses other than the control
+connection's peer (pyftpdlib's default), so a helper that forgets to
+rewrite PORT under NAT is visible as a failed transfer.
 
 The client speaks FTP over a raw socket, so every command is exactly the one
 asked for, and it connects to the address a 227 reply names (not to the
 control connection's peer, as ftplib does): a 227 that was not rewritten
 under NAT makes the transfer fail.  It prints one result line:
 
-  OK <mode> transfer <i>: <bytes> bytes, sha256 ok (<seconds>s)
+  OK <mode> transfer <i>: <bytes> bytes, sha256 ok (<seconds>s), data port <p>
   ERROR <mode> transfer <i>: <step>: <why>
 
-and exits 0 or 1.  With --transfers N > 1 and --sync-dir DIR, it creates
+and exits 0 or 1 (<p>: the client's own port of the data connection in
+active modes, the port it dialled in passive ones).  --file NAME retrieves
+DIR/NAME instead of testfile (give its .meta with --meta).  With --transfers N > 1 and --sync-dir DIR, it creates
 DIR/paused.<i> after transfer i and waits for DIR/go.<i> before the next
 one, all in the same control session (daemon restart test).  With
 --hold-data (passive modes, needs --sync-dir) it writes "HOST PORT" to
 DIR/hold.<i> once the server named its data port (the expectation exists
 now) and waits for DIR/release.<i> before connecting (demo).  Mode "none"
 logs in, runs a few commands and quits: it checks that the control
-connection itself passes.  The whole dialogue goes to stderr.
+connection itself passes.  --pad-port N (port/eprt): the PORT/EPRT
+command goes out in ONE send() together with enough no-op lines to make N
+bytes, then every reply is read (a big control write: GSO test).  The
+no-op lines are "ALLO <digits>" of up to 1000 bytes (pyftpdlib answers
+202 and ignores the argument) rather than 6-byte NOOPs: 680 NOOPs keep
+pyftpdlib busy for 11 s under TCG, longer than its active-mode connect
+timeout.  The whole dialogue goes to stderr.
 """
 
 import argparse
@@ -39,6 +54,28 @@ import sys
 import time
 
 FILE_NAME = "testfile"
+
+# Lines a helper would parse if it (wrongly) looked at a data connection.
+PATTERN_LINES = (b"PORT 10,0,0,5,4,1\r\n"
+                 b"227 Entering Passive Mode (10,0,0,5,4,1)\r\n"
+                 b"EPRT |1|10.0.0.5|1025|\r\n"
+                 b"229 Entering Extended Passive Mode (|||1025|)\r\n")
+
+
+def make_content(size, kind):
+    if kind == "random":
+        return os.urandom(size)
+    if kind == "pattern":
+        return (PATTERN_LINES * (size // len(PATTERN_LINES) + 1))[:size]
+    raise ValueError("unknown file kind %r (random, pattern)" % kind)
+
+
+def write_file(root, name, data):
+    path = os.path.join(root, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    with open(path + ".meta", "w") as f:
+        f.write("%d %s\n" % (len(data), hashlib.sha256(data).hexdigest()))
 
 
 def log(msg):
@@ -55,12 +92,14 @@ def run_server(args):
     from pyftpdlib.servers import FTPServer
 
     os.makedirs(args.root, exist_ok=True)
-    path = os.path.join(args.root, FILE_NAME)
-    data = os.urandom(args.size)
-    with open(path, "wb") as f:
-        f.write(data)
-    with open(path + ".meta", "w") as f:
-        f.write("%d %s\n" % (len(data), hashlib.sha256(data).hexdigest()))
+    # Extra files first: testfile.meta is what callers wait for.
+    for spec in args.file or []:
+        parts = spec.split(":")
+        if len(parts) not in (2, 3) or not parts[0] or "/" in parts[0]:
+            raise SystemExit("bad --file %r (NAME:SIZE[:random|pattern])" % spec)
+        write_file(args.root, parts[0],
+                   make_content(int(parts[1]), parts[2] if len(parts) == 3 else "random"))
+    write_file(args.root, FILE_NAME, os.urandom(args.size))
 
     logging.basicConfig(filename=args.log, level=logging.DEBUG,
                         format="%(asctime)s %(message)s")
@@ -148,6 +187,22 @@ class Control:
             raise FtpError(step, "malformed reply %r" % line)
         return int(line[:3]), line
 
+    def cmd_batch(self, lines, expect=None):
+        """All lines in one send(), then one reply per line."""
+        for text in lines:
+            log("-> " + text)
+        data = b"".join(t.encode("latin-1") + b"\r\n" for t in lines)
+        log("   (%d commands, %d bytes in one send)" % (len(lines), len(data)))
+        try:
+            self.sock.sendall(data)
+        except OSError as e:
+            raise FtpError(lines[0].split()[0], e) from None
+        for text in lines:
+            step = text.split()[0]
+            code, line = self.reply(step)
+            if expect and str(code)[0] not in expect:
+                raise FtpError(step, "unexpected reply %r" % line)
+
     def cmd(self, text, step=None, expect=None):
         log("-> " + text)
         try:
@@ -215,14 +270,24 @@ def transfer(ctl, mode, args):
         lsock.listen(1)
         lsock.settimeout(args.data_timeout)
         addr, port = lsock.getsockname()[:2]
+        data_port = port
         try:
             if mode == "port":
                 arg = ",".join(addr.split(".") + [str(port >> 8), str(port & 255)])
-                ctl.cmd("PORT " + arg, expect="2")
+                text = "PORT " + arg
             else:
-                ctl.cmd("EPRT |%d|%s|%d|" % (1 if fam == socket.AF_INET else 2, addr, port),
-                        expect="2")
-            ctl.cmd("RETR " + FILE_NAME, expect="1")
+                text = "EPRT |%d|%s|%d|" % (1 if fam == socket.AF_INET else 2, addr, port)
+            if args.pad_port:
+                lines = [text]
+                left = args.pad_port - len(text) - 2
+                while left > 0:
+                    n = min(1000, max(left, 8))
+                    lines.append("ALLO " + "1" * (n - 7))
+                    left -= n
+                ctl.cmd_batch(lines, expect="2")
+            else:
+                ctl.cmd(text, expect="2")
+            ctl.cmd("RETR " + args.file, expect="1")
             try:
                 dsock, peer = lsock.accept()
             except socket.timeout:
@@ -241,6 +306,7 @@ def transfer(ctl, mode, args):
             _, line = ctl.cmd("EPSV", expect="2")
             host, port = ctl.peer_addr(), parse_229(line)
         log("data connection to %s port %d" % (host, port))
+        data_port = port
         if args.hold_data and args.sync_dir:
             hold = os.path.join(args.sync_dir, "hold.%d" % args.transfer_no)
             with open(hold + ".tmp", "w") as f:
@@ -253,7 +319,7 @@ def transfer(ctl, mode, args):
             dsock = socket.create_connection((host, port), timeout=args.data_timeout)
         except OSError as e:
             raise FtpError("connect data %s port %d" % (host, port), e) from None
-        ctl.cmd("RETR " + FILE_NAME, expect="1")
+        ctl.cmd("RETR " + args.file, expect="1")
     else:
         raise FtpError("mode", "unknown mode %s" % mode)
     try:
@@ -263,7 +329,7 @@ def transfer(ctl, mode, args):
     code, line = ctl.reply("transfer complete")
     if code != 226:
         raise FtpError("transfer complete", "unexpected reply %r" % line)
-    return n, digest
+    return n, digest, data_port
 
 
 def wait_for(path, timeout):
@@ -306,13 +372,14 @@ def run_client(args):
                     raise FtpError("pause", "no go.%d within %ss" % (i - 1, args.pause_timeout))
             t0 = time.monotonic()
             args.transfer_no = i
-            n, digest = transfer(ctl, args.mode, args)
+            n, digest, data_port = transfer(ctl, args.mode, args)
             if size is not None and n != size:
                 raise FtpError("verify", "got %d bytes, expected %d" % (n, size))
             if sha is not None and digest != sha:
                 raise FtpError("verify", "sha256 mismatch (%d bytes)" % n)
-            print("OK %s transfer %d: %d bytes, sha256 %s (%.1fs)"
-                  % (label, i, n, "ok" if sha else "not checked", time.monotonic() - t0))
+            print("OK %s transfer %d: %d bytes, sha256 %s (%.1fs), data port %d"
+                  % (label, i, n, "ok" if sha else "not checked", time.monotonic() - t0,
+                     data_port))
             sys.stdout.flush()
         try:
             ctl.cmd("QUIT")
@@ -334,6 +401,8 @@ def main():
     s.add_argument("--root", required=True)
     s.add_argument("--port", type=int, default=21)
     s.add_argument("--size", type=int, default=256 * 1024)
+    s.add_argument("--file", action="append", metavar="NAME:SIZE[:KIND]",
+                   help="one more file to serve; KIND random (default) or pattern")
     s.add_argument("--ready")
     s.add_argument("--log")
     s.add_argument("--active-timeout", type=float, default=4)
@@ -343,6 +412,9 @@ def main():
     c.add_argument("--port", type=int, default=21)
     c.add_argument("--mode", required=True, choices=["port", "pasv", "eprt", "epsv", "none"])
     c.add_argument("--meta")
+    c.add_argument("--file", default=FILE_NAME, help="file to retrieve (default %(default)s)")
+    c.add_argument("--pad-port", type=int, default=0, metavar="BYTES",
+                   help="port/eprt: send the command with NOOP lines up to BYTES in one send()")
     c.add_argument("--transfers", type=int, default=1)
     c.add_argument("--sync-dir")
     c.add_argument("--pause-timeout", type=float, default=60)

@@ -12,7 +12,10 @@
 #
 #   topo_setup                  modules, namespaces, addresses, firewall
 #   topo_mode plain|masq|dnat   IPv4 routing/NAT variant (see topo_mode)
-#   topo_ct_add NAME            raw PREROUTING "CT --helper NAME" for tcp/21
+#   topo_ct_add NAME [ZONE]     raw PREROUTING "CT --helper NAME" for tcp/21;
+#                               with ZONE every connection of the topology
+#                               (both interfaces, v4 and v6) lives in that
+#                               conntrack zone
 #   topo_ct_del                 remove those rules (before deleting a helper!)
 #   topo_flush_conntrack        forget connections and expectations
 #   topo_assert_no_kernel_ftp   fail loudly if nf_conntrack_ftp is loaded
@@ -42,10 +45,12 @@ in_server() { nsenter --net="/run/netns/$TOPO_SV_NS" "$@"; }
 # Everything a scenario needs, loaded up front: autoload works in the VM,
 # but a module that fails to load should fail here, loudly, not as a rule
 # that silently does nothing.
+# sch_netem: duplicated packets (tc ... netem duplicate); xt_length: the
+# counter that shows whether a GSO packet reached the router.
 TOPO_MODULES="veth nf_conntrack nf_nat nf_conntrack_netlink nfnetlink_queue
  nfnetlink_cthelper x_tables xt_tcpudp xt_CT xt_conntrack xt_nat xt_MASQUERADE
- ip_tables iptable_raw iptable_filter iptable_nat
- ip6_tables ip6table_raw ip6table_filter ip6table_nat"
+ xt_length ip_tables iptable_raw iptable_filter iptable_nat
+ ip6_tables ip6table_raw ip6table_filter ip6table_nat sch_netem"
 
 # One modprobe for all: each run reads the module indexes over 9p.
 topo_modules() {
@@ -158,11 +163,22 @@ topo_mode() {
 
 # The helper must already be registered (user space) when this runs, or the
 # kernel autoloads its own nf_conntrack_ftp for the name.
+#
+# With ZONE: the CT target does nothing to a packet that already carries a
+# conntrack or template (the first CT rule that matches wins), so the helper
+# rule goes first and carries the zone itself; the two catch-all rules then
+# give every other packet entering the router (replies, data connections,
+# pings) the same zone, so both directions of every connection meet.
 topo_ct_add() {
-	local name=$1 t
+	local name=$1 zone=${2:-} t z=()
+	[ -z "$zone" ] || z=(--zone "$zone")
 	for t in "$IPT" "$IP6T"; do
-		"$t" -t raw -A PREROUTING -p tcp --dport 21 -j CT --helper "$name" ||
-			topo_err "$t: CT --helper $name rule failed" || return 1
+		"$t" -t raw -A PREROUTING -p tcp --dport 21 -j CT --helper "$name" "${z[@]}" ||
+			topo_err "$t: CT --helper $name ${z[*]} rule failed" || return 1
+		[ -n "$zone" ] || continue
+		"$t" -t raw -A PREROUTING -i r-cl -j CT --zone "$zone" &&
+		"$t" -t raw -A PREROUTING -i r-sv -j CT --zone "$zone" ||
+			topo_err "$t: CT --zone $zone rules failed" || return 1
 	done
 }
 

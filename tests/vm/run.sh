@@ -27,6 +27,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -ge 1 ] || usage
+for v in ${VM_PASS_ENV:-}; do
+	[[ $v =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || { echo "$0: bad name '$v' in VM_PASS_ENV" >&2; exit 2; }
+done
 case $TIMEOUT in ''|*[!0-9]*) echo "$0: bad --timeout '$TIMEOUT'" >&2; exit 2 ;; esac
 SCRIPT=$1; shift
 case $SCRIPT in
@@ -70,6 +73,10 @@ fi
 	echo "# written by tests/vm/run.sh"
 	# Where the results share is on the host, for messages that name files.
 	printf 'export VM_HOST_RESULTS=%q\n' "$RES"
+	# VM_PASS_ENV: names of host variables the script sees too.
+	for v in ${VM_PASS_ENV:-}; do
+		[ -n "${!v+x}" ] && printf 'export %s=%q\n' "$v" "${!v}"
+	done
 	printf 'cd %q || exit 125\n' "$REPO"
 	printf 'exec %q' "$SCRIPT"
 	[ $# -eq 0 ] || printf ' %q' "$@"
