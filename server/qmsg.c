@@ -17,6 +17,9 @@
 
 #include "qmsg.h"
 
+/* NFQA_CT of a real conntrack is a few hundred bytes */
+#define QMSG_CT_COPY_MAX 4096u
+
 /* The attributes a tuple needs, per direction and family: the conntrack
  * glue always sends them, but a message that lacks one must not crash us. */
 static const enum nf_conntrack_attr qmsg_tuple_attrs[2][2][4] = {
@@ -173,6 +176,78 @@ static void qmsg_flags(struct qmsg *m)
 	m->gso = skbinfo & NFQA_SKB_GSO;
 }
 
+/*
+ * libnetfilter_conntrack 1.0.9 calls exit() ("ctnetlink kernel ABI is
+ * broken") when an attribute fails its validation (found by fuzz_qmsg),
+ * so the library only ever sees a copy of NFQA_CT holding the attributes
+ * the view needs, each checked here first.  CTA_HELP is read by
+ * qmsg_help_read() and not copied.
+ */
+struct qmsg_rule {
+	uint16_t type;
+	enum mnl_attr_data_type kind;   /* MNL_TYPE_NESTED: rules below */
+	size_t len;                     /* exact payload length, 0: by kind */
+	const struct qmsg_rule *nested;
+};
+
+static const struct qmsg_rule qmsg_ip_rules[] = {
+	{ .type = CTA_IP_V4_SRC, .kind = MNL_TYPE_U32 },
+	{ .type = CTA_IP_V4_DST, .kind = MNL_TYPE_U32 },
+	{ .type = CTA_IP_V6_SRC, .kind = MNL_TYPE_BINARY, .len = 16 },
+	{ .type = CTA_IP_V6_DST, .kind = MNL_TYPE_BINARY, .len = 16 },
+	{ 0 },
+}, qmsg_proto_rules[] = {
+	{ .type = CTA_PROTO_NUM, .kind = MNL_TYPE_U8 },
+	{ .type = CTA_PROTO_SRC_PORT, .kind = MNL_TYPE_U16 },
+	{ .type = CTA_PROTO_DST_PORT, .kind = MNL_TYPE_U16 },
+	{ 0 },
+}, qmsg_tuple_rules[] = {
+	{ .type = CTA_TUPLE_IP, .kind = MNL_TYPE_NESTED, .nested = qmsg_ip_rules },
+	{ .type = CTA_TUPLE_PROTO, .kind = MNL_TYPE_NESTED, .nested = qmsg_proto_rules },
+	{ 0 },
+}, qmsg_ct_rules[] = {
+	{ .type = CTA_TUPLE_ORIG, .kind = MNL_TYPE_NESTED, .nested = qmsg_tuple_rules },
+	{ .type = CTA_TUPLE_REPLY, .kind = MNL_TYPE_NESTED, .nested = qmsg_tuple_rules },
+	{ .type = CTA_TUPLE_MASTER, .kind = MNL_TYPE_NESTED, .nested = qmsg_tuple_rules },
+	{ .type = CTA_STATUS, .kind = MNL_TYPE_U32 },
+	{ .type = CTA_MARK, .kind = MNL_TYPE_U32 },
+	{ .type = CTA_ID, .kind = MNL_TYPE_U32 },
+	{ .type = CTA_ZONE, .kind = MNL_TYPE_U16 },
+	{ 0 },
+};
+
+/* Copy the attributes of nest that a rule allows and that validate;
+ * nested ones recursively.  The copy keeps each attribute at most once. */
+static void qmsg_ct_copy(struct nlmsghdr *out, const struct nlattr *nest,
+			 const struct qmsg_rule *rules)
+{
+	const struct nlattr *a;
+	uint32_t seen = 0;
+
+	mnl_attr_for_each_nested(a, nest) {
+		uint16_t type = mnl_attr_get_type(a);
+		const struct qmsg_rule *r;
+
+		for (r = rules; r->type && r->type != type; r++)
+			;
+		if (!r->type || type >= 32 || (seen & (1u << type)))
+			continue;
+		if (r->len ? mnl_attr_validate2(a, r->kind, r->len) < 0
+			   : mnl_attr_validate(a, r->kind) < 0)
+			continue;
+		seen |= 1u << type;
+		if (r->nested) {
+			struct nlattr *n = mnl_attr_nest_start(out, type);
+
+			qmsg_ct_copy(out, a, r->nested);
+			mnl_attr_nest_end(out, n);
+		} else {
+			mnl_attr_put(out, type, mnl_attr_get_payload_len(a),
+				     mnl_attr_get_payload(a));
+		}
+	}
+}
+
 int qmsg_read(const struct nlmsghdr *nlh, struct qmsg *m)
 {
 	const struct nfqnl_msg_packet_hdr *ph;
@@ -209,11 +284,18 @@ int qmsg_conn_read(struct qmsg *m)
 {
 	uint32_t ctinfo = IP_CT_NUMBER;
 
+	/* the copy is never larger than NFQA_CT itself */
+	static __thread char copy[QMSG_CT_COPY_MAX] __attribute__((aligned(4)));
+	struct nlmsghdr *out = mnl_nlmsg_put_header(copy);
+
+	if (mnl_attr_get_payload_len(m->attr[NFQA_CT]) > QMSG_CT_COPY_MAX - 64)
+		return -EINVAL;
+	qmsg_ct_copy(out, m->attr[NFQA_CT], qmsg_ct_rules);
 	m->ct = nfct_new();
 	if (!m->ct)
 		return -ENOMEM;
-	if (nfct_payload_parse(mnl_attr_get_payload(m->attr[NFQA_CT]),
-			       mnl_attr_get_payload_len(m->attr[NFQA_CT]),
+	if (nfct_payload_parse(mnl_nlmsg_get_payload(out),
+			       mnl_nlmsg_get_payload_len(out),
 			       (uint16_t)m->family, m->ct) < 0)
 		return -EINVAL;
 	if (m->attr[NFQA_CT_INFO])

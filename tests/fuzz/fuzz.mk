@@ -21,3 +21,4 @@ $(B)/fuzz/%: tests/fuzz/%.c $$(FUZZ_SRC_$$*) $(wildcard tests/fuzz/*.h server/*.
              plugins/ftp/*.h sdk/include/cthelperd/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
+FUZZ_SRC_fuzz_qmsg := $(FUZZ_HOST_SRC) server/qmsg.c

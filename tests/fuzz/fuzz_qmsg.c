@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: reading queue messages (server/qmsg.c), the first
+ * code every kernel message meets.  Input: the attributes of one
+ * NFQNL_MSG_PACKET message (after the nfgenmsg header), as they would
+ * follow each other in the kernel's message.
+ *
+ * Invariants: a packet id is reported only when NFQA_PACKET_HDR holds
+ * one; a connection read as good has both tuples of the packet's family,
+ * a helper name shorter than CTH_NAME_LEN and private state inside NFQA_CT;
+ * the packet view stays inside NFQA_PAYLOAD.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <linux/netfilter/nfnetlink.h>
+
+#include "qmsg.h"
+
+#define FZ_MAX 65536u
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fz_check(bool ok)
+{
+	if (!ok)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t buf[FZ_MAX + 64] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh;
+	struct qmsg m;
+	int kind;
+
+	if (size > FZ_MAX)
+		return 0;
+	nlh = nfq_nlmsg_put((char *)buf, NFQNL_MSG_PACKET, 3);
+	memcpy((uint8_t *)nlh + nlh->nlmsg_len, data, size);
+	nlh->nlmsg_len += (uint32_t)size;
+	kind = qmsg_read(nlh, &m);
+	fz_check(m.queue == 3);
+	if (kind >= QMSG_MALFORMED)
+		fz_check(m.attr[NFQA_PACKET_HDR] != NULL);
+	if (kind == QMSG_PAYLOAD) {
+		const struct nlattr *pl = m.attr[NFQA_PAYLOAD];
+		const uint8_t *p0 = mnl_attr_get_payload(pl);
+
+		fz_check(m.view.data == p0 &&
+			 m.view.payload_offset + m.view.payload_len <= mnl_attr_get_payload_len(pl) &&
+			 m.view.payload_len > 0);
+		if (qmsg_conn_read(&m) == 0) {
+			const struct nlattr *ct = m.attr[NFQA_CT];
+			const uint8_t *c0 = mnl_attr_get_payload(ct);
+
+			fz_check(m.view.tuple[0].family == m.family &&
+				 m.view.tuple[1].family == m.family);
+			fz_check(strlen(m.helper) < CTH_NAME_LEN);
+			fz_check(!m.kpriv || (m.kpriv >= c0 &&
+				 m.kpriv + m.klen <= c0 + mnl_attr_get_payload_len(ct)));
+			fz_check(m.view.dir == CTH_DIR_ORIGINAL || m.view.dir == CTH_DIR_REPLY);
+		}
+	}
+	qmsg_release(&m);
+	return 0;
+}
