@@ -339,11 +339,26 @@ static inline int cth_expect(struct cth_ctx *ctx, const struct cth_expect *exp,
 /**
  * Replace @p len payload bytes at @p offset with @p repl_len bytes.
  *
- * Offsets are relative to the payload as the plugin sees it.  The host
- * fixes lengths and checksums.  A TCP payload may change length only when
- * the connection is NATed (the kernel adjusts sequence numbers only then).
- * @return 0, -EINVAL (out of range), -EPERM (length change on a TCP
- *         connection without NAT), -ENOMEM
+ * Offsets are relative to the payload as the plugin sees it (the original
+ * packet), whatever edits came before: a plugin may make up to 32 edits
+ * per packet in any order (a SIP rewrite changes headers, then the body,
+ * then Content-Length, which comes before the body).  The host keeps them
+ * and applies them sorted by offset after the callback returns, fixing
+ * the IP and UDP lengths and the IP, TCP and UDP checksums (a UDP checksum
+ * that computes to 0 is sent as 0xffff); the kernel adjusts TCP sequence
+ * numbers for the total length change.  A TCP payload may change length
+ * only when the connection is NATed (the kernel adjusts sequence numbers
+ * only then).  @p repl is copied.
+ * @return 0,
+ *         -EINVAL (range outside the payload, or overlapping or inserting
+ *         at the same place as an earlier edit),
+ *         -EPERM (length change on a TCP connection without NAT),
+ *         -EMSGSIZE (the host holds only part of the packet, or it is a
+ *         GSO super-packet: drop it, the sender's retransmission comes as
+ *         one ordinary segment),
+ *         -ENOSPC (more than 32 edits, or the packet would exceed 65531
+ *         bytes, the most a verdict can carry),
+ *         -ENOMEM
  */
 static inline int cth_mangle(struct cth_ctx *ctx, size_t offset, size_t len,
 			     const void *repl, size_t repl_len)
