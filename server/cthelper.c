@@ -619,13 +619,17 @@ static int cthelper_release_one(struct nlreq *r, const char *name, int family,
 			"on its port break while nobody serves queue" : "disabled");
 		return drc;
 	}
-	if (drc == -EBUSY)
-		log_err("helper '%s' (%s/%s): disabled but not deleted: a firewall rule "
-			"still references it; it is left disabled, which is safe "
-			"(connections pass without the helper); remove the rule and run "
-			"--release again to delete it", name, fam, pr);
-	else
-		log_err("helper '%s' (%s/%s): disabled but not deleted: %s",
+	/* The point of --release is that new connections pass again, which a
+	 * disabled helper achieves: like a clean stop, a rule that still
+	 * names the helper is not a failure. */
+	if (drc == -EBUSY) {
+		log_notice("helper '%s' (%s/%s) on queue %u: disabled; not deleted while a "
+			   "firewall rule references it, which is safe (connections pass "
+			   "without the helper); remove the rule and run --release again "
+			   "to delete it", name, fam, pr, old.queue);
+		return 0;
+	}
+	log_err("helper '%s' (%s/%s): disabled but not deleted: %s",
 			name, fam, pr, strerror(-drc));
 	return drc;
 }

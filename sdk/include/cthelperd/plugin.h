@@ -279,7 +279,7 @@ struct cth_ctx {
 struct cth_expect_class {
 	const char *name;  /**< < ::CTH_NAME_LEN bytes */
 	uint32_t max;      /**< most live expectations per master, 1..255 */
-	uint32_t timeout;  /**< seconds an expectation waits */
+	uint32_t timeout;  /**< seconds an expectation waits, 1..604800 (the kernel counts it in 32-bit jiffies) */
 };
 
 /**
@@ -295,8 +295,8 @@ struct cth_plugin_desc {
 	const char *name;        /**< plugin name */
 	const char *version;     /**< plugin version string */
 	const char *description; /**< one line */
-	unsigned int protocols;  /**< default ::cth_proto_bits */
-	unsigned int families;   /**< supported ::cth_family_bits */
+	unsigned int protocols;  /**< supported ::cth_proto_bits; a helper's protocol defaults to all of them, and naming another is a config error */
+	unsigned int families;   /**< supported ::cth_family_bits; a helper's family defaults to all of them */
 	size_t priv_size;        /**< private state bytes, <= ::CTH_PRIV_MAX */
 	size_t config_size;      /**< per-instance configuration bytes */
 	unsigned int n_classes;  /**< 1..::CTH_CLASS_MAX */
