@@ -121,10 +121,13 @@ for path in verdict ctnl; do
 	[ "$D_HELPER" = probe ] || why="${why:+$why; }expected connection has helper=${D_HELPER:-none}, want probe"
 	[ "$D_QUEUED" -ge 20 ] || why="${why:+$why; }only $D_QUEUED packets queued: not helped"
 	check "helper-opt-in-$path" "$why"
-	# the plugin changed its state and set mark 77: with CTA_HELP in
-	# the verdict the kernel would refuse the whole NFQA_CT, mark too
+	# the plugin changed its state, set mark 77 and tried to detach: a
+	# helper change for a connection with a master is refused by the
+	# kernel, and with it the whole NFQA_CT, mark included
 	check "expected-conn-verdict-applies-$path" \
 		"$([ "$D_MARK" = 77 ] || echo "mark=${D_MARK:-none} on the helped expected connection, want 77 (NFQA_CT refused?)")"
+	check "expected-conn-detach-refused-$path" \
+		"$(grep -q 'expected connection, detach: -95' "$LOGS/cthelperd.log" || echo "cth_detach on an expected connection did not return -EOPNOTSUPP")"
 done
 
 # --- the class rule (docs/architecture.md): class 1 has timeout 77 s,

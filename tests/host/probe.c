@@ -11,7 +11,7 @@
  * One command per line, in packets of the original direction.  Every
  * result is logged at notice level ("probe: EXP 7101 class 1 hs: 0").
  * Packets of helped expected connections are logged, change the private
- * state and set mark 77 on their connection.
+ * state, set mark 77 on their connection and try cth_detach().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,14 +55,15 @@ static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	size_t n = pkt->payload_len < sizeof(text) - 1 ? pkt->payload_len : sizeof(text) - 1;
 
 	(void)config;
-	/* On a helped expected connection: change the state and set a mark.
-	 * The kernel refuses CTA_HELP for a connection with a master, and
-	 * that would void the whole NFQA_CT, mark included: the mark shows
-	 * that the host did not send it. */
+	/* On a helped expected connection: change the state, set a mark and
+	 * try to detach.  The kernel refuses a helper change for a connection
+	 * with a master, and that would void the whole NFQA_CT, mark
+	 * included: the mark shows that the host did not send it. */
 	if (pkt->ct_status & CTH_CT_EXPECTED) {
 		(*(uint8_t *)priv)++;
 		cth_set_mark(ctx, PROBE_DATA_MARK);
-		cth_log(ctx, CTH_LOG_NOTICE, "data packet on an expected connection");
+		cth_log(ctx, CTH_LOG_NOTICE, "data packet on an expected connection, detach: %d",
+			cth_detach(ctx));
 		return CTH_VERDICT_ACCEPT;
 	}
 	if (pkt->dir != CTH_DIR_ORIGINAL)
