@@ -43,6 +43,35 @@ else
 	cat "$LOG/build-asan.txt"; echo "FAIL build-asan: make unit-asan failed" | tee -a "$LOG/all.txt"
 fi
 
+# libFuzzer targets (tests/fuzz/): each runs FUZZ_SECONDS (default 25) from
+# a copy of its seed corpus; a crash input is kept in $LOG/fuzz-NAME/.
+run_fuzz() {
+	local t=$1 work="$LOG/fuzz-$1" rc crash
+	rm -rf "$work"
+	mkdir -p "$work/corpus"
+	cp tests/fuzz/corpus/"$t"/* "$work/corpus/"
+	build/fuzz/"$t" -max_total_time="${FUZZ_SECONDS:-25}" -timeout=10 \
+		-rss_limit_mb=2048 -artifact_prefix="$work/" "$work/corpus" \
+		>"$work/log.txt" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "PASS fuzz/$t"
+		return 0
+	fi
+	crash=$(ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* \
+		"$work"/oom-* 2>/dev/null | head -n 1)
+	grep -E 'invariant violated|ERROR: |SUMMARY: ' "$work/log.txt" | head -n 5
+	echo "FAIL fuzz/$t: exit $rc, input ${crash:-(none)}, log $work/log.txt"
+	return 1
+}
+if make -s fuzz >"$LOG/build-fuzz.txt" 2>&1; then
+	for t in build/fuzz/fuzz_*; do
+		[ -x "$t" ] && run_suite "fuzz-$(basename "$t")" run_fuzz "$(basename "$t")"
+	done
+else
+	cat "$LOG/build-fuzz.txt"; echo "FAIL build-fuzz: make fuzz failed" | tee -a "$LOG/all.txt"
+fi
+
 # kmod/ first: it builds build/kmod/cthelperd_nfnl.ko, which the end-to-end
 # run also uses (FTP on our module).
 if [ -x tests/kmod/run.sh ]; then
