@@ -16,3 +16,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # shellcheck disable=SC2086
 apt-get install -y --no-install-recommends $PKGS
+apt-get install -y --no-install-recommends linux-headers-6.12-amd64 || echo "make deps: linux-headers-6.12-amd64 (bookworm-security) not installable: tests/kmod skips its second-kernel build" >&2

@@ -1,14 +1,18 @@
 #!/bin/bash
 # kmod/ tests (the tests/README.md PASS/FAIL protocol):
 #   1. build kmod/ against the headers of the kernel the VM boots (Debian's
-#      linux-headers-amd64), warnings as errors, in build/kmod/;
+#      linux-headers-amd64), warnings as errors (CTHD_WERROR=y), in
+#      build/kmod/; the same against a second kernel's headers (Debian 12's
+#      linux-headers-6.12-amd64, installed by tests/deps.sh);
 #   2. static checks of the .ko (name, license, version, vermagic, alias)
-#      and of dkms.conf;
+#      and of dkms.conf (names, kernel range, config symbols, and that its
+#      build command does not turn warnings into errors);
 #   3. the VM test (tests/kmod/vm-test.sh through tests/vm/run.sh): errno
 #      and behaviour suite on our module, parity with the in-tree module.
 #
-# Output of a run: build/kmod/last/ (build/, stage/, autoload/, vm/); the
-# module itself is also copied to build/kmod/cthelperd_nfnl.ko.
+# Output of a run: build/kmod/last/ (build/, build-<kver>/, dkms/, stage/,
+# autoload/, vm/); the module itself is also copied to
+# build/kmod/cthelperd_nfnl.ko.
 #
 #   tests/kmod/run.sh [--build-only] [--timeout S]
 set -u
@@ -46,21 +50,36 @@ mkdir -p build/kmod || exit 1
 RUN=$(mktemp -d "$REPO/build/kmod/run-$(date +%Y%m%d-%H%M%S)-XXXX") || exit 1
 ln -sfn "$(basename "$RUN")" build/kmod/last
 find build/kmod -maxdepth 1 -name 'run-*' -type d | sort | head -n -5 | xargs -r rm -rf
-OUT=$RUN/build
-mkdir -p "$OUT"
-cp kmod/Kbuild kmod/Makefile kmod/*.c "$OUT"/
-if make -C "$OUT" KDIR="$KDIR" >"$OUT/build.log" 2>&1; then
-	if grep -q -i 'warning:' "$OUT/build.log"; then
-		echo "FAIL kmod-build: warnings (see $OUT/build.log)"
-		grep -i 'warning:' "$OUT/build.log" | head -n 20
-	else
-		echo "PASS kmod-build"
+# kbuild NAME DIR KDIR [MAKE ARGS...]: a CI build (warnings are errors)
+# of a copy of kmod/ in DIR; PASS/FAIL NAME.
+kbuild() {
+	local name=$1 dir=$2 kdir=$3
+	shift 3
+	mkdir -p "$dir"
+	cp kmod/Kbuild kmod/Makefile kmod/*.c "$dir"/
+	if ! make -C "$dir" KDIR="$kdir" CTHD_WERROR=y "$@" >"$dir/build.log" 2>&1; then
+		echo "FAIL $name: make failed against $kdir (see $dir/build.log)"
+		tail -n 30 "$dir/build.log"
+		return 1
 	fi
-else
-	echo "FAIL kmod-build: make failed against $KDIR"
-	tail -n 30 "$OUT/build.log"
-	exit 1
-fi
+	if grep -q -i 'warning:' "$dir/build.log"; then
+		echo "FAIL $name: warnings (see $dir/build.log)"
+		grep -i 'warning:' "$dir/build.log" | head -n 20
+		return 1
+	fi
+	echo "PASS $name"
+}
+# werror DIR: "yes" when the module's compile line had a bare -Werror.
+werror() {
+	if grep -q -E -- '(^| )-Werror( |$)' "$1/.$MOD.o.cmd" 2>/dev/null; then
+		echo yes
+	else
+		echo no
+	fi
+}
+
+OUT=$RUN/build
+kbuild kmod-build "$OUT" "$KDIR" || exit 1
 KO=$OUT/$MOD.ko
 # The newest good build where tests/kmod/use-ours.sh looks for it.
 cp "$KO" "build/kmod/.$MOD.ko.$$" && mv -f "build/kmod/.$MOD.ko.$$" "build/kmod/$MOD.ko"
@@ -79,11 +98,55 @@ want kmod-spdx-gpl2 "// SPDX-License-Identifier: GPL-2.0" "$(head -n 1 kmod/$MOD
 # This kernel has its own nfnetlink_cthelper: no autoload alias by default.
 want kmod-no-alias-next-to-intree "" "$(field alias)"
 
-# dkms.conf: shell syntax, names matching the build
+want kmod-ci-build-werror yes "$(werror "$OUT")"
+
+# A second kernel: Debian 12 carries 6.12 (linux-headers-6.12-amd64, in
+# bookworm-security, next to the 6.1 one).  Newest installed 6.12 headers.
+KDIR2=$(printf '%s\n' /lib/modules/6.12.*/build | grep -v '\*' | sort -V | tail -n 1)
+if [ -n "$KDIR2" ] && [ -f "$KDIR2/Makefile" ]; then
+	KVER2=$(basename "$(dirname "$KDIR2")")
+	kbuild "kmod-build-$KVER2" "$RUN/build-$KVER2" "$KDIR2"
+	want "kmod-modinfo-vermagic-$KVER2" "$KVER2" \
+		"$(modinfo -F vermagic "$RUN/build-$KVER2/$MOD.ko" 2>/dev/null | cut -d' ' -f1)"
+else
+	echo "SKIP kmod-build-6.12: no /lib/modules/6.12.*/build (tests/deps.sh installs linux-headers-6.12-amd64; it said why it could not)"
+fi
+
+# dkms.conf: shell syntax, names matching the build, the kernels and
+# config symbols it accepts (matched the way dkms does: bash =~ on the
+# kernel version, CONFIG_ lines of the target's .config)
 if [ -f kmod/dkms.conf ]; then
 	# shellcheck disable=SC1091
 	dk=$(bash -c '. kmod/dkms.conf && echo "$PACKAGE_NAME|$PACKAGE_VERSION|${BUILT_MODULE_NAME[0]}"' 2>&1)
 	want kmod-dkms-conf "cthelperd-kmod|$ver|$MOD" "$dk"
+	kernels="$VM_KVER ${KVER2:-6.12.118+deb12-amd64} 5.14.0-0.bpo.2-amd64 5.19.0 7.0.0 10.1.0 5.13.19 5.10.0-28-amd64 4.19.0-27-amd64 3.16.0"
+	# shellcheck disable=SC2016
+	got=$(bash -c '. kmod/dkms.conf; for k in '"$kernels"'; do
+		if [[ $k =~ $BUILD_EXCLUSIVE_KERNEL ]]; then echo -n "$k:yes "; else echo -n "$k:no "; fi; done' 2>&1)
+	exp=""
+	for k in $kernels; do
+		case $k in 5.1[0-3].*|4.*|3.*) exp+="$k:no " ;; *) exp+="$k:yes " ;; esac
+	done
+	want kmod-dkms-kernel-range "$exp" "$got"
+	# shellcheck disable=SC2016
+	cfg=$(bash -c '. kmod/dkms.conf; echo "$BUILD_EXCLUSIVE_CONFIG"')
+	want kmod-dkms-config-symbols "CONFIG_NF_CONNTRACK CONFIG_NETFILTER_NETLINK" "$cfg"
+	miss=""
+	for c in $cfg; do grep -q -E "^$c=(y|m)$" "$KDIR/.config" || miss+="$c "; done
+	want kmod-dkms-config-in-vm-kernel "" "$miss"
+	# The DKMS build command, run as dkms would (kernel_source_dir=KDIR):
+	# it must build, and without -Werror.
+	DK=$RUN/dkms
+	mkdir -p "$DK"
+	cp kmod/Kbuild kmod/Makefile kmod/*.c kmod/dkms.conf "$DK"/
+	# shellcheck disable=SC2016
+	if (cd "$DK" && kernel_source_dir=$KDIR bash -c '. ./dkms.conf; eval "${MAKE[0]}"') >"$DK/build.log" 2>&1 &&
+	   [ -f "$DK/$MOD.ko" ]; then
+		echo "PASS kmod-dkms-make"
+	else
+		echo "FAIL kmod-dkms-make: the dkms.conf MAKE line failed (see $DK/build.log)"
+	fi
+	want kmod-dkms-make-no-werror no "$(werror "$DK")"
 else
 	echo "FAIL kmod-dkms-conf: kmod/dkms.conf missing"
 fi
@@ -102,7 +165,7 @@ fi
 AL=$RUN/autoload
 mkdir -p "$AL"
 cp kmod/Kbuild kmod/Makefile kmod/*.c "$AL"/
-if make -C "$AL" KDIR="$KDIR" CTHD_AUTOLOAD=y >"$AL/build.log" 2>&1; then
+if make -C "$AL" KDIR="$KDIR" CTHD_WERROR=y CTHD_AUTOLOAD=y >"$AL/build.log" 2>&1; then
 	want kmod-autoload-alias nfnetlink-subsys-9 "$(modinfo -F alias "$AL/$MOD.ko")"
 else
 	echo "FAIL kmod-autoload-alias: build failed (see $AL/build.log)"
