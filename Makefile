@@ -4,6 +4,7 @@
 #   make deps       install every Debian package needed (build, test, demo)
 #   make check      whole test suite (unit, sanitizers, VM end-to-end)
 #   make demo       FTP through a firewall in the VM with cthelperd as helper
+#   make fuzz       libFuzzer targets (clang) into build/fuzz/, see tests/fuzz/
 
 CC       ?= cc
 PKGS     := libmnl libnetfilter_queue libnetfilter_conntrack inih
