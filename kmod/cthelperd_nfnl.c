@@ -19,6 +19,11 @@
  * our list of helpers has its own mutex, always taken after the nfnetlink
  * one.  The packet path never takes a lock: it reads the two fields that
  * an update may change (flags, queue_num) with READ_ONCE().
+ *
+ * Lifetime: conntrack, expectations and RCU readers may point at a helper
+ * without holding a reference.  cthd_destroy() unregisters it (the kernel
+ * detaches it from every conntrack), then removes every expectation that
+ * still points at it and waits for RCU readers before the memory goes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,6 +35,7 @@
 #include <linux/mutex.h>
 #include <linux/netfilter.h>
 #include <linux/netlink.h>
+#include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -37,6 +43,7 @@
 #include <net/sock.h>
 
 #include <net/netfilter/nf_conntrack.h>
+#include <net/netfilter/nf_conntrack_core.h>
 #include <net/netfilter/nf_conntrack_expect.h>
 #include <net/netfilter/nf_conntrack_helper.h>
 
@@ -114,13 +121,14 @@ static int cthd_help(struct sk_buff *skb, unsigned int protoff,
 /*
  * The helper attached to @ct.  Both callers below are reached through
  * ctnetlink (conntrack dumps and events, NFQA_CT of queued packets and of
- * verdicts, conntrack create/update), always inside an RCU read-side
- * section; NULL when the helper was detached meanwhile.
+ * verdicts, conntrack create/update), which calls ->to_nlattr() and
+ * ->from_nlattr() inside rcu_read_lock() after it read help->helper
+ * itself; NULL when the helper was detached meanwhile.
  */
 static const struct nf_conntrack_helper *
 cthd_ct_helper(const struct nf_conn_help *help)
 {
-	return help ? rcu_dereference_raw(help->helper) : NULL;
+	return help ? rcu_dereference(help->helper) : NULL;
 }
 
 /* CTA_HELP_INFO from user space -> the conntrack's private area. */
@@ -161,6 +169,10 @@ static int cthd_to_nlattr(struct sk_buff *skb, const struct nf_conn *ct)
  * checked when they are parsed, and every malformation there is reported
  * as EINVAL, as user space expects.  The string limits come from the
  * policy, so a name of 16 bytes or more is refused before we run.
+ *
+ * nfnetlink parses the top level leniently; the nests below are parsed
+ * strictly (nla_parse_nested: NLA_F_NESTED required, no unknown types,
+ * exact integer sizes), with the reason in the extended ACK.
  */
 static const struct nla_policy cthd_attr_policy[NFCTH_MAX + 1] = {
 	[NFCTH_NAME]		= { .type = NLA_NUL_STRING,
@@ -177,6 +189,10 @@ static const struct nla_policy cthd_tuple_policy[NFCTH_TUPLE_MAX + 1] = {
 
 static const struct nla_policy cthd_set_policy[NFCTH_POLICY_SET_MAX + 1] = {
 	[NFCTH_POLICY_SET_NUM]	= { .type = NLA_U32 },
+	[NFCTH_POLICY_SET1]	= { .type = NLA_NESTED },
+	[NFCTH_POLICY_SET2]	= { .type = NLA_NESTED },
+	[NFCTH_POLICY_SET3]	= { .type = NLA_NESTED },
+	[NFCTH_POLICY_SET4]	= { .type = NLA_NESTED },
 };
 
 static const struct nla_policy cthd_class_policy[NFCTH_POLICY_MAX + 1] = {
@@ -195,17 +211,21 @@ static u32 cthd_get_u32(const struct nlattr *a)
 /* Parsing                                                              */
 /* ------------------------------------------------------------------ */
 
-static int cthd_parse_tuple(const struct nlattr *attr, struct cthd_key *key)
+static int cthd_parse_tuple(const struct nlattr *attr, struct cthd_key *key,
+			    struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[NFCTH_TUPLE_MAX + 1];
 	int err;
 
-	err = nla_parse_nested_deprecated(tb, NFCTH_TUPLE_MAX, attr,
-					  cthd_tuple_policy, NULL);
+	err = nla_parse_nested(tb, NFCTH_TUPLE_MAX, attr, cthd_tuple_policy,
+			       extack);
 	if (err < 0)
 		return err;
-	if (!tb[NFCTH_TUPLE_L3PROTONUM] || !tb[NFCTH_TUPLE_L4PROTONUM])
+	if (!tb[NFCTH_TUPLE_L3PROTONUM] || !tb[NFCTH_TUPLE_L4PROTONUM]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "tuple needs L3PROTONUM and L4PROTONUM");
 		return -EINVAL;
+	}
 
 	key->have_tuple = true;
 	key->l3num = ntohs(nla_get_be16(tb[NFCTH_TUPLE_L3PROTONUM]));
@@ -215,12 +235,13 @@ static int cthd_parse_tuple(const struct nlattr *attr, struct cthd_key *key)
 
 /* The optional name and tuple that GET and DEL select helpers by. */
 static int cthd_parse_filter(const struct nlattr * const tb[],
-			     struct cthd_key *key)
+			     struct cthd_key *key,
+			     struct netlink_ext_ack *extack)
 {
 	if (tb[NFCTH_NAME])
 		key->name = nla_data(tb[NFCTH_NAME]);
 	if (tb[NFCTH_TUPLE])
-		return cthd_parse_tuple(tb[NFCTH_TUPLE], key);
+		return cthd_parse_tuple(tb[NFCTH_TUPLE], key, extack);
 	return 0;
 }
 
@@ -229,7 +250,8 @@ static int cthd_parse_filter(const struct nlattr * const tb[],
  * current name: a class may change its limits, never its name.
  */
 static int cthd_parse_class(const struct nlattr *attr, const char *keep_name,
-			    struct nf_conntrack_expect_policy *out)
+			    struct nf_conntrack_expect_policy *out,
+			    struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[NFCTH_POLICY_MAX + 1];
 	u32 max;
@@ -237,21 +259,37 @@ static int cthd_parse_class(const struct nlattr *attr, const char *keep_name,
 
 	if (!attr)
 		return -EINVAL;
-	err = nla_parse_nested_deprecated(tb, NFCTH_POLICY_MAX, attr,
-					  cthd_class_policy, NULL);
+	err = nla_parse_nested(tb, NFCTH_POLICY_MAX, attr, cthd_class_policy,
+			       extack);
 	if (err < 0)
 		return err;
 	if (!tb[NFCTH_POLICY_NAME] || !tb[NFCTH_POLICY_EXPECT_MAX] ||
-	    !tb[NFCTH_POLICY_EXPECT_TIMEOUT])
+	    !tb[NFCTH_POLICY_EXPECT_TIMEOUT]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "expectation class needs NAME, EXPECT_MAX and EXPECT_TIMEOUT");
 		return -EINVAL;
+	}
 
-	if (keep_name && nla_strcmp(tb[NFCTH_POLICY_NAME], keep_name))
+	if (keep_name && nla_strcmp(tb[NFCTH_POLICY_NAME], keep_name)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NFCTH_POLICY_NAME],
+				    "the class name of an existing helper cannot change");
 		return -EBUSY;
+	}
 
-	/* 0 is legal: conntrack reads it as "no per-master limit". */
 	max = cthd_get_u32(tb[NFCTH_POLICY_EXPECT_MAX]);
-	if (max > NF_CT_EXPECT_MAX_CNT)
+	if (max > NF_CT_EXPECT_MAX_CNT) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NFCTH_POLICY_EXPECT_MAX],
+				    "EXPECT_MAX above 255");
 		return -EINVAL;
+	}
+	/*
+	 * 0 means "the most": current mainline stores NF_CT_EXPECT_MAX_CNT
+	 * for it on create and at helper registration, and its conntrack
+	 * core no longer treats a 0 limit as "unlimited".  Store the same on
+	 * create and update, so every kernel applies one limit.
+	 */
+	if (max == 0)
+		max = NF_CT_EXPECT_MAX_CNT;
 
 	out->max_expected = max;
 	out->timeout = cthd_get_u32(tb[NFCTH_POLICY_EXPECT_TIMEOUT]);
@@ -264,41 +302,80 @@ static int cthd_parse_class(const struct nlattr *attr, const char *keep_name,
 }
 
 /*
- * NFCTH_POLICY into @pol.  @cur is NULL for a new helper, or the helper an
- * update applies to: then the class count must stay the same.
+ * The class count of a NEW: @cur is NULL for a new helper, or the helper
+ * an update applies to, whose count cannot change.
  */
+static int cthd_check_count(u32 n, const struct cthd_helper *cur,
+			    const struct nlattr *attr,
+			    struct netlink_ext_ack *extack)
+{
+	if (cur) {
+		if (n != cur->nclasses) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "the class count of an existing helper cannot change");
+			return -EBUSY;
+		}
+		return 0;
+	}
+	if (n == 0) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "a helper needs at least one expectation class");
+		return -EINVAL;
+	}
+	if (n > NF_CT_MAX_EXPECT_CLASSES) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "at most 4 expectation classes");
+		return -EOVERFLOW;
+	}
+	return 0;
+}
+
+/* NFCTH_POLICY into @pol; @cur as for cthd_check_count(). */
 static int cthd_parse_policy(const struct nlattr *attr,
 			     const struct cthd_helper *cur,
-			     struct cthd_policy *pol)
+			     struct cthd_policy *pol,
+			     struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[NFCTH_POLICY_SET_MAX + 1];
+	const struct nlattr *num;
 	unsigned int i, n;
 	int err;
 
-	err = nla_parse_nested_deprecated(tb, NFCTH_POLICY_SET_MAX, attr,
-					  cthd_set_policy, NULL);
+	/*
+	 * The count first: a fifth class arrives as an attribute type the
+	 * strict parse below does not know (EINVAL), but the answer to "too
+	 * many classes" has always been EOVERFLOW.
+	 */
+	num = nla_find_nested(attr, NFCTH_POLICY_SET_NUM);
+	if (num && nla_len(num) == sizeof(u32)) {
+		err = cthd_check_count(cthd_get_u32(num), cur, num, extack);
+		if (err < 0)
+			return err;
+	}
+
+	err = nla_parse_nested(tb, NFCTH_POLICY_SET_MAX, attr, cthd_set_policy,
+			       extack);
 	if (err < 0)
 		return err;
-	if (!tb[NFCTH_POLICY_SET_NUM])
+	if (!tb[NFCTH_POLICY_SET_NUM]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "policy needs SET_NUM");
 		return -EINVAL;
-
-	n = cthd_get_u32(tb[NFCTH_POLICY_SET_NUM]);
-	if (cur) {
-		if (n != cur->nclasses)
-			return -EBUSY;
-	} else {
-		if (n == 0)
-			return -EINVAL;
-		if (n > NF_CT_MAX_EXPECT_CLASSES)
-			return -EOVERFLOW;
 	}
+	n = cthd_get_u32(tb[NFCTH_POLICY_SET_NUM]);
+	err = cthd_check_count(n, cur, tb[NFCTH_POLICY_SET_NUM], extack);
+	if (err < 0)
+		return err;
 
 	memset(pol, 0, sizeof(*pol));
 	pol->nclasses = n;
 	for (i = 0; i < n; i++) {
+		if (!tb[NFCTH_POLICY_SET + i]) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "fewer classes than SET_NUM says");
+			return -EINVAL;
+		}
 		err = cthd_parse_class(tb[NFCTH_POLICY_SET + i],
 				       cur ? cur->class[i].name : NULL,
-				       &pol->class[i]);
+				       &pol->class[i], extack);
 		if (err < 0)
 			/* a new helper reports any bad class as EINVAL */
 			return cur ? err : -EINVAL;
@@ -347,14 +424,75 @@ static struct cthd_helper *cthd_find(const struct cthd_key *k)
 	return NULL;
 }
 
-/* Unlink, unregister from conntrack and free.  The helper is unused. */
+/* What cthd_exp_uses() looks for, and whether it found any. */
+struct cthd_exp_match {
+	const struct nf_conntrack_helper	*helper;
+	unsigned int				matched;
+};
+
+/*
+ * nf_ct_expect_iterate_destroy() predicate, called with
+ * nf_conntrack_expect_lock held: does @exp point at our helper?
+ *
+ * exp->helper is the helper of the expectation (older kernels: the one to
+ * give the expected connection, e.g. from CTA_EXPECT_HELP_NAME; newer
+ * ones: the master's helper that created it), exp->assign_helper (newer
+ * kernels only, detected at build time) the one to give the expected
+ * connection.  init_conntrack() copies that pointer into the new
+ * conntrack, ctnetlink and /proc/net/nf_conntrack_expect print its name.
+ */
+static bool cthd_exp_uses(struct nf_conntrack_expect *exp, void *data)
+{
+	struct cthd_exp_match *m = data;
+	bool uses;
+
+	uses = rcu_dereference_protected(exp->helper,
+			lockdep_is_held(&nf_conntrack_expect_lock)) == m->helper;
+#ifdef CTHD_EXP_ASSIGN_HELPER
+	uses = uses || rcu_dereference_protected(exp->assign_helper,
+			lockdep_is_held(&nf_conntrack_expect_lock)) == m->helper;
+#endif
+	if (uses)
+		m->matched++;
+	return uses;
+}
+
+/*
+ * Unlink, unregister from conntrack and free.  Nothing holds a reference
+ * any more (DEL checked the count, module exit runs when nothing pins us).
+ */
 static void cthd_destroy(struct cthd_helper *e)
 {
+	struct cthd_exp_match m = { .helper = &e->nfh };
+
 	lockdep_assert_held(&cthd_mutex);
 	list_del(&e->link);
 	cthd_generation++;
-	/* waits for RCU readers and detaches it from every conntrack */
+	/*
+	 * Unhashes it (no new lookup finds it), waits for RCU readers and
+	 * detaches it from every conntrack.  On the way it drops every
+	 * queued packet of every queue in every namespace that has a
+	 * conntrack: nf_ct_iterate_destroy() calls nf_queue_nf_hook_drop()
+	 * (verified in the Debian 6.1.192 binary, see README.md).
+	 */
 	nf_conntrack_helper_unregister(&e->nfh);
+	/*
+	 * Expectations can still point at it: kernels before the stable fix
+	 * "netfilter: nf_conntrack_helper: pass helper to expect cleanup"
+	 * (6.1.168 in the 6.1 series) ran their own cleanup with a NULL
+	 * helper and left every one of ours, and on every kernel one created
+	 * while unregister ran (ctnetlink EXP_NEW or a verdict's NFQA_EXP on
+	 * a master that still had the helper: between the kernel's
+	 * expectation pass and its conntrack pass) is left too.  Freeing the
+	 * helper then leaves exp->helper dangling: a use-after-free on the
+	 * next expectation dump, /proc read or expected connection.  Now
+	 * that no conntrack has the helper and no lookup finds it, nothing
+	 * can create another one: remove what is left, then wait for the RCU
+	 * readers that may have found one of them before we unlinked it.
+	 */
+	nf_ct_expect_iterate_destroy(cthd_exp_uses, &m);
+	if (m.matched)
+		synchronize_rcu();
 	kfree(e);
 }
 
@@ -363,7 +501,8 @@ static void cthd_destroy(struct cthd_helper *e)
 /* ------------------------------------------------------------------ */
 
 static int cthd_create(const struct nlattr * const tb[],
-		       const struct cthd_key *key)
+		       const struct cthd_key *key,
+		       struct netlink_ext_ack *extack)
 {
 	struct nf_conntrack_helper *h;
 	struct cthd_policy pol;
@@ -371,16 +510,21 @@ static int cthd_create(const struct nlattr * const tb[],
 	u32 priv_len;
 	int err;
 
-	if (!tb[NFCTH_POLICY] || !tb[NFCTH_PRIV_DATA_LEN])
+	if (!tb[NFCTH_POLICY] || !tb[NFCTH_PRIV_DATA_LEN]) {
+		NL_SET_ERR_MSG(extack, "a new helper needs POLICY and PRIV_DATA_LEN");
 		return -EINVAL;
+	}
 
-	err = cthd_parse_policy(tb[NFCTH_POLICY], NULL, &pol);
+	err = cthd_parse_policy(tb[NFCTH_POLICY], NULL, &pol, extack);
 	if (err < 0)
 		return err;
 
 	priv_len = cthd_get_u32(tb[NFCTH_PRIV_DATA_LEN]);
-	if (priv_len > CTHD_PRIV_MAX)
+	if (priv_len > CTHD_PRIV_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NFCTH_PRIV_DATA_LEN],
+				    "private data length above the conntrack helper area (32 bytes)");
 		return -ENOMEM;	/* what user space has always been told */
+	}
 
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
@@ -408,6 +552,8 @@ static int cthd_create(const struct nlattr * const tb[],
 	/* EBUSY here: an in-kernel helper holds this name and tuple */
 	err = nf_conntrack_helper_register(h);
 	if (err < 0) {
+		if (err == -EBUSY)
+			NL_SET_ERR_MSG(extack, "another helper holds this name for this tuple");
 		kfree(e);
 		return err;
 	}
@@ -422,7 +568,8 @@ static int cthd_create(const struct nlattr * const tb[],
  * change; the private area size, class count and class names may not.
  * Everything is checked before anything is written.
  */
-static int cthd_update(const struct nlattr * const tb[], struct cthd_helper *e)
+static int cthd_update(const struct nlattr * const tb[], struct cthd_helper *e,
+		       struct netlink_ext_ack *extack)
 {
 	struct nf_conntrack_helper *h = &e->nfh;
 	struct cthd_policy pol;
@@ -430,11 +577,14 @@ static int cthd_update(const struct nlattr * const tb[], struct cthd_helper *e)
 	int err;
 
 	if (tb[NFCTH_PRIV_DATA_LEN] &&
-	    cthd_get_u32(tb[NFCTH_PRIV_DATA_LEN]) != h->data_len)
+	    cthd_get_u32(tb[NFCTH_PRIV_DATA_LEN]) != h->data_len) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NFCTH_PRIV_DATA_LEN],
+				    "the private data length of an existing helper cannot change");
 		return -EBUSY;
+	}
 
 	if (tb[NFCTH_POLICY]) {
-		err = cthd_parse_policy(tb[NFCTH_POLICY], e, &pol);
+		err = cthd_parse_policy(tb[NFCTH_POLICY], e, &pol, extack);
 		if (err < 0)
 			return err;
 		for (i = 0; i < e->nclasses; i++) {
@@ -459,22 +609,24 @@ static int cthd_cmd_new(struct sk_buff *skb, const struct nfnl_info *info,
 	/* helpers are global: only the initial namespace's admin */
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
-	if (!tb[NFCTH_NAME] || !tb[NFCTH_TUPLE])
+	if (!tb[NFCTH_NAME] || !tb[NFCTH_TUPLE]) {
+		NL_SET_ERR_MSG(info->extack, "NEW needs NAME and TUPLE");
 		return -EINVAL;
+	}
 
 	key.name = nla_data(tb[NFCTH_NAME]);
-	err = cthd_parse_tuple(tb[NFCTH_TUPLE], &key);
+	err = cthd_parse_tuple(tb[NFCTH_TUPLE], &key, info->extack);
 	if (err < 0)
 		return err;
 
 	mutex_lock(&cthd_mutex);
 	e = cthd_find(&key);
 	if (!e)
-		err = cthd_create(tb, &key);
+		err = cthd_create(tb, &key, info->extack);
 	else if (info->nlh->nlmsg_flags & NLM_F_EXCL)
 		err = -EEXIST;
 	else
-		err = cthd_update(tb, e);
+		err = cthd_update(tb, e, info->extack);
 	mutex_unlock(&cthd_mutex);
 	return err;
 }
@@ -523,11 +675,15 @@ static int cthd_put_policy(struct sk_buff *skb, const struct cthd_helper *e)
 
 /*
  * One helper as an NFNL_MSG_CTHELPER_NEW message (the answer to GET, as
- * in every nfnetlink subsystem).  @cb is set when dumping.
+ * in every nfnetlink subsystem), flagged NLM_F_MULTI like the in-tree
+ * module's: it sets the flag on every answer to a requester (portid != 0),
+ * a dump's parts and the single answer to a GET by name alike.  @cb is set
+ * when dumping.
  */
-static int cthd_fill(struct sk_buff *skb, u32 portid, u32 seq, u16 flags,
+static int cthd_fill(struct sk_buff *skb, u32 portid, u32 seq,
 		     const struct cthd_helper *e, struct netlink_callback *cb)
 {
+	u16 flags = portid ? NLM_F_MULTI : 0;
 	const struct nf_conntrack_helper *h = &e->nfh;
 	struct nlmsghdr *nlh;
 	u32 status;
@@ -571,7 +727,7 @@ static int cthd_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			continue;
 		}
 		if (cthd_fill(skb, NETLINK_CB(cb->skb).portid,
-			      cb->nlh->nlmsg_seq, NLM_F_MULTI, e, cb) < 0)
+			      cb->nlh->nlmsg_seq, e, cb) < 0)
 			break;
 		idx++;
 	}
@@ -597,7 +753,7 @@ static int cthd_cmd_get(struct sk_buff *skb, const struct nfnl_info *info,
 		return netlink_dump_start(info->sk, skb, info->nlh, &c);
 	}
 
-	err = cthd_parse_filter(tb, &key);
+	err = cthd_parse_filter(tb, &key, info->extack);
 	if (err < 0)
 		return err;
 
@@ -608,7 +764,7 @@ static int cthd_cmd_get(struct sk_buff *skb, const struct nfnl_info *info,
 	mutex_lock(&cthd_mutex);
 	e = cthd_find(&key);
 	err = e ? cthd_fill(reply, NETLINK_CB(skb).portid,
-			    info->nlh->nlmsg_seq, 0, e, NULL) : -ENOENT;
+			    info->nlh->nlmsg_seq, e, NULL) : -ENOENT;
 	mutex_unlock(&cthd_mutex);
 	if (err < 0) {
 		kfree_skb(reply);
@@ -639,7 +795,7 @@ static int cthd_cmd_del(struct sk_buff *skb, const struct nfnl_info *info,
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
 
-	err = cthd_parse_filter(tb, &key);
+	err = cthd_parse_filter(tb, &key, info->extack);
 	if (err < 0)
 		return err;
 
@@ -665,6 +821,8 @@ static int cthd_cmd_del(struct sk_buff *skb, const struct nfnl_info *info,
 		}
 	}
 	mutex_unlock(&cthd_mutex);
+	if (!deleted && err == -EBUSY)
+		NL_SET_ERR_MSG(info->extack, "helper in use (a CT rule, template or nft ct helper object)");
 	return deleted ? 0 : err;
 }
 

@@ -39,7 +39,7 @@ suite() {	# suite LABEL MODULE [--info]
 
 step "dependencies"
 for m in nf_conntrack nfnetlink nfnetlink_queue nf_conntrack_netlink \
-	 ip_tables iptable_raw xt_CT xt_tcpudp nf_tables nft_ct; do
+	 ip_tables iptable_raw xt_CT xt_tcpudp xt_NFQUEUE nf_tables nft_ct; do
 	modprobe "$m" || fail kmod-vm-deps "modprobe $m failed"
 done
 dmesg -C
@@ -126,6 +126,22 @@ check kmod-leave-helper-1 0 "$($PY $CL new left1 2 6 --priv 8 --status 1)"
 check kmod-leave-helper-2 0 "$($PY $CL new left2 10 17 --classes 4)"
 if out=$(rmmod $OURS 2>&1); then pass kmod-rmmod; else fail kmod-rmmod "$out"; fi
 loaded $OURS && fail kmod-rmmod-gone "$OURS still loaded"
+
+# Lookups that would touch a freed helper through an expectation left
+# behind (cthnl.py's exp part deleted its helper and kept the master, and
+# EXP_NEW expected 127.0.0.1:6101): expectation dumps, /proc, and a new
+# connection matching the expectation.  Any oops shows in the dmesg check.
+step "expectation lookups after rmmod"
+out=$(timeout 20 conntrack -L expect 2>&1); rc=$?
+check kmod-exp-list-after-rmmod "0 0" "$rc $(grep -c -E 'dport=|helper=' <<<"$out")"
+out=$(timeout 20 cat /proc/net/nf_conntrack_expect 2>&1); rc=$?
+check kmod-exp-proc-after-rmmod "0 " "$rc $out"
+timeout 20 $PY -c 'import socket
+s = socket.socket(); s.settimeout(3)
+try: s.connect(("127.0.0.1", 6101))
+except OSError: pass' 
+check kmod-exp-connect-after-rmmod 0 "$?"
+check kmod-exp-dump-after-rmmod "" "$(timeout 20 $PY $CL exp-dump)"
 # Without ours, the probe makes nfnetlink autoload the in-tree module (our
 # module declares no alias where an in-tree one exists), and says so.
 if [ $have_ref = 1 ]; then
