@@ -33,7 +33,6 @@ struct model_edit {
 };
 
 static struct model {
-	bool layout_checked;
 	int layout;                    /* 0 or the errno every edit gets */
 	unsigned int n;
 	size_t out_len;
@@ -97,25 +96,28 @@ static int model_add(const struct pkt_call *c, size_t off, size_t len,
 
 /* The payload the edits make, position by position: at each original
  * offset first an insertion made there, then a replacement starting
- * there (skipping what it replaces) or the original byte. */
+ * there (skipping what it replaces) or the original byte.  The edits are
+ * ordered by offset first (insertion sort on a copy). */
 static size_t model_payload(const struct cth_packet *p, uint8_t *out)
 {
+	struct model_edit e[PKT_EDIT_MAX];
 	size_t pos = 0, o = 0;
-	unsigned int i;
+	unsigned int i, j, k = 0;
 
+	for (i = 0; i < model.n; i++) {
+		for (j = i; j > 0 && e[j - 1].off > model.e[i].off; j--)
+			e[j] = e[j - 1];
+		e[j] = model.e[i];
+	}
 	for (;;) {
 		const struct model_edit *range = NULL;
 
-		for (i = 0; i < model.n; i++) {
-			const struct model_edit *e = &model.e[i];
-
-			if (e->off != pos)
-				continue;
-			if (e->len == 0) {
-				memcpy(out + o, model.arena + e->repl, e->rlen);
-				o += e->rlen;
+		for (; k < model.n && e[k].off == pos; k++) {
+			if (e[k].len == 0) {
+				memcpy(out + o, model.arena + e[k].repl, e[k].rlen);
+				o += e[k].rlen;
 			} else {
-				range = e;
+				range = &e[k];
 			}
 		}
 		if (range) {
@@ -128,13 +130,14 @@ static size_t model_payload(const struct cth_packet *p, uint8_t *out)
 			break;
 		out[o++] = p->payload[pos++];
 	}
+	FZ_ASSERT(k == model.n, "model edits left unapplied");
 	return o;
 }
 
 /* ------------------------------------------------------------ plugin */
 
 static struct fz script;
-static uint8_t rbuf[65536];
+static uint8_t rbuf[65536], pattern[65536];
 static int expect_answer;
 static struct pkt_call call;
 
@@ -170,8 +173,7 @@ static void fz_mangle(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		repl = NULL;
 		break;
 	default:                             /* large, patterned */
-		for (size_t i = 0; i < rlen; i++)
-			rbuf[i] = (uint8_t)(i * 7 + 1);
+		repl = pattern;
 		break;
 	}
 	want = model_add(&call, off, len, repl, rlen);
@@ -300,6 +302,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
+	for (size_t i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 7 + 1);
 	log_init(LOG_L_ERR, 0);   /* plugin log lines are info: not printed */
 	fz_verbose_init();
 	return 0;
@@ -347,7 +351,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		call.pkt.tuple[d].proto = fz_view_proto(&call.pkt);
 	}
 
-	memset(&model, 0, sizeof(model));
+	model.n = 0;
+	model.arena_len = 0;
 	model.layout = model_layout(&call.pkt);
 	model.out_len = call.pkt.len;
 

@@ -121,6 +121,17 @@ HOST_SEEDS = {
         packet(False, 6, b"PORT 10,0,0,1,15,160\r\n"),
         mangle(5, 15, b"1,2,3,4,5,6") + mangle(5, 15, b"10,0,0,2,15,161") +
         bytes([5]) + ACCEPT),
+    # 32 edits recorded last to first, the 33rd refused
+    "seed-v4-udp-33-edits": host(
+        0,
+        packet(False, 17, bytes(range(100))),
+        b"".join(mangle(i * 3, 1, b"xy") for i in range(32, -1, -1)) + ACCEPT),
+    # IPv6 TCP under NAT grown to the limit, a shrink, then growth again
+    "seed-v6-tcp-limit": host(
+        1 | 4,
+        packet(True, 6, bytes(range(200)), DSTOPTS_TCP, 60),
+        mangle_big(10, 0, 65531 - 48 - 20 - 200) + mangle(50, 20, b"") +
+        mangle_big(100, 0, 21) + ACCEPT),
     # grown to exactly 65531 bytes, then one more byte is refused
     "seed-v4-udp-limit": host(
         0,
