@@ -139,7 +139,7 @@ check kmod-exp-proc-after-rmmod "0 " "$rc $out"
 timeout 20 $PY -c 'import socket
 s = socket.socket(); s.settimeout(3)
 try: s.connect(("127.0.0.1", 6101))
-except OSError: pass' 
+except OSError: pass'
 check kmod-exp-connect-after-rmmod 0 "$?"
 check kmod-exp-dump-after-rmmod "" "$(timeout 20 $PY $CL exp-dump)"
 # Without ours, the probe makes nfnetlink autoload the in-tree module (our
