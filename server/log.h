@@ -11,7 +11,8 @@ enum { LOG_L_ERR = 3, LOG_L_WARNING = 4, LOG_L_NOTICE = 5, LOG_L_INFO = 6,
 void log_init(int level, int use_syslog);
 int log_level_parse(const char *name);
 int log_enabled(int level);
-void log_vmsg(int level, const char *tag, const char *fmt, va_list ap);
+void log_vmsg(int level, const char *tag, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 void log_msg(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -66,8 +66,16 @@ int pkt_view_parse(struct cth_packet *p, const uint8_t *data, size_t len,
 		proto = ip->protocol;
 		if (ntohs(ip->tot_len) < len)   /* trailing padding */
 			len = ntohs(ip->tot_len);
-	} else if (pkt_ipv6_l4(data, len, &l4, &proto)) {
-		return -EINVAL;
+	} else {
+		size_t full;
+
+		if (pkt_ipv6_l4(data, len, &l4, &proto))
+			return -EINVAL;
+		/* trailing bytes past the payload length are not payload (a
+		 * jumbogram's 0 is not trimmed; conntrack refuses those) */
+		full = sizeof(struct ip6_hdr) + ntohs(((const struct ip6_hdr *)data)->ip6_plen);
+		if (full != sizeof(struct ip6_hdr) && full < len)
+			len = full;
 	}
 	if (proto == IPPROTO_TCP) {
 		const struct tcphdr *th = (const void *)(data + l4);
@@ -159,6 +167,8 @@ static int pkt_host_detach(struct cth_ctx *ctx)
  */
 #define PKT_LOG_BURST 20u
 
+static void pkt_host_vlog(struct cth_ctx *ctx, int level, const char *fmt,
+			  va_list ap) __attribute__((format(printf, 3, 0)));
 static void pkt_host_vlog(struct cth_ctx *ctx, int level, const char *fmt,
 			  va_list ap)
 {

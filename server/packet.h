@@ -9,7 +9,6 @@
 
 #include "runtime.h"
 
-struct pkt_buff;
 struct pkt_call;
 
 /* How expectations leave the host: netlink in the daemon, emulated in

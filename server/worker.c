@@ -245,7 +245,9 @@ static void worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
 	nfq_nlmsg_verdict_put(nlh, (int)id, verdict == CTH_VERDICT_DROP ? NF_DROP : NF_ACCEPT);
 	if (c) {
 		size_t len;
-		const uint8_t *pkt = pkt_call_mangled(c, &len);
+		/* a dropped packet needs no new payload */
+		const uint8_t *pkt = verdict == CTH_VERDICT_DROP ? NULL :
+				     pkt_call_mangled(c, &len);
 
 		if (pkt)
 			nfq_nlmsg_verdict_put_pkt(nlh, pkt, (uint32_t)len);

@@ -9,9 +9,7 @@ FUZZ_HOST_SRC := server/mangle.c server/packet.c server/log.c
 FUZZ_SRC_fuzz_host := $(FUZZ_HOST_SRC)
 FUZZ_SRC_fuzz_ftp  := $(FUZZ_HOST_SRC) plugins/ftp/ftp.c plugins/ftp/ftp_parse.c \
                       sdk/lib/util.c
-# clang, unlike gcc, flags log_vmsg()'s vsnprintf(fmt) (server/log.h gives
-# it no format attribute): -Wno-format-nonliteral until it has one.
-FUZZ_CFLAGS = $(FUZZ_FLAGS) -std=gnu11 $(CWARN) -Wno-format-nonliteral \
+FUZZ_CFLAGS = $(FUZZ_FLAGS) -std=gnu11 $(CWARN) \
               -D_GNU_SOURCE $(SDK_INC) -Iserver -Itests/fuzz $(PKG_CFLAGS)
 
 .PHONY: fuzz
