@@ -13,7 +13,13 @@ mkdir -p build/vm/e2e || exit 1
 RES=$(mktemp -d "$PWD/build/vm/e2e/run-$(date +%Y%m%d-%H%M%S)-XXXX") || exit 1
 ln -sfn "$(basename "$RES")" build/vm/e2e/last
 find build/vm/e2e -maxdepth 1 -name 'run-*' -type d | sort | head -n -5 | xargs -r rm -rf
-export VM_PASS_ENV="${VM_PASS_ENV:-} CTH_BUILD E2E_ONLY"
+# kmod/'s module (cthelperd-kmod column) may be rebuilt by tests/kmod/run.sh
+# while this run goes on: the VM gets a copy taken now.
+KO=${CTH_KMOD:-build/kmod/cthelperd_nfnl.ko}
+if [ -f "$KO" ] && mkdir -p "$RES/kmod" && cp "$KO" "$RES/kmod/cthelperd_nfnl.ko"; then
+	export CTH_KMOD=$RES/kmod/cthelperd_nfnl.ko
+fi
+export VM_PASS_ENV="${VM_PASS_ENV:-} CTH_BUILD CTH_KMOD E2E_ONLY"
 start=$SECONDS
 tests/vm/run.sh --timeout "${E2E_TIMEOUT:-1500}" --results "$RES" tests/e2e/inside.sh "$@"
 rc=$?
