@@ -1012,8 +1012,16 @@ def cmd_suite(argv):
                                        "datapath,exp,exp_race,qflush,many,"
                                        "stress")
     a = ap.parse_args(argv)
+    parts = a.parts.split(",")
+    # On the in-tree module the race leaves expectations pointing at the
+    # freed helper (a kernel use-after-free, see kmod/README.md): reading
+    # them back, or their expiry, may oops the reference run.  Ours only.
+    if a.module == "nfnetlink_cthelper" and "exp_race" in parts:
+        parts.remove("exp_race")
+        print("# %s: exp_race skipped on the in-tree module (it leaves "
+              "expectations to a freed helper)" % a.label)
     s = Suite(a.label, a.module, a.info)
-    s.run(a.parts.split(","))
+    s.run(parts)
     if a.record:
         with open(a.record, "w") as f:
             for case, got in s.results:
