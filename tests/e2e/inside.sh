@@ -16,6 +16,12 @@
 #   kernel      in-kernel nf_conntrack_ftp (+ nf_nat_ftp): optional
 #               reference column, same rules as conntrackd
 #
+# Cases: CASES (every column), then issue 12's NOHELP_CASES, ZONE_CASES,
+# dup-masq-port, gso-masq-port (columns: see runs()), then the daemon's
+# life cycle (kill9-release, kill9-restart, clean-stop, reg-conflict) on
+# both cthelperd columns, and nft-example.  tests/e2e/README.md has the
+# table of what each case checks.
+#
 # Usage: inside.sh [IMPL...]
 #   (default: none conntrackd cthelperd [cthelperd-kmod] kernel)
 # Environment: CTH_BUILD = the build dir of the daemon under test (default
@@ -45,8 +51,9 @@ META=$W/ftproot/testfile.meta
 BIG_SIZE=$((1024 * 1024))
 PATTERN_SIZE=$((256 * 1024))
 # A session whose data connection is not helped queues only its control
-# connection's packets (measured: about 20 with the 1 MiB file); a helped
-# 1 MiB data connection queues 700 and more.
+# connection's packets (measured: 23-29); a helped 1 MiB data connection
+# adds 65-200 (veth hands GSO packets of up to 64 KB to the queue, which is
+# bound with NFQA_CFG_F_GSO; more, smaller ones when the host is slow).
 QUEUE_MAX=40
 mkdir -p "$W" "$LOGS"
 
