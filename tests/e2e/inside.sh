@@ -631,21 +631,26 @@ case_dup() {
 
 # GSO (issue 12, 4).  The queues are bound with NFQA_CFG_F_GSO, so the
 # kernel hands a GSO packet to user space unsegmented.  veth passes GSO
-# packets between namespaces as they are: it advertises TSO/GSO (ethtool
-# -k: tcp-segmentation-offload on) and forwards the skb to its peer
+# packets between namespaces as they are (seen in this VM, Debian 6.1:
+# ethtool -k r-cl: tx-checksumming, tcp-segmentation-offload and
+# generic-segmentation-offload on, generic-receive-offload off; ip -d link:
+# gso_max_size 65536 gso_max_segs 65535): it forwards the skb to its peer
 # without segmenting, and the router forwards it unsegmented to the other
 # veth.  So one 4 KiB send() on the client's control connection (PORT, then
-# NOOPs: ftp.py --pad-port) arrives at the router as ONE packet bigger than
-# the MTU, which the PORT rewrite (masq) has to deal with.  A raw-table
-# counter (-m length 1501:65535 on the client side) shows how many such
-# packets reached the router: printed.  Pass: the transfer works and
-# dmesg has no new WARNING / bad offload / hw csum failure line (a mangled
-# GSO packet with a wrong checksum state warns when it is segmented on
-# output), and no TCP segment with a bad checksum reached client or server
-# (InCsumErrors of /proc/net/snmp in their namespaces: a mangled GSO packet
-# whose checksum was not redone right).  A daemon that refuses to mangle a
-# GSO packet drops it; the sender's RTO retransmission then comes as normal
-# segments (about 1 s more; the client's RetransSegs delta is printed).
+# padding: ftp.py --pad-port) arrives at the router as ONE packet bigger
+# than the MTU (the counter below saw exactly 1 per session), which the
+# PORT rewrite (masq) has to deal with.  A raw-table counter (-m length
+# 1501:65535 on the client side) shows how many such packets reached the
+# router: printed.  Pass: the transfer works and dmesg has no new WARNING /
+# bad offload / hw csum failure line (a mangled GSO packet with a wrong
+# checksum state warns when it is segmented on output), and no TCP segment
+# with a bad checksum reached client or server (InCsumErrors of
+# /proc/net/snmp in their namespaces: a mangled GSO packet whose checksum
+# was not redone right).  A daemon that refuses to mangle a GSO packet
+# drops it; the sender's RTO retransmission then comes as normal segments
+# (about 1 s more; the client's RetransSegs delta is printed).  ethtool is
+# optional (printed when installed).
+
 # snmp_tcp NS FIELD: a Tcp counter of /proc/net/snmp in netns NS.
 # shellcheck disable=SC2016  # awk program
 snmp_tcp() {
