@@ -7,12 +7,9 @@
 #   make B=build-e2e all && CTH_BUILD=build-e2e tests/e2e/run.sh
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-# A fresh results dir per run (several runs may overlap: other work in the
-# same tree), the newest five kept, build/vm/e2e/last -> the newest.
-mkdir -p build/vm/e2e || exit 1
-RES=$(mktemp -d "$PWD/build/vm/e2e/run-$(date +%Y%m%d-%H%M%S)-XXXX") || exit 1
-ln -sfn "$(basename "$RES")" build/vm/e2e/last
-find build/vm/e2e -maxdepth 1 -name 'run-*' -type d | sort | head -n -5 | xargs -r rm -rf
+# shellcheck source=tests/vm/rundir.sh
+. tests/vm/rundir.sh
+RES=$(rundir_new build/vm/e2e) || exit 1
 # kmod/'s module (cthelperd-kmod column) may be rebuilt by tests/kmod/run.sh
 # while this run goes on: the VM gets a copy taken now.
 KO=${CTH_KMOD:-build/kmod/cthelperd_nfnl.ko}

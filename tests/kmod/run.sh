@@ -46,10 +46,9 @@ fi
 # Everything of this run in its own directory (runs may overlap: other
 # work in the same tree), the newest five kept, build/kmod/last -> newest.
 # The sources are copied so that kmod/ stays clean.
-mkdir -p build/kmod || exit 1
-RUN=$(mktemp -d "$REPO/build/kmod/run-$(date +%Y%m%d-%H%M%S)-XXXX") || exit 1
-ln -sfn "$(basename "$RUN")" build/kmod/last
-find build/kmod -maxdepth 1 -name 'run-*' -type d | sort | head -n -5 | xargs -r rm -rf
+# shellcheck source=tests/vm/rundir.sh
+. "$REPO/tests/vm/rundir.sh"
+RUN=$(rundir_new build/kmod) || exit 1
 # kbuild NAME DIR KDIR [MAKE ARGS...]: a CI build (warnings are errors)
 # of a copy of kmod/ in DIR; PASS/FAIL NAME.
 kbuild() {

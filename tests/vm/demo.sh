@@ -10,10 +10,9 @@ if [ "${IN_TEST_VM:-}" != 1 ]; then
 		echo "demo: build/cthelperd or build/plugins/ftp.so missing; run make first" >&2
 		exit 1
 	fi
-	mkdir -p build/vm/demo || exit 1
-	res=$(mktemp -d "$PWD/build/vm/demo/run-$(date +%Y%m%d-%H%M%S)-XXXX") || exit 1
-	ln -sfn "$(basename "$res")" build/vm/demo/last
-	find build/vm/demo -maxdepth 1 -name 'run-*' -type d | sort | head -n -3 | xargs -r rm -rf
+	# shellcheck source=tests/vm/rundir.sh
+	. tests/vm/rundir.sh
+	res=$(rundir_new build/vm/demo) || exit 1
 	exec tests/vm/run.sh --timeout "${DEMO_TIMEOUT:-300}" --results "$res" "$PWD/tests/vm/demo.sh"
 fi
 
