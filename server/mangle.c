@@ -163,11 +163,18 @@ int pkt_edit_add(struct pkt_call *c, size_t off, size_t len,
 
 	if (ed && ed->done)
 		return -EBUSY;
-	if (c->truncated || c->gso)
+	if (c->truncated)
 		return -EMSGSIZE;
 	rc = pkt_edit_layout(p, &tcp);
 	if (rc < 0)
 		return rc;
+	/* A mangled packet leaves the queue CHECKSUM_NONE.  Measured on 6.1
+	 * (e2e gso-masq-port, the egress without TSO): a TCP GSO packet is
+	 * fine, tcp4/tcp6_gso_segment() set the checksum up again when the
+	 * packet is segmented.  UDP segmentation wants CHECKSUM_PARTIAL
+	 * (__udp_gso_segment), so a UDP GSO packet is not edited. */
+	if (c->gso && !tcp)
+		return -EMSGSIZE;
 	if (off > p->payload_len || len > p->payload_len - off ||
 	    (!repl && repl_len))
 		return -EINVAL;

@@ -8,11 +8,11 @@
  *   -EBUSY     the result was already taken (pkt_edit_result)
  *   -EMSGSIZE  the packet cannot be rewritten as a whole: the queue gave us
  *              only part of it (NFQA_CAP_LEN, or an IP length field larger
- *              than what we hold), or it is a GSO super-packet (the kernel
- *              marks a mangled packet CHECKSUM_NONE, and a GSO packet
- *              without a checksum offload warns when segmented).  The
- *              plugin should drop it: the sender retransmits, a lost GSO
- *              packet after RTO as one ordinary segment.
+ *              than what we hold), or it is a UDP GSO super-packet (a
+ *              mangled packet leaves the queue CHECKSUM_NONE, which UDP
+ *              segmentation refuses; TCP segmentation sets the checksum
+ *              up again, so TCP GSO packets are edited).  The plugin
+ *              should drop it: the sender retransmits.
  *   -EINVAL    range outside the payload, NULL replacement with a length,
  *              an edit that overlaps (or inserts at the same place as) an
  *              earlier one, a packet we cannot lay out (IPv4 fragment)

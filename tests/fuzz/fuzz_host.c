@@ -65,10 +65,12 @@ static int model_add(const struct pkt_call *c, size_t off, size_t len,
 	size_t plen = p->payload_len;
 	unsigned int i;
 
-	if (c->truncated || c->gso)
+	if (c->truncated)
 		return -EMSGSIZE;
 	if (model.layout)
 		return model.layout;
+	if (c->gso && fz_view_proto(p) != 6)
+		return -EMSGSIZE;
 	if (off > plen || len > plen - off || (!repl && rlen))
 		return -EINVAL;
 	if (fz_view_proto(p) == 6 && rlen != len && !p->nat)

@@ -354,8 +354,7 @@ static inline int cth_expect(struct cth_ctx *ctx, const struct cth_expect *exp,
  *         at the same place as an earlier edit),
  *         -EPERM (length change on a TCP connection without NAT),
  *         -EMSGSIZE (the host holds only part of the packet, or it is a
- *         GSO super-packet: drop it, the sender's retransmission comes as
- *         one ordinary segment),
+ *         UDP GSO super-packet: drop it, the sender retransmits),
  *         -ENOSPC (more than 32 edits, or the packet would exceed 65531
  *         bytes, the most a verdict can carry),
  *         -ENOMEM
