@@ -120,6 +120,11 @@ static int pkt_host_expect(struct cth_ctx *ctx, const struct cth_expect *e,
 	if ((e->flags & CTH_EXPECT_NAT) &&
 	    e->nat_dir != CTH_DIR_ORIGINAL && e->nat_dir != CTH_DIR_REPLY)
 		return -EINVAL;
+	/* unknown flags are a plugin built for a newer SDK: say so, do not
+	 * half-do it; the function name is copied on every path */
+	if ((e->flags & ~PKT_EXPECT_FLAGS) ||
+	    (e->fn && strnlen(e->fn, PKT_EXPECT_FN_MAX) >= PKT_EXPECT_FN_MAX))
+		return -EINVAL;
 	return c->expect_fn(c, e, how);
 }
 

@@ -11,6 +11,13 @@
 
 struct pkt_call;
 
+/* Longest expectation function name, NUL included ("nat-follow-master"
+ * and friends are much shorter). */
+#define PKT_EXPECT_FN_MAX 32u
+/* Every cth_expect_flags bit this host knows. */
+#define PKT_EXPECT_FLAGS (CTH_EXPECT_ANY_SRC | CTH_EXPECT_PERMANENT | \
+			  CTH_EXPECT_INACTIVE | CTH_EXPECT_NAT | CTH_EXPECT_HELPER)
+
 /* How expectations leave the host: netlink in the daemon, emulated in
  * tests and replay.  Everything else around the plugin call is shared. */
 typedef int (*pkt_expect_fn)(struct pkt_call *call,

@@ -38,7 +38,7 @@ struct worker_pkt {
 	struct worker *w;
 	bool has_exp;                   /* one rides on the verdict (NFQA_EXP) */
 	struct cth_expect exp;
-	char fn[32];                    /* the plugin's string may not outlive the call */
+	char fn[PKT_EXPECT_FN_MAX];     /* the plugin's string may not outlive the call */
 };
 
 static int worker_queue_bind(struct worker *w, uint32_t queue_len,

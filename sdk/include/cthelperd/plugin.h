@@ -327,8 +327,13 @@ extern const struct cth_plugin_desc cth_plugin;
  * @param ctx the packet context
  * @param exp the expectation; copied, may live on the stack
  * @param how 0, or ::CTH_EXPECT_SYNC to learn the kernel's answer now
- * @return 0, or a negative errno (-EBUSY: tuple taken; -EINVAL: bad class
- *         or address; -ENOSPC: too many expectations for one packet)
+ * @return 0, or a negative errno (-EBUSY: tuple taken; -EINVAL: bad class,
+ *         address, flags, or a function name of 32 bytes or more;
+ *         -ENOSPC: too many expectations for one packet (16); -EOPNOTSUPP:
+ *         a second ::CTH_EXPECT_HELPER expectation for one packet).  With
+ *         ::CTH_EXPECT_SYNC, an expectation identical to one this
+ *         connection already has (a retransmitted command asking again)
+ *         is reported as created.
  */
 static inline int cth_expect(struct cth_ctx *ctx, const struct cth_expect *exp,
 			     unsigned int how)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The state overlay (server/overlay.c): two packets of one connection
+ * The host code around the plugin call.  The state overlay
+ * (server/overlay.c): two packets of one connection
  * queued back to back carry the same kernel snapshot; the second must
  * still see the state the first one's verdict wrote.  Runs the real FTP
  * plugin through the daemon's host code (packet view, plugin call).
@@ -165,8 +166,66 @@ static void test_entry_life(void)
 	free(o);
 }
 
+/* A plugin that asks for one expectation, as set up by the test. */
+static struct cth_expect asked;
+static int asked_rc;
+
+static int asking_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
+			 void *priv, const void *config)
+{
+	(void)pkt;
+	(void)priv;
+	(void)config;
+	asked_rc = cth_expect(ctx, &asked, CTH_EXPECT_SYNC);
+	return CTH_VERDICT_ACCEPT;
+}
+
+static int ask(const struct cth_expect *e)
+{
+	static const struct cth_plugin_desc d = {
+		.abi_version = CTH_ABI_VERSION, .size = sizeof(d), .name = "ask",
+		.n_classes = 1, .packet = asking_packet,
+	};
+	struct plugin pl = { .desc = &d };
+	struct instance in = { .name = "ask", .pl = &pl, .n_classes = 1 };
+	struct pkt_call c = { .expect_fn = fake_expect, .inst = &in };
+	uint8_t buf[256];
+	size_t len = seg_build(buf, 1, "x");
+
+	pkt_view_parse(&c.pkt, buf, len, AF_INET);
+	c.pkt.tuple[0].family = AF_INET;
+	asked = *e;
+	n_expect = 0;
+	pkt_call_run(&c, NULL, 0);
+	pkt_call_release(&c);
+	return asked_rc;
+}
+
+/* Argument checks every expect path shares (packet.c). */
+static void test_expect_args(void)
+{
+	char longfn[64];
+	struct cth_expect e = { .family = AF_INET, .proto = IPPROTO_TCP, .dport = 1 };
+	int rc;
+
+	CHECK("expect-args/plain-passes", ask(&e) == 0 && n_expect == 1, "rc %d", asked_rc);
+	memset(longfn, 'f', sizeof(longfn) - 1);
+	longfn[sizeof(longfn) - 1] = '\0';
+	e.fn = longfn;
+	rc = ask(&e);
+	CHECK("expect-args/long-fn-refused", rc == -EINVAL && n_expect == 0, "rc %d", rc);
+	longfn[PKT_EXPECT_FN_MAX - 1] = '\0';
+	rc = ask(&e);
+	CHECK("expect-args/fn-31-bytes-passes", rc == 0 && n_expect == 1, "rc %d", rc);
+	e.fn = NULL;
+	e.flags = 1u << 20;
+	rc = ask(&e);
+	CHECK("expect-args/unknown-flag-refused", rc == -EINVAL && n_expect == 0, "rc %d", rc);
+}
+
 int main(void)
 {
+	test_expect_args();
 	test_back_to_back();
 	test_entry_life();
 	return check_exit();
