@@ -277,6 +277,23 @@ class Netlink:
                 yield mtype, flags, seq, data[off + 16:off + ln]
                 off += (ln + 3) & ~3
 
+    def queue_bind(self, queue, flags=0):
+        """Bind NFQUEUE queue, copy whole packets (FLAGS: NFQA_CFG_F_*);
+        0 or the errno of the first refused step."""
+        err = self.request(SUBSYS_QUEUE, NFQNL_MSG_CONFIG, 0,
+                           attr(NFQA_CFG_CMD, struct.pack(">BBH",
+                                                          NFQNL_CFG_CMD_BIND,
+                                                          0, AF_INET)),
+                           res_id=queue)[0]
+        if err:
+            return err
+        cfg = (a_u32(NFQA_CFG_MASK, flags) + a_u32(NFQA_CFG_FLAGS, flags)
+               if flags else b"")
+        return self.request(SUBSYS_QUEUE, NFQNL_MSG_CONFIG, 0,
+                            attr(NFQA_CFG_PARAMS,
+                                 struct.pack(">IB", 0xFFFF, NFQNL_COPY_PACKET))
+                            + cfg, res_id=queue)[0]
+
     def request(self, subsys, msg, flags, payload, **kw):
         """Sends with NLM_F_ACK; returns (errno, [payloads of answers])."""
         seq = self.send(subsys, msg, flags | NLM_F_ACK, payload, **kw)
@@ -683,19 +700,7 @@ class Suite:
         c("dp-bypass-without-listener", deliver(b"one"), "True")
 
         q = Netlink()
-        cfg = (a_u32(NFQA_CFG_MASK, NFQA_CFG_F_CONNTRACK)
-               + a_u32(NFQA_CFG_FLAGS, NFQA_CFG_F_CONNTRACK))
-        err = q.request(SUBSYS_QUEUE, NFQNL_MSG_CONFIG, 0,
-                        attr(NFQA_CFG_CMD, struct.pack(">BBH",
-                                                       NFQNL_CFG_CMD_BIND, 0,
-                                                       AF_INET)),
-                        res_id=queue)[0]
-        if err == 0:
-            err = q.request(SUBSYS_QUEUE, NFQNL_MSG_CONFIG, 0,
-                            attr(NFQA_CFG_PARAMS,
-                                 struct.pack(">IB", 0xFFFF,
-                                             NFQNL_COPY_PACKET))
-                            + cfg, res_id=queue)[0]
+        err = q.queue_bind(queue, NFQA_CFG_F_CONNTRACK)
         c("dp-queue-bind", ename(err), "0")
 
         events = []          # (help name, help info) per queued packet
@@ -883,17 +888,7 @@ class Suite:
         c("qflush-setup", r.returncode if r.returncode == 0
           else r.stderr.strip(), "0")
         q = Netlink()
-        err = q.request(SUBSYS_QUEUE, NFQNL_MSG_CONFIG, 0,
-                        attr(NFQA_CFG_CMD, struct.pack(">BBH",
-                                                       NFQNL_CFG_CMD_BIND, 0,
-                                                       AF_INET)),
-                        res_id=queue)[0]
-        if err == 0:
-            err = q.request(SUBSYS_QUEUE, NFQNL_MSG_CONFIG, 0,
-                            attr(NFQA_CFG_PARAMS,
-                                 struct.pack(">IB", 0xFFFF,
-                                             NFQNL_COPY_PACKET)),
-                            res_id=queue)[0]
+        err = q.queue_bind(queue)
         rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         rx.bind(("127.0.0.1", port))
         rx.settimeout(1.5)
