@@ -91,6 +91,7 @@ CASES=(
 	"v6-epsv    6 epsv plain"
 	"nat-masq-port 4 port masq"
 	"nat-dnat-pasv 4 pasv dnat"
+	"nat6-masq-eprt-dstopts 6 eprt masq6 --dstopts"
 )
 # Expected connections must not inherit our helper (issue 12): no data
 # packet may be queued, the data conntrack carries no helper, and a file
@@ -146,10 +147,18 @@ is_cth() { [ "$1" = cthelperd ] || [ "$1" = cthelperd-kmod ]; }
 # in this VM.  Only quoted for that version and when the case failed.
 CTD_VERSION=$(conntrackd -v 2>/dev/null | grep -o 'daemon v[0-9][0-9.]*[0-9]' | head -n 1)
 known_cause() {
+	# nf_nat_ftp prints the rewritten IPv6 address uncompressed (%pI6:
+	# fd00:0002:0000:...:0001); pyftpdlib compares it as text with the
+	# control connection's peer and refuses it as foreign (seen in the VM).
+	if [ "$1" = kernel ] && [ "$2" = nat6-masq-eprt-dstopts ]; then
+		echo " (known: nf_nat_ftp writes the address uncompressed, which the test server compares as text and refuses; the address itself is right)"
+		return 0
+	fi
 	[ "$1" = conntrackd ] && [ "$CTD_VERSION" = "daemon v1.4.7" ] || return 0
 	case $2 in
 	*-epsv) echo " (known: for a 229 reply it takes the original-direction source, i.e. the client, as the expected address; that differs from the reply's sender, so it records nothing)" ;;
 	v6-eprt) echo " (known: its FTP parser is always called with PF_INET, so an EPRT |2| (IPv6) argument is rejected)" ;;
+	nat6-*) echo " (known: its FTP parser is always called with PF_INET, so an EPRT |2| (IPv6) argument is rejected)" ;;
 	nat-*) echo " (known: the rewritten command and the expectation reach the kernel, and the data connection matches it, but it is not NATed: it ends at the router itself and is reset)" ;;
 	esac
 }
@@ -452,9 +461,10 @@ blocked_at_data_step() {
 
 run_case() {
 	local impl=$1 case=$2 fam=$3 mode=$4
+	shift 4
 	progress "$impl/$case"
 	events_mark
-	run_client "$impl" "$case" "$fam" "$mode"
+	run_client "$impl" "$case" "$fam" "$mode" "$@"
 	local rc=$?
 	local exps
 	exps=$(events_since_mark)
@@ -938,7 +948,7 @@ impl_extra_cases() {
 }
 
 run_impl() {
-	local impl=$1 line name fam mode tmode file
+	local impl=$1 line name fam mode tmode file extra
 	say "=== $impl"
 	progress "start $impl"
 	if ! impl_start "$impl"; then
@@ -954,10 +964,11 @@ run_impl() {
 	[ "$impl" = none ] || say "helpers: $(nfct_helpers | tr '\n' ' ')"
 	events_start "$impl"
 	for line in "${CASES[@]}"; do
-		read -r name fam mode tmode <<<"$line"
+		read -r name fam mode tmode extra <<<"$line"
 		[ "$TOPO_MODE" = "$tmode" ] || topo_mode "$tmode"
 		want "$name" || continue
-		run_case "$impl" "$name" "$fam" "$mode"
+		# shellcheck disable=SC2086  # extra: client options, split
+		run_case "$impl" "$name" "$fam" "$mode" $extra
 	done
 	for line in "${NOHELP_CASES[@]}"; do
 		read -r name mode tmode file <<<"$line"

@@ -148,13 +148,27 @@ class FtpError(Exception):
 class Control:
     """Minimal FTP control connection: one command, one (multi-line) reply."""
 
-    def __init__(self, host, port, timeout):
+    def __init__(self, host, port, timeout, dstopts=False):
         self.timeout = timeout
         try:
-            self.sock = socket.create_connection((host, port), timeout=timeout)
+            self.sock = self._connect(host, port, timeout, dstopts)
         except OSError as e:
             raise FtpError("connect control %s:%d" % (host, port), e) from None
         self.buf = b""
+
+    @staticmethod
+    def _connect(host, port, timeout, dstopts):
+        if not dstopts:
+            return socket.create_connection((host, port), timeout=timeout)
+        # Every packet of the connection carries an IPv6 Destination
+        # Options header (one PadN option, 8 bytes) before TCP: the layout
+        # libnetfilter_queue 1.0.5 gets wrong (issue 12).  Needs CAP_NET_RAW.
+        s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        s.setsockopt(socket.IPPROTO_IPV6, getattr(socket, "IPV6_DSTOPTS", 59),
+                     b"\x00\x00\x01\x04\x00\x00\x00\x00")
+        s.settimeout(timeout)
+        s.connect((host, port))
+        return s
 
     def _line(self, step):
         while b"\n" not in self.buf:
@@ -351,7 +365,7 @@ def run_client(args):
     i = 0
     ctl = None
     try:
-        ctl = Control(args.host, args.port, args.timeout)
+        ctl = Control(args.host, args.port, args.timeout, args.dstopts)
         code, line = ctl.reply("greeting")
         if code != 220:
             raise FtpError("greeting", "unexpected %r" % line)
@@ -423,6 +437,8 @@ def main():
     c.add_argument("--timeout", type=float, default=10,
                    help="control reply timeout (must exceed the server's active timeout)")
     c.add_argument("--data-timeout", type=float, default=4)
+    c.add_argument("--dstopts", action="store_true",
+                   help="IPv6: a Destination Options header on every control packet")
     args = ap.parse_args()
     if args.cmd == "server":
         run_server(args)

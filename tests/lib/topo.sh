@@ -11,7 +11,7 @@
 # helper created an expectation for it.
 #
 #   topo_setup                  modules, namespaces, addresses, firewall
-#   topo_mode plain|masq|dnat   IPv4 routing/NAT variant (see topo_mode)
+#   topo_mode plain|masq|dnat|masq6   routing/NAT variant (see topo_mode)
 #   topo_ct_add NAME [ZONE]     raw PREROUTING "CT --helper NAME" for tcp/21;
 #                               with ZONE every connection of the topology
 #                               (both interfaces, v4 and v6) lives in that
@@ -125,7 +125,7 @@ topo_wait_links() {
 	topo_err "links did not come up"
 }
 
-# IPv4 variants (IPv6 is always plain routing):
+# Variants (IPv6 is plain routing except in masq6):
 #   plain  client and server route to each other through the router.
 #   masq   the client's net is private: MASQUERADE out of r-sv, and the
 #          server has no route back to 10.0.1.0/24, so an unrewritten
@@ -133,6 +133,9 @@ topo_wait_links() {
 #   dnat   the server is private: the client dials the router ($R_CL4:21),
 #          DNAT to $SV4; the client has no route to 10.0.2.0/24, so an
 #          unrewritten 227 reply is unreachable.
+#   masq6  IPv4 routed; the client's IPv6 net is private: MASQUERADE out of
+#          r-sv, and the server has no IPv6 route back to fd00:1::/64, so
+#          an unrewritten EPRT |2| address is refused or unreachable.
 # SV4_DIAL is set to the address the client must dial.
 topo_mode() {
 	local mode=$1
@@ -140,6 +143,9 @@ topo_mode() {
 	"$IPT" -t nat -F POSTROUTING
 	ip -n "$TOPO_CL_NS" -4 route del default 2>/dev/null
 	ip -n "$TOPO_SV_NS" -4 route del default 2>/dev/null
+	# IPv6 is routed in every mode but masq6
+	"$IP6T" -t nat -F POSTROUTING
+	ip -n "$TOPO_SV_NS" -6 route replace default via "$R_SV6" || return 1
 	case $mode in
 	plain)
 		ip -n "$TOPO_CL_NS" route add default via "$R_CL4" || return 1
@@ -154,6 +160,14 @@ topo_mode() {
 		"$IPT" -t nat -A PREROUTING -i r-cl -d "$R_CL4" -p tcp --dport 21 \
 			-j DNAT --to-destination "$SV4" || return 1
 		SV4_DIAL=$R_CL4 ;;
+	masq6)
+		# IPv4 routed; IPv6: the client's net is private (MASQUERADE
+		# out of r-sv, the server has no route back to fd00:1::/64)
+		ip -n "$TOPO_CL_NS" route add default via "$R_CL4" || return 1
+		ip -n "$TOPO_SV_NS" route add default via "$R_SV4" || return 1
+		"$IP6T" -t nat -A POSTROUTING -o r-sv -s fd00:1::/64 -j MASQUERADE || return 1
+		ip -n "$TOPO_SV_NS" -6 route del default || return 1
+		SV4_DIAL=$SV4 ;;
 	*) topo_err "unknown mode $mode"; return 1 ;;
 	esac
 	TOPO_MODE=$mode
