@@ -214,3 +214,64 @@ int expect_master_cb(const struct nlmsghdr *nlh, void *data)
 	nfexp_destroy(exp);
 	return MNL_CB_OK;
 }
+
+int expect_put_master(struct nlmsghdr *nlh, const struct cth_packet *pkt)
+{
+	const struct cth_tuple *t = &pkt->tuple[CTH_DIR_ORIGINAL];
+	struct nf_conntrack *ct = nfct_new();
+	int rc;
+
+	if (!ct)
+		return -ENOMEM;
+	expect_ct_set(ct, t->family, t->proto, &t->src, &t->dst, t->sport, t->dport);
+	rc = expect_put_tuple(nlh, CTA_EXPECT_MASTER, ct);
+	nfct_destroy(ct);
+	mnl_attr_put_u16(nlh, CTA_EXPECT_ZONE, htons(pkt->zone));
+	return rc;
+}
+
+/* One expectation of a master dump: keep what deleting it needs. */
+int expect_list_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct expect_list *l = data;
+	const struct nlattr *a, *tuple = NULL, *id = NULL;
+	uint32_t class = 0;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg)) {
+		switch (mnl_attr_get_type(a)) {
+		case CTA_EXPECT_TUPLE:
+			tuple = a;
+			break;
+		case CTA_EXPECT_ID:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+				id = a;
+			break;
+		case CTA_EXPECT_CLASS:
+			if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+				class = ntohl(mnl_attr_get_u32(a));
+			break;
+		}
+	}
+	if (!tuple || mnl_attr_get_payload_len(tuple) > sizeof(l->e[0].tuple) ||
+	    (l->class >= 0 && class != (uint32_t)l->class))
+		return MNL_CB_OK;
+	if (l->n == EXPECT_LIST_MAX) {
+		l->truncated = true;
+		return MNL_CB_OK;
+	}
+	l->e[l->n].tuple_len = (uint16_t)mnl_attr_get_payload_len(tuple);
+	memcpy(l->e[l->n].tuple, mnl_attr_get_payload(tuple), l->e[l->n].tuple_len);
+	l->e[l->n].has_id = id != NULL;
+	l->e[l->n].id = id ? mnl_attr_get_u32(id) : 0;
+	l->n++;
+	return MNL_CB_OK;
+}
+
+void expect_list_put_del(struct nlmsghdr *nlh, const struct expect_list *l,
+			 unsigned int i, uint16_t zone)
+{
+	mnl_attr_put(nlh, CTA_EXPECT_TUPLE | NLA_F_NESTED, l->e[i].tuple_len, l->e[i].tuple);
+	if (l->e[i].has_id)
+		mnl_attr_put_u32(nlh, CTA_EXPECT_ID, l->e[i].id);   /* as dumped: network order */
+	mnl_attr_put_u16(nlh, CTA_EXPECT_ZONE, htons(zone));
+}

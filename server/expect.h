@@ -37,4 +37,27 @@ struct expect_owner {
 };
 int expect_master_cb(const struct nlmsghdr *nlh, void *data);
 
+/* CTA_EXPECT_MASTER (the packet's original tuple) and CTA_EXPECT_ZONE:
+ * the body of a dump of one master's expectations. */
+int expect_put_master(struct nlmsghdr *nlh, const struct cth_packet *pkt);
+
+/* What a master dump found (expect_list_cb as the nlreq callback), enough
+ * to delete each by tuple and id. */
+#define EXPECT_LIST_MAX 64u
+struct expect_list {
+	int class;                    /* only this class, or -1 for all */
+	unsigned int n;
+	bool truncated;               /* more than EXPECT_LIST_MAX */
+	struct {
+		uint8_t tuple[256];   /* CTA_EXPECT_TUPLE's payload */
+		uint16_t tuple_len;
+		bool has_id;
+		uint32_t id;          /* network order */
+	} e[EXPECT_LIST_MAX];
+};
+int expect_list_cb(const struct nlmsghdr *nlh, void *data);
+/* The body of an IPCTNL_MSG_EXP_DELETE for entry i. */
+void expect_list_put_del(struct nlmsghdr *nlh, const struct expect_list *l,
+			 unsigned int i, uint16_t zone);
+
 #endif

@@ -128,6 +128,27 @@ static int pkt_host_expect(struct cth_ctx *ctx, const struct cth_expect *e,
 	return c->expect_fn(c, e, how);
 }
 
+static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
+			       const struct cth_expect *e)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+
+	if (op == CTH_EXPECT_OP_FLUSH) {
+		if (e && e->class >= c->inst->n_classes)
+			return -EINVAL;
+	} else if (op == CTH_EXPECT_OP_REMOVE) {
+		if (!e || e->family != c->pkt.tuple[0].family ||
+		    (e->proto != IPPROTO_TCP && e->proto != IPPROTO_UDP) ||
+		    (e->flags & ~PKT_EXPECT_FLAGS))
+			return -EINVAL;
+	} else {
+		return -EINVAL;
+	}
+	if (!c->expect_ctl_fn)
+		return -EOPNOTSUPP;
+	return c->expect_ctl_fn(c, op, e);
+}
+
 static int pkt_host_mangle(struct cth_ctx *ctx, size_t off, size_t len,
 			   const void *repl, size_t repl_len)
 {
@@ -208,6 +229,7 @@ static const struct cth_host pkt_host = {
 	.set_mark = pkt_host_set_mark,
 	.detach = pkt_host_detach,
 	.vlog = pkt_host_vlog,
+	.expect_ctl = pkt_host_expect_ctl,
 };
 
 int pkt_call_run(struct pkt_call *c, const uint8_t *priv, size_t priv_len)

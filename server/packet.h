@@ -22,6 +22,9 @@ struct pkt_call;
  * tests and replay.  Everything else around the plugin call is shared. */
 typedef int (*pkt_expect_fn)(struct pkt_call *call,
 			     const struct cth_expect *exp, unsigned int how);
+/* cth_expect_ctl() after the argument checks; NULL: -EOPNOTSUPP. */
+typedef int (*pkt_expect_ctl_fn)(struct pkt_call *call, unsigned int op,
+				 const struct cth_expect *exp);
 
 /* One plugin call: the context the plugin sees and what it asked for. */
 struct pkt_call {
@@ -29,6 +32,7 @@ struct pkt_call {
 	const struct instance *inst;
 	void *backend;                /* the expect_fn's own state */
 	pkt_expect_fn expect_fn;
+	pkt_expect_ctl_fn expect_ctl_fn;
 	struct cth_packet pkt;
 	uint8_t priv[CTH_PRIV_MAX];
 	bool priv_changed;

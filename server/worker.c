@@ -39,6 +39,10 @@ struct worker_pkt {
 	bool has_exp;                   /* one rides on the verdict (NFQA_EXP) */
 	struct cth_expect exp;
 	char fn[PKT_EXPECT_FN_MAX];     /* the plugin's string may not outlive the call */
+	/* for a master not confirmed yet: created right after the verdict */
+	unsigned int n_later;
+	struct cth_expect later[WORKER_MAX_EXPECT];
+	char later_fn[WORKER_MAX_EXPECT][PKT_EXPECT_FN_MAX];
 };
 
 static int worker_queue_bind(struct worker *w, uint32_t queue_len,
@@ -83,8 +87,9 @@ int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
 	w->queue = queue;
 	w->rtp = rtp;
 	w->rbuf = malloc(WORKER_RBUF);
+	w->xlist = malloc(sizeof(*w->xlist));
 	w->sbuf = malloc(WORKER_SBUF);
-	if (!w->rbuf || !w->sbuf)
+	if (!w->rbuf || !w->sbuf || !w->xlist)
 		return -ENOMEM;
 	if ((rc = nlreq_open(&w->nfq)) < 0 || (rc = nlreq_open(&w->ctnl)) < 0) {
 		log_err("queue %u: cannot open netlink socket: %s", queue, strerror(-rc));
@@ -109,8 +114,8 @@ int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
  * simply replace it (nf_ct_expect_related): report success, so that the
  * plugin announces the same port again.
  */
-static bool worker_expect_ours(struct worker *w, const struct pkt_call *c,
-			       const struct cth_expect *e)
+static int worker_expect_lookup(struct worker *w, const struct pkt_call *c,
+				const struct cth_expect *e)
 {
 	struct expect_owner own = {
 		.master = &c->pkt.tuple[CTH_DIR_ORIGINAL],
@@ -118,34 +123,185 @@ static bool worker_expect_ours(struct worker *w, const struct pkt_call *c,
 	};
 	char buf[NLREQ_BUF];
 	struct nlmsghdr *nlh;
+	int rc;
 
 	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_GET,
 			    0, e->family);
-	if (expect_put(nlh, e, &c->pkt, c->inst->name, true) < 0)
-		return false;
-	if (nlreq_talk_cb(&w->ctnl, nlh, expect_master_cb, &own) < 0)
-		return false;
+	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0)
+		return rc;
+	if ((rc = nlreq_talk_cb(&w->ctnl, nlh, expect_master_cb, &own)) < 0)
+		return rc;
 	return own.ours;
 }
 
-/* IPCTNL_MSG_EXP_NEW with an ack: the kernel's answer now. */
-static int worker_expect_ctnl(struct worker *w, const struct pkt_call *c,
+/* An expectation kept for later (the master is not confirmed yet). */
+static void worker_expect_defer(struct worker_pkt *wp, const struct cth_expect *e)
+{
+	struct cth_expect *l = &wp->later[wp->n_later];
+
+	*l = *e;
+	if (e->fn)
+		l->fn = strcpy(wp->later_fn[wp->n_later], e->fn);
+	wp->n_later++;
+}
+
+/*
+ * IPCTNL_MSG_EXP_NEW with an ack: the kernel's answer now.  A master that
+ * is not confirmed yet (the first packet of a UDP flow, queued) cannot
+ * get one over ctnetlink (ENOENT, Linux 6.1): the tuple is checked now
+ * (taken by another master: -EBUSY, so a NAT port search works) and the
+ * expectation created right after the verdict, which confirms the master
+ * before sendto() returns.
+ */
+static int worker_expect_ctnl(struct worker_pkt *wp, const struct pkt_call *c,
 			      const struct cth_expect *e)
 {
 	char buf[NLREQ_BUF];
 	struct nlmsghdr *nlh;
 	int rc;
 
+	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED)) {
+		rc = worker_expect_lookup(wp->w, c, e);
+		if (rc == -ENOENT) {
+			worker_expect_defer(wp, e);
+			return 0;
+		}
+		return rc < 0 ? rc : rc ? 0 : -EBUSY;
+	}
 	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_NEW,
 			    NLM_F_CREATE | NLM_F_EXCL, e->family);
 	rc = expect_put(nlh, e, &c->pkt, c->inst->name, true);
 	if (rc == 0)
-		rc = nlreq_talk(&w->ctnl, nlh);
-	if (rc == -EEXIST && worker_expect_ours(w, c, e))
+		rc = nlreq_talk(&wp->w->ctnl, nlh);
+	if (rc == -EEXIST && worker_expect_lookup(wp->w, c, e) == 1)
 		rc = 0;
 	log_debug("%s: expectation to port %u over ctnetlink: %s", c->inst->name,
 		  e->dport, rc ? strerror(-rc) : "created");
 	return rc;
+}
+
+/* After the verdict: what waited for the master's confirmation. */
+static void worker_expect_later(struct worker_pkt *wp, struct pkt_call *c,
+				int verdict)
+{
+	if (!wp->n_later)
+		return;
+	if (verdict == CTH_VERDICT_DROP) {
+		log_info("%s: %u expectation(s) not created: the packet was dropped",
+			 c->inst->name, wp->n_later);
+		return;
+	}
+	c->pkt.ct_status |= CTH_CT_CONFIRMED;
+	for (unsigned int i = 0; i < wp->n_later; i++) {
+		int rc = worker_expect_ctnl(wp, c, &wp->later[i]);
+
+		if (rc < 0)
+			log_info("%s: expectation to port %u after the verdict: %s",
+				 c->inst->name, wp->later[i].dport, strerror(-rc));
+	}
+}
+
+/* Does e (the plugin's selector) name the tuple of x? */
+static bool worker_expect_same(const struct cth_expect *x, const struct cth_expect *e)
+{
+	size_t n = e->family == AF_INET6 ? 16 : 4;
+
+	return x->family == e->family && x->proto == e->proto &&
+	       x->dport == e->dport && x->sport == e->sport &&
+	       memcmp(&x->dst, &e->dst, n) == 0 &&
+	       ((x->flags & e->flags & CTH_EXPECT_ANY_SRC) ||
+		(!((x->flags | e->flags) & CTH_EXPECT_ANY_SRC) &&
+		 memcmp(&x->src, &e->src, n) == 0));
+}
+
+/* Expectations asked for in this call but not created yet. */
+static int worker_expect_forget(struct worker_pkt *wp, unsigned int op,
+				const struct cth_expect *e)
+{
+	int n = 0;
+
+	if (wp->has_exp && (op == CTH_EXPECT_OP_FLUSH ? !e || wp->exp.class == e->class
+						       : worker_expect_same(&wp->exp, e))) {
+		wp->has_exp = false;
+		n++;
+	}
+	for (unsigned int i = 0; i < wp->n_later; ) {
+		if (op == CTH_EXPECT_OP_FLUSH ? !e || wp->later[i].class == e->class
+					      : worker_expect_same(&wp->later[i], e)) {
+			wp->later[i] = wp->later[--wp->n_later];
+			if (wp->later[i].fn)
+				wp->later[i].fn = strcpy(wp->later_fn[i],
+							 wp->later_fn[wp->n_later]);
+			n++;
+		} else {
+			i++;
+		}
+	}
+	return n;
+}
+
+/*
+ * Linux 6.1 has no "delete by master": dump the master's expectations
+ * (CTA_EXPECT_MASTER), then delete each by tuple and id (an expectation
+ * created meanwhile with the same tuple is not touched).
+ */
+static int worker_expect_flush(struct worker *w, const struct pkt_call *c,
+			       int class)
+{
+	struct expect_list *l = w->xlist;
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	int rc, n = 0;
+
+	l->class = class;
+	l->n = 0;
+	l->truncated = false;
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_GET,
+			    NLM_F_DUMP, c->pkt.tuple[0].family);
+	if ((rc = expect_put_master(nlh, &c->pkt)) < 0 ||
+	    (rc = nlreq_talk_cb(&w->ctnl, nlh, expect_list_cb, l)) < 0)
+		return rc;
+	if (l->truncated)
+		log_warn("%s: more than %u expectations to flush: the first %u only",
+			 c->inst->name, EXPECT_LIST_MAX, EXPECT_LIST_MAX);
+	for (unsigned int i = 0; i < l->n; i++) {
+		nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_DELETE,
+				    0, c->pkt.tuple[0].family);
+		expect_list_put_del(nlh, l, i, c->pkt.zone);
+		rc = nlreq_talk(&w->ctnl, nlh);
+		if (rc == 0)
+			n++;
+		else if (rc != -ENOENT)   /* gone meanwhile: fine */
+			log_info("%s: cannot remove an expectation: %s", c->inst->name,
+				 strerror(-rc));
+	}
+	return n;
+}
+
+static int worker_expect_ctl(struct pkt_call *c, unsigned int op,
+			     const struct cth_expect *e)
+{
+	struct worker_pkt *wp = c->backend;
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	int n = worker_expect_forget(wp, op, e), rc;
+
+	/* an unconfirmed master has nothing in the kernel yet */
+	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED))
+		return n;
+	if (op == CTH_EXPECT_OP_FLUSH) {
+		rc = worker_expect_flush(wp->w, c, e ? (int)e->class : -1);
+		return rc < 0 ? rc : n + rc;
+	}
+	rc = worker_expect_lookup(wp->w, c, e);
+	if (rc != 1)
+		return rc == -ENOENT || rc == 0 ? n : rc;
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_DELETE,
+			    0, e->family);
+	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0 ||
+	    (rc = nlreq_talk(&wp->w->ctnl, nlh)) < 0)
+		return rc == -ENOENT ? n : rc;
+	return n + 1;
 }
 
 /* Keep an expectation for the verdict's NFQA_EXP (the plugin's fn string
@@ -185,13 +341,13 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 		return -EOPNOTSUPP;   /* one helped expectation per packet */
 	if (helped && wp->has_exp) {
 		/* the held one was promised without an answer: create it now */
-		if (worker_expect_ctnl(wp->w, c, &wp->exp) < 0)
+		if (worker_expect_ctnl(wp, c, &wp->exp) < 0)
 			log_info("%s: expectation to port %u (moved off the verdict) failed",
 				 c->inst->name, wp->exp.dport);
 		wp->has_exp = false;
 	}
 	if ((how & CTH_EXPECT_SYNC) || (!helped && wp->has_exp)) {
-		rc = worker_expect_ctnl(wp->w, c, e);
+		rc = worker_expect_ctnl(wp, c, e);
 		if (rc < 0)
 			return rc;
 		if (!helped) {
@@ -280,7 +436,8 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 {
 	const struct runtime *rt = atomic_load(w->rtp);
 	struct worker_pkt wp = { .w = w };
-	struct pkt_call c = { .backend = &wp, .expect_fn = worker_expect };
+	struct pkt_call c = { .backend = &wp, .expect_fn = worker_expect,
+			      .expect_ctl_fn = worker_expect_ctl };
 	const struct instance *in = NULL;
 	int verdict = CTH_VERDICT_ACCEPT;
 
@@ -306,6 +463,8 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 out:
 	worker_verdict_send(w, m->queue, m->id, verdict, in ? &c : NULL,
 			    wp.has_exp ? &wp.exp : NULL);
+	if (in)
+		worker_expect_later(&wp, &c, verdict);
 	pkt_call_release(&c);
 }
 
@@ -448,6 +607,8 @@ void worker_free(struct worker *w)
 	nlreq_close(&w->nfq);
 	nlreq_close(&w->ctnl);
 	free(w->rbuf);
+	free(w->xlist);
+	w->xlist = NULL;
 	free(w->sbuf);
 	w->rbuf = w->sbuf = NULL;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cthelper.h"
+#include "expect.h"
 #include "overlay.h"
 #include "runtime.h"
 
@@ -26,6 +27,7 @@ struct worker {
 	char *rbuf, *sbuf;
 	unsigned long packets, verdict_errors;
 	struct overlay overlay;        /* newest state of connections in flight */
+	struct expect_list *xlist;     /* scratch for flushing a master's expectations */
 };
 
 /* Open and bind the queue (before helpers are enabled, so no packet is

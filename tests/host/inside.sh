@@ -45,6 +45,7 @@ progress topology
 topo_setup || { fail topology "setup failed"; exit 1; }
 for t in "$IPT" "$IP6T"; do
 	"$t" -I FORWARD -p tcp --dport 7000 -m conntrack --ctstate NEW -j ACCEPT
+	"$t" -I FORWARD -p udp --dport 7000 -m conntrack --ctstate NEW -j ACCEPT
 done
 in_server python3 "$PEER" serve 7000 $(seq 7101 7130) >"$LOGS/peer.log" 2>&1 &
 PEER_PID=$!
@@ -55,6 +56,7 @@ plugin_dir = $BUILD/tests/plugins
 log_level = debug
 [helper probe]
 plugin = probe
+protocol = both
 queue = $Q
 EOC
 "$BUILD/cthelperd" -c "$W/probe.conf" >"$LOGS/cthelperd.log" 2>&1 &
@@ -66,6 +68,7 @@ if ! grep -q ready "$LOGS/cthelperd.log"; then
 fi
 for t in "$IPT" "$IP6T"; do
 	"$t" -t raw -A PREROUTING -p tcp --dport 7000 -j CT --helper probe
+	"$t" -t raw -A PREROUTING -p udp --dport 7000 -j CT --helper probe
 done
 for _ in $(seq 1 50); do grep -q ready "$LOGS/peer.log" && break; sleep 0.2; done
 
@@ -179,6 +182,44 @@ why=
 grep -q "DETACH: 0" "$LOGS/cthelperd.log" || why="${why:+$why; }cth_detach did not return 0"
 echo "# detach: $(($(qcount) - q0)) packets queued for the whole control connection"
 check detach-removes-expectations "$why"
+
+# --- several expectations from the first packet of a UDP flow: its
+# conntrack is not confirmed while queued, ctnetlink cannot reach it
+# (ENOENT); the host creates them right after the verdict
+progress udp-unconfirmed
+in_client python3 "$PEER" udp "$SV4" 7000 "EXP 7201 0\nEXP 7202 0 s\nEXP 7203 1 s\nEXP 7204 0\n"
+sleep 1
+why=
+for p in 7201 7202 7203 7204; do
+	[ -n "$(exp_line $p)" ] || why="${why:+$why; }no expectation to port $p"
+done
+check udp-unconfirmed-master-multi-expect "$why"
+
+# --- flush and remove (cth_expect_ctl), each in a later packet of the
+# connection, so the expectations are in the kernel
+progress flush
+control "EXP 7211 0 s\n||EXP 7212 1 s\n||FLUSH 1\n" 0.5
+why=
+[ -n "$(exp_line 7211)" ] || why="class 0 expectation to 7211 flushed by FLUSH 1"
+[ -z "$(exp_line 7212)" ] || why="${why:+$why; }class 1 expectation to 7212 survived FLUSH 1"
+grep -q "FLUSH 1: 1" "$LOGS/cthelperd.log" || why="${why:+$why; }FLUSH 1 did not report 1 removed"
+check expect-flush-class "$why"
+control "EXP 7213 0 s\n||EXP 7214 1\n||FLUSH\n" 0.5
+why=
+[ -z "$(exp_line 7213)$(exp_line 7214)" ] || why="FLUSH left: $(exp_line 7213) $(exp_line 7214)"
+check expect-flush-all "$why"
+control "EXP 7215 0 s\nEXP 7216 0 s\n||REMOVE 7215\n" 0.5
+why=
+[ -z "$(exp_line 7215)" ] || why="REMOVE 7215 left it"
+[ -n "$(exp_line 7216)" ] || why="${why:+$why; }REMOVE 7215 took 7216 too"
+grep -q "REMOVE 7215: 1" "$LOGS/cthelperd.log" || why="${why:+$why; }REMOVE did not report 1"
+check expect-remove "$why"
+# in one packet: what was asked before the flush goes, what comes after stays
+control "EXP 7217 0\nFLUSH\nEXP 7218 0\n"
+why=
+[ -z "$(exp_line 7217)" ] || why="7217, asked before FLUSH in the same packet, survived"
+[ -n "$(exp_line 7218)" ] || why="${why:+$why; }7218, asked after FLUSH, missing"
+check expect-flush-same-packet "$why"
 
 grep -q 'data packet on an expected connection' "$LOGS/cthelperd.log" ||
 	fail plugin-saw-helped-data "the plugin never saw a packet of a helped expected connection"

@@ -4,8 +4,10 @@
   peer.py serve PORT...              accept on every port (0.0.0.0 and ::),
                                      read each connection to EOF, answer
                                      "GOT <bytes>\\n"
-  peer.py send HOST PORT TEXT [HOLD] send TEXT (\\n escapes), keep the
+  peer.py send HOST PORT TEXT [HOLD] send TEXT (\\n escapes; || splits it
+                                     into segments 0.3 s apart), keep the
                                      connection HOLD seconds, print the answer
+  peer.py udp HOST PORT TEXT         one datagram (\\n escapes)
   peer.py bulk HOST PORT BYTES       send BYTES, print the answer; exit 0
                                      only if the server got them all
 """
@@ -70,10 +72,18 @@ def main():
         serve(sys.argv[2:])
     elif cmd == "send":
         s = connect(sys.argv[2], sys.argv[3])
-        s.sendall(sys.argv[4].replace("\\n", "\n").encode())
+        # "||" separates segments sent 0.3 s apart (one packet each)
+        for i, part in enumerate(sys.argv[4].split("||")):
+            if i:
+                time.sleep(0.3)
+            s.sendall(part.replace("\\n", "\n").encode())
         if len(sys.argv) > 5:
             time.sleep(float(sys.argv[5]))
         print(answer(s))
+    elif cmd == "udp":
+        fam = socket.AF_INET6 if ":" in sys.argv[2] else socket.AF_INET
+        s = socket.socket(fam, socket.SOCK_DGRAM)
+        s.sendto(sys.argv[4].replace("\\n", "\n").encode(), (sys.argv[2], int(sys.argv[3])))
     elif cmd == "bulk":
         n = int(sys.argv[4])
         try:

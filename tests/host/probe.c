@@ -7,8 +7,11 @@
  *                                source port); flags: h = CTH_EXPECT_HELPER,
  *                                s = CTH_EXPECT_SYNC, p = permanent
  *   DETACH                       cth_detach()
+ *   FLUSH [class]                cth_expect_ctl(FLUSH): all, or one class
+ *   REMOVE <port>                cth_expect_ctl(REMOVE) of EXP <port>
  *
- * One command per line, in packets of the original direction.  Every
+ * One command per line, in packets of the original direction (TCP or
+ * UDP; expectations use the master's protocol).  Every
  * result is logged at notice level ("probe: EXP 7101 class 1 hs: 0").
  * Packets of helped expected connections are logged, change the private
  * state, set mark 77 on their connection and try cth_detach().
@@ -48,6 +51,41 @@ static void probe_exp(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		cth_expect(ctx, &e, how));
 }
 
+/* FLUSH [class] */
+static void probe_flush(struct cth_ctx *ctx, const char *line)
+{
+	struct cth_expect e = { 0 };
+	unsigned int cls;
+
+	if (sscanf(line, "FLUSH %u", &cls) == 1) {
+		e.class = cls;
+		cth_log(ctx, CTH_LOG_NOTICE, "FLUSH %u: %d", cls,
+			cth_expect_ctl(ctx, CTH_EXPECT_OP_FLUSH, &e));
+	} else {
+		cth_log(ctx, CTH_LOG_NOTICE, "FLUSH: %d",
+			cth_expect_ctl(ctx, CTH_EXPECT_OP_FLUSH, NULL));
+	}
+}
+
+/* REMOVE <port>: the expectation EXP <port> made */
+static void probe_remove(struct cth_ctx *ctx, const struct cth_packet *pkt,
+			 const char *line)
+{
+	const struct cth_tuple *t = &pkt->tuple[CTH_DIR_ORIGINAL];
+	struct cth_expect e = { 0 };
+	unsigned int port;
+
+	if (sscanf(line, "REMOVE %u", &port) != 1 || port > 65535)
+		return;
+	e.family = t->family;
+	e.proto = t->proto;
+	e.flags = CTH_EXPECT_ANY_SRC;
+	e.dport = (uint16_t)port;
+	e.dst = t->dst;
+	cth_log(ctx, CTH_LOG_NOTICE, "REMOVE %u: %d", port,
+		cth_expect_ctl(ctx, CTH_EXPECT_OP_REMOVE, &e));
+}
+
 static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			void *priv, const void *config)
 {
@@ -75,6 +113,10 @@ static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			probe_exp(ctx, pkt, line);
 		else if (strcmp(line, "DETACH") == 0)
 			cth_log(ctx, CTH_LOG_NOTICE, "DETACH: %d", cth_detach(ctx));
+		else if (strncmp(line, "FLUSH", 5) == 0)
+			probe_flush(ctx, line);
+		else if (strncmp(line, "REMOVE ", 7) == 0)
+			probe_remove(ctx, pkt, line);
 	}
 	return CTH_VERDICT_ACCEPT;
 }
@@ -85,7 +127,7 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.name = "probe",
 	.version = "0",
 	.description = "test plugin driven by its payload",
-	.protocols = CTH_PROTO_TCP,
+	.protocols = CTH_PROTO_TCP | CTH_PROTO_UDP,
 	.families = CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6,
 	.priv_size = 4,
 	.n_classes = 2,

@@ -170,14 +170,28 @@ static void test_entry_life(void)
 static struct cth_expect asked;
 static int asked_rc;
 
+static int asked_op;          /* 0: cth_expect, else cth_expect_ctl(op) */
+static bool asked_null;       /* cth_expect_ctl with exp NULL */
+
 static int asking_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			 void *priv, const void *config)
 {
 	(void)pkt;
 	(void)priv;
 	(void)config;
-	asked_rc = cth_expect(ctx, &asked, CTH_EXPECT_SYNC);
+	if (asked_op)
+		asked_rc = cth_expect_ctl(ctx, (unsigned int)asked_op,
+					  asked_null ? NULL : &asked);
+	else
+		asked_rc = cth_expect(ctx, &asked, CTH_EXPECT_SYNC);
 	return CTH_VERDICT_ACCEPT;
+}
+
+static int fake_ctl(struct pkt_call *c, unsigned int op, const struct cth_expect *e)
+{
+	(void)c;
+	(void)e;
+	return (int)op * 10;
 }
 
 static int ask(const struct cth_expect *e)
@@ -188,7 +202,8 @@ static int ask(const struct cth_expect *e)
 	};
 	struct plugin pl = { .desc = &d };
 	struct instance in = { .name = "ask", .pl = &pl, .n_classes = 1 };
-	struct pkt_call c = { .expect_fn = fake_expect, .inst = &in };
+	struct pkt_call c = { .expect_fn = fake_expect, .inst = &in,
+			      .expect_ctl_fn = asked_op == 99 ? NULL : fake_ctl };
 	uint8_t buf[256];
 	size_t len = seg_build(buf, 1, "x");
 
@@ -221,6 +236,24 @@ static void test_expect_args(void)
 	e.flags = 1u << 20;
 	rc = ask(&e);
 	CHECK("expect-args/unknown-flag-refused", rc == -EINVAL && n_expect == 0, "rc %d", rc);
+
+	/* cth_expect_ctl(): checked, then handed to the backend */
+	e.flags = 0;
+	asked_op = CTH_EXPECT_OP_FLUSH;
+	asked_null = true;
+	CHECK("expect-ctl/flush-all", ask(&e) == 10, "rc %d", asked_rc);
+	asked_null = false;
+	e.class = 1;      /* the asking plugin has one class */
+	CHECK("expect-ctl/flush-bad-class", ask(&e) == -EINVAL, "rc %d", asked_rc);
+	e.class = 0;
+	asked_op = CTH_EXPECT_OP_REMOVE;
+	CHECK("expect-ctl/remove", ask(&e) == 20, "rc %d", asked_rc);
+	asked_null = true;
+	CHECK("expect-ctl/remove-needs-tuple", ask(&e) == -EINVAL, "rc %d", asked_rc);
+	asked_null = false;
+	asked_op = 7;
+	CHECK("expect-ctl/bad-op", ask(&e) == -EINVAL, "rc %d", asked_rc);
+	asked_op = 0;
 }
 
 int main(void)

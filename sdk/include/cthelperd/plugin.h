@@ -34,6 +34,7 @@
 #ifndef CTHELPERD_PLUGIN_H
 #define CTHELPERD_PLUGIN_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -246,6 +247,18 @@ enum cth_expect_how {
 	CTH_EXPECT_SYNC = 1u << 0,
 };
 
+/** Operations of cth_expect_ctl() on the connection's existing expectations. */
+enum cth_expect_op {
+	/** Remove the connection's expectations: all of them (@p exp NULL)
+	 *  or those of class exp->class.  Done before the verdict, so an
+	 *  expectation asked for later in the same call is not removed. */
+	CTH_EXPECT_OP_FLUSH = 1,
+	/** Remove the connection's expectation with the tuple of @p exp
+	 *  (family, proto, src unless ::CTH_EXPECT_ANY_SRC, dst, sport,
+	 *  dport). */
+	CTH_EXPECT_OP_REMOVE = 2,
+};
+
 struct cth_ctx;
 
 /**
@@ -265,6 +278,9 @@ struct cth_host {
 	int (*detach)(struct cth_ctx *ctx);
 	void (*vlog)(struct cth_ctx *ctx, int level, const char *fmt,
 		     va_list ap);
+	/* appended after ABI 1's first release: cth_expect_ctl() checks #size */
+	int (*expect_ctl)(struct cth_ctx *ctx, unsigned int op,
+			  const struct cth_expect *exp);
 };
 
 /**
@@ -339,6 +355,27 @@ static inline int cth_expect(struct cth_ctx *ctx, const struct cth_expect *exp,
 			     unsigned int how)
 {
 	return ctx->host->expect(ctx, exp, how);
+}
+
+/**
+ * Act on the connection's existing expectations (see ::cth_expect_op).
+ *
+ * The host finds them in the kernel by their master (this connection) and
+ * zone; the plugin keeps no list.
+ * @param ctx the packet context
+ * @param op  ::CTH_EXPECT_OP_FLUSH or ::CTH_EXPECT_OP_REMOVE
+ * @param exp the class (FLUSH, or NULL for all) or the tuple (REMOVE)
+ * @return the number of expectations removed (0 or more), or -EINVAL (bad
+ *         op or arguments), -EOPNOTSUPP (a host without this call), or
+ *         another negative errno from the kernel
+ */
+static inline int cth_expect_ctl(struct cth_ctx *ctx, unsigned int op,
+				 const struct cth_expect *exp)
+{
+	if (ctx->host->size < offsetof(struct cth_host, expect_ctl) +
+			      sizeof(ctx->host->expect_ctl) || !ctx->host->expect_ctl)
+		return -EOPNOTSUPP;
+	return ctx->host->expect_ctl(ctx, op, exp);
 }
 
 /**
