@@ -83,6 +83,9 @@ struct nf_expect *expect_build(const struct cth_expect *e,
 	if (with_master)
 		nfexp_set_attr_u16(exp, ATTR_EXP_ZONE, pkt->zone);
 	nfexp_set_attr_u32(exp, ATTR_EXP_FLAGS, expect_kernel_flags(e->flags));
+	/* only EXP_NEW without NLM_F_EXCL on an existing one applies it */
+	if (e->timeout)
+		nfexp_set_attr_u32(exp, ATTR_EXP_TIMEOUT, e->timeout);
 	/* nfexp_set_attr copies the conntrack objects */
 	nfct_destroy(exp_ct);
 	nfct_destroy(mask);

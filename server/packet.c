@@ -136,6 +136,14 @@ static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
 	if (op == CTH_EXPECT_OP_FLUSH) {
 		if (e && e->class >= c->inst->n_classes)
 			return -EINVAL;
+	} else if (op == CTH_EXPECT_OP_REFRESH) {
+		if (!e || e->class >= c->inst->n_classes ||
+		    e->family != c->pkt.tuple[0].family ||
+		    (e->proto != IPPROTO_TCP && e->proto != IPPROTO_UDP) ||
+		    e->dport == 0 || (e->flags & ~PKT_EXPECT_FLAGS) ||
+		    (e->fn && strnlen(e->fn, PKT_EXPECT_FN_MAX) >= PKT_EXPECT_FN_MAX) ||
+		    e->timeout > PKT_EXPECT_TIMEOUT_MAX)
+			return -EINVAL;
 	} else if (op == CTH_EXPECT_OP_REMOVE) {
 		if (!e || e->family != c->pkt.tuple[0].family ||
 		    (e->proto != IPPROTO_TCP && e->proto != IPPROTO_UDP) ||

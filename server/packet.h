@@ -14,6 +14,9 @@ struct pkt_call;
 /* Longest expectation function name, NUL included ("nat-follow-master"
  * and friends are much shorter). */
 #define PKT_EXPECT_FN_MAX 32u
+/* Longest expectation timeout a plugin may set: the kernel counts it in
+ * jiffies, 32 bits (HZ up to 1000), like the class policy's. */
+#define PKT_EXPECT_TIMEOUT_MAX 604800u
 /* Every cth_expect_flags bit this host knows. */
 #define PKT_EXPECT_FLAGS (CTH_EXPECT_ANY_SRC | CTH_EXPECT_PERMANENT | \
 			  CTH_EXPECT_INACTIVE | CTH_EXPECT_NAT | CTH_EXPECT_HELPER)

@@ -39,9 +39,12 @@ struct worker_pkt {
 	bool has_exp;                   /* one rides on the verdict (NFQA_EXP) */
 	struct cth_expect exp;
 	char fn[PKT_EXPECT_FN_MAX];     /* the plugin's string may not outlive the call */
-	/* for a master not confirmed yet: created right after the verdict */
+	bool exp_pinned;                /* it must ride on the verdict (helper, refresh) */
+	/* right after the verdict: creations for a master not confirmed
+	 * yet, timeout updates of refreshed expectations */
 	unsigned int n_later;
 	struct cth_expect later[WORKER_MAX_EXPECT];
+	bool later_timeout[WORKER_MAX_EXPECT];
 	char later_fn[WORKER_MAX_EXPECT][PKT_EXPECT_FN_MAX];
 };
 
@@ -134,15 +137,21 @@ static int worker_expect_lookup(struct worker *w, const struct pkt_call *c,
 	return own.ours;
 }
 
-/* An expectation kept for later (the master is not confirmed yet). */
-static void worker_expect_defer(struct worker_pkt *wp, const struct cth_expect *e)
+/* An expectation kept for after the verdict: to create (the master is
+ * not confirmed yet), or whose timeout to set. */
+static int worker_expect_defer(struct worker_pkt *wp, const struct cth_expect *e,
+			       bool timeout)
 {
 	struct cth_expect *l = &wp->later[wp->n_later];
 
+	if (wp->n_later == WORKER_MAX_EXPECT)
+		return -ENOSPC;
+	wp->later_timeout[wp->n_later] = timeout;
 	*l = *e;
 	if (e->fn)
 		l->fn = strcpy(wp->later_fn[wp->n_later], e->fn);
 	wp->n_later++;
+	return 0;
 }
 
 /*
@@ -162,10 +171,8 @@ static int worker_expect_ctnl(struct worker_pkt *wp, const struct pkt_call *c,
 
 	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED)) {
 		rc = worker_expect_lookup(wp->w, c, e);
-		if (rc == -ENOENT) {
-			worker_expect_defer(wp, e);
-			return 0;
-		}
+		if (rc == -ENOENT)
+			return worker_expect_defer(wp, e, false);
 		return rc < 0 ? rc : rc ? 0 : -EBUSY;
 	}
 	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_NEW,
@@ -178,6 +185,22 @@ static int worker_expect_ctnl(struct worker_pkt *wp, const struct pkt_call *c,
 	log_debug("%s: expectation to port %u over ctnetlink: %s", c->inst->name,
 		  e->dport, rc ? strerror(-rc) : "created");
 	return rc;
+}
+
+/* EXP_NEW without NLM_F_EXCL on an existing expectation restarts its
+ * timer with CTA_EXPECT_TIMEOUT (Linux 6.1 ctnetlink_change_expect). */
+static int worker_expect_timeout(struct worker *w, const struct pkt_call *c,
+				 const struct cth_expect *e)
+{
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	int rc;
+
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_NEW,
+			    0, e->family);
+	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0)
+		return rc;
+	return nlreq_talk(&w->ctnl, nlh);
 }
 
 /* After the verdict: what waited for the master's confirmation. */
@@ -193,7 +216,8 @@ static void worker_expect_later(struct worker_pkt *wp, struct pkt_call *c,
 	}
 	c->pkt.ct_status |= CTH_CT_CONFIRMED;
 	for (unsigned int i = 0; i < wp->n_later; i++) {
-		int rc = worker_expect_ctnl(wp, c, &wp->later[i]);
+		int rc = wp->later_timeout[i] ? worker_expect_timeout(wp->w, c, &wp->later[i])
+					      : worker_expect_ctnl(wp, c, &wp->later[i]);
 
 		if (rc < 0)
 			log_info("%s: expectation to port %u after the verdict: %s",
@@ -222,12 +246,13 @@ static int worker_expect_forget(struct worker_pkt *wp, unsigned int op,
 
 	if (wp->has_exp && (op == CTH_EXPECT_OP_FLUSH ? !e || wp->exp.class == e->class
 						       : worker_expect_same(&wp->exp, e))) {
-		wp->has_exp = false;
+		wp->has_exp = wp->exp_pinned = false;
 		n++;
 	}
 	for (unsigned int i = 0; i < wp->n_later; ) {
 		if (op == CTH_EXPECT_OP_FLUSH ? !e || wp->later[i].class == e->class
 					      : worker_expect_same(&wp->later[i], e)) {
+			wp->later_timeout[i] = wp->later_timeout[wp->n_later - 1];
 			wp->later[i] = wp->later[--wp->n_later];
 			if (wp->later[i].fn)
 				wp->later[i].fn = strcpy(wp->later_fn[i],
@@ -278,40 +303,31 @@ static int worker_expect_flush(struct worker *w, const struct pkt_call *c,
 	return n;
 }
 
-static int worker_expect_ctl(struct pkt_call *c, unsigned int op,
-			     const struct cth_expect *e)
-{
-	struct worker_pkt *wp = c->backend;
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
-	int n = worker_expect_forget(wp, op, e), rc;
-
-	/* an unconfirmed master has nothing in the kernel yet */
-	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED))
-		return n;
-	if (op == CTH_EXPECT_OP_FLUSH) {
-		rc = worker_expect_flush(wp->w, c, e ? (int)e->class : -1);
-		return rc < 0 ? rc : n + rc;
-	}
-	rc = worker_expect_lookup(wp->w, c, e);
-	if (rc != 1)
-		return rc == -ENOENT || rc == 0 ? n : rc;
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_DELETE,
-			    0, e->family);
-	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0 ||
-	    (rc = nlreq_talk(&wp->w->ctnl, nlh)) < 0)
-		return rc == -ENOENT ? n : rc;
-	return n + 1;
-}
-
 /* Keep an expectation for the verdict's NFQA_EXP (the plugin's fn string
  * may not outlive the call). */
-static void worker_expect_hold(struct worker_pkt *wp, const struct cth_expect *e)
+static void worker_expect_hold(struct worker_pkt *wp, const struct cth_expect *e,
+			       bool pinned)
 {
 	wp->exp = *e;
 	if (e->fn)
 		wp->exp.fn = strcpy(wp->fn, e->fn);
 	wp->has_exp = true;
+	wp->exp_pinned = pinned;
+}
+
+/* Make room on the verdict for an expectation that must ride on it. */
+static int worker_expect_slot_free(struct worker_pkt *wp, struct pkt_call *c)
+{
+	if (!wp->has_exp)
+		return 0;
+	if (wp->exp_pinned)
+		return -EOPNOTSUPP;   /* the verdict carries one */
+	/* the held one was promised without an answer: create it now */
+	if (worker_expect_ctnl(wp, c, &wp->exp) < 0)
+		log_info("%s: expectation to port %u (moved off the verdict) failed",
+			 c->inst->name, wp->exp.dport);
+	wp->has_exp = false;
+	return 0;
 }
 
 /*
@@ -337,15 +353,8 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 		return -ENOSPC;
 	if (e->fn && strlen(e->fn) >= sizeof(wp->fn))
 		return -EINVAL;
-	if (helped && wp->has_exp && (wp->exp.flags & CTH_EXPECT_HELPER))
-		return -EOPNOTSUPP;   /* one helped expectation per packet */
-	if (helped && wp->has_exp) {
-		/* the held one was promised without an answer: create it now */
-		if (worker_expect_ctnl(wp, c, &wp->exp) < 0)
-			log_info("%s: expectation to port %u (moved off the verdict) failed",
-				 c->inst->name, wp->exp.dport);
-		wp->has_exp = false;
-	}
+	if (helped && (rc = worker_expect_slot_free(wp, c)) < 0)
+		return rc;
 	if ((how & CTH_EXPECT_SYNC) || (!helped && wp->has_exp)) {
 		rc = worker_expect_ctnl(wp, c, e);
 		if (rc < 0)
@@ -355,9 +364,65 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 			return 0;
 		}
 	}
-	worker_expect_hold(wp, e);
+	worker_expect_hold(wp, e, helped);
 	c->n_expect++;
 	return 0;
+}
+
+/*
+ * REFRESH: the expectation must be this connection's; its copy rides on
+ * the verdict without CTH_EXPECT_INACTIVE (Linux replaces an expectation
+ * of the same master, tuple and class, and an inactive one cannot be
+ * activated over ctnetlink), and a timeout is set after the verdict.
+ */
+static int worker_expect_refresh(struct worker_pkt *wp, struct pkt_call *c,
+				 const struct cth_expect *e)
+{
+	struct cth_expect copy = *e;
+	int rc;
+
+	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED))
+		return -ENOENT;      /* nothing of it can be in the kernel yet */
+	rc = worker_expect_lookup(wp->w, c, e);
+	if (rc != 1)
+		return rc < 0 && rc != -ENOENT ? rc : -ENOENT;
+	if ((rc = worker_expect_slot_free(wp, c)) < 0)
+		return rc;
+	copy.flags &= ~(unsigned int)CTH_EXPECT_INACTIVE;
+	if (e->timeout && (rc = worker_expect_defer(wp, &copy, true)) < 0)
+		return rc;
+	worker_expect_hold(wp, &copy, true);
+	return 0;
+}
+
+static int worker_expect_ctl(struct pkt_call *c, unsigned int op,
+			     const struct cth_expect *e)
+{
+	struct worker_pkt *wp = c->backend;
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	int n, rc;
+
+	if (op == CTH_EXPECT_OP_REFRESH)
+		return worker_expect_refresh(wp, c, e);
+	n = worker_expect_forget(wp, op, e);
+
+	/* an unconfirmed master has nothing in the kernel yet */
+	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED))
+		return n;
+	if (op == CTH_EXPECT_OP_FLUSH) {
+		rc = worker_expect_flush(wp->w, c, e ? (int)e->class : -1);
+		return rc < 0 ? rc : n + rc;
+	}
+	rc = worker_expect_lookup(wp->w, c, e);
+	if (rc != 1)
+		return rc == -ENOENT || rc == 0 ? n : rc;
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_DELETE,
+			    0, e->family);
+	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0 ||
+	    (rc = nlreq_talk(&wp->w->ctnl, nlh)) < 0)
+		return rc == -ENOENT ? n : rc;
+	return n + 1;
 }
 
 /*

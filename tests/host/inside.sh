@@ -47,7 +47,7 @@ for t in "$IPT" "$IP6T"; do
 	"$t" -I FORWARD -p tcp --dport 7000 -m conntrack --ctstate NEW -j ACCEPT
 	"$t" -I FORWARD -p udp --dport 7000 -m conntrack --ctstate NEW -j ACCEPT
 done
-in_server python3 "$PEER" serve 7000 $(seq 7101 7130) >"$LOGS/peer.log" 2>&1 &
+in_server python3 "$PEER" serve 7000 $(seq 7101 7130) 7221 >"$LOGS/peer.log" 2>&1 &
 PEER_PID=$!
 
 cat >"$W/probe.conf" <<EOC
@@ -220,6 +220,35 @@ why=
 [ -z "$(exp_line 7217)" ] || why="7217, asked before FLUSH in the same packet, survived"
 [ -n "$(exp_line 7218)" ] || why="${why:+$why; }7218, asked after FLUSH, missing"
 check expect-flush-same-packet "$why"
+
+# --- refresh: an inactive expectation lets nothing through until it is
+# refreshed (sent again with the verdict, active), with its new timeout
+progress refresh
+# one control connection: the expectation is its own; while it waits, a
+# connection to 7221 is tried
+control "EXP 7221 0 si\n||~6||REFRESH 7221 0 40\n" 0.5 &
+cpid=$!
+sleep 2
+why=
+line=$(exp_line 7221)
+[ -n "$line" ] || why="inactive expectation to 7221 not created"
+if in_client timeout 3 python3 "$PEER" bulk "$SV4" 7221 1000 >>"$LOGS/bulk.log" 2>&1; then
+	why="${why:+$why; }a connection to 7221 passed while its expectation was inactive"
+fi
+wait $cpid
+line=$(exp_line 7221)
+t=${line%% *}
+echo "# refresh: after REFRESH 7221 0 40: ${line:-<none>}"
+{ [ -n "$t" ] && [ "$t" -le 40 ] && [ "$t" -ge 30 ]; } ||
+	why="${why:+$why; }timeout after refresh ${t:-none}, want 30..40"
+grep -q "REFRESH 7221: 0" "$LOGS/cthelperd.log" || why="${why:+$why; }REFRESH did not return 0"
+in_client timeout 20 python3 "$PEER" bulk "$SV4" 7221 200000 >>"$LOGS/bulk.log" 2>&1 ||
+	why="${why:+$why; }no connection to 7221 after the refresh"
+# another connection's expectation is not this one's to refresh
+control "REFRESH 7221 0 40\n"
+grep -q "REFRESH 7221: -2" "$LOGS/cthelperd.log" ||
+	why="${why:+$why; }REFRESH of another connection's expectation did not return -ENOENT"
+check expect-refresh "$why"
 
 grep -q 'data packet on an expected connection' "$LOGS/cthelperd.log" ||
 	fail plugin-saw-helped-data "the plugin never saw a packet of a helped expected connection"

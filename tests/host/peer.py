@@ -5,7 +5,8 @@
                                      read each connection to EOF, answer
                                      "GOT <bytes>\\n"
   peer.py send HOST PORT TEXT [HOLD] send TEXT (\\n escapes; || splits it
-                                     into segments 0.3 s apart), keep the
+                                     into segments 0.3 s apart, a part ~S
+                                     waits S seconds), keep the
                                      connection HOLD seconds, print the answer
   peer.py udp HOST PORT TEXT         one datagram (\\n escapes)
   peer.py bulk HOST PORT BYTES       send BYTES, print the answer; exit 0
@@ -72,11 +73,15 @@ def main():
         serve(sys.argv[2:])
     elif cmd == "send":
         s = connect(sys.argv[2], sys.argv[3])
-        # "||" separates segments sent 0.3 s apart (one packet each)
+        # "||" separates segments sent 0.3 s apart (one packet each); a
+        # part "~S" waits S seconds instead
         for i, part in enumerate(sys.argv[4].split("||")):
             if i:
                 time.sleep(0.3)
-            s.sendall(part.replace("\\n", "\n").encode())
+            if part.startswith("~"):
+                time.sleep(float(part[1:]))
+            else:
+                s.sendall(part.replace("\\n", "\n").encode())
         if len(sys.argv) > 5:
             time.sleep(float(sys.argv[5]))
         print(answer(s))

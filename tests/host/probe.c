@@ -9,6 +9,8 @@
  *   DETACH                       cth_detach()
  *   FLUSH [class]                cth_expect_ctl(FLUSH): all, or one class
  *   REMOVE <port>                cth_expect_ctl(REMOVE) of EXP <port>
+ *   REFRESH <port> <class> <s>   cth_expect_ctl(REFRESH): activate EXP <port>,
+ *                                timeout <s> seconds
  *
  * One command per line, in packets of the original direction (TCP or
  * UDP; expectations use the master's protocol).  Every
@@ -45,6 +47,8 @@ static void probe_exp(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		e.flags |= CTH_EXPECT_HELPER;
 	if (strchr(flags, 'p'))
 		e.flags |= CTH_EXPECT_PERMANENT;
+	if (strchr(flags, 'i'))
+		e.flags |= CTH_EXPECT_INACTIVE;
 	if (strchr(flags, 's'))
 		how = CTH_EXPECT_SYNC;
 	cth_log(ctx, CTH_LOG_NOTICE, "EXP %u class %u %s: %d", port, cls, flags,
@@ -67,23 +71,48 @@ static void probe_flush(struct cth_ctx *ctx, const char *line)
 	}
 }
 
+/* The expectation "EXP <port> <class>" made (flags aside). */
+static void probe_exp_of(struct cth_expect *e, const struct cth_packet *pkt,
+			 unsigned int port, unsigned int cls)
+{
+	const struct cth_tuple *t = &pkt->tuple[CTH_DIR_ORIGINAL];
+
+	memset(e, 0, sizeof(*e));
+	e->class = cls;
+	e->family = t->family;
+	e->proto = t->proto;
+	e->flags = CTH_EXPECT_ANY_SRC;
+	e->dport = (uint16_t)port;
+	e->dst = t->dst;
+}
+
 /* REMOVE <port>: the expectation EXP <port> made */
 static void probe_remove(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			 const char *line)
 {
-	const struct cth_tuple *t = &pkt->tuple[CTH_DIR_ORIGINAL];
-	struct cth_expect e = { 0 };
+	struct cth_expect e;
 	unsigned int port;
 
 	if (sscanf(line, "REMOVE %u", &port) != 1 || port > 65535)
 		return;
-	e.family = t->family;
-	e.proto = t->proto;
-	e.flags = CTH_EXPECT_ANY_SRC;
-	e.dport = (uint16_t)port;
-	e.dst = t->dst;
+	probe_exp_of(&e, pkt, port, 0);
 	cth_log(ctx, CTH_LOG_NOTICE, "REMOVE %u: %d", port,
 		cth_expect_ctl(ctx, CTH_EXPECT_OP_REMOVE, &e));
+}
+
+/* REFRESH <port> <class> <timeout>: activate EXP <port>, set its timeout */
+static void probe_refresh(struct cth_ctx *ctx, const struct cth_packet *pkt,
+			  const char *line)
+{
+	struct cth_expect e;
+	unsigned int port, cls, timeout;
+
+	if (sscanf(line, "REFRESH %u %u %u", &port, &cls, &timeout) != 3 || port > 65535)
+		return;
+	probe_exp_of(&e, pkt, port, cls);
+	e.timeout = timeout;
+	cth_log(ctx, CTH_LOG_NOTICE, "REFRESH %u: %d", port,
+		cth_expect_ctl(ctx, CTH_EXPECT_OP_REFRESH, &e));
 }
 
 static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
@@ -117,6 +146,8 @@ static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			probe_flush(ctx, line);
 		else if (strncmp(line, "REMOVE ", 7) == 0)
 			probe_remove(ctx, pkt, line);
+		else if (strncmp(line, "REFRESH ", 8) == 0)
+			probe_refresh(ctx, pkt, line);
 	}
 	return CTH_VERDICT_ACCEPT;
 }

@@ -44,8 +44,10 @@
 extern "C" {
 #endif
 
-/** ABI version of ::cth_plugin_desc and ::cth_host. Bumped on any layout change. */
-#define CTH_ABI_VERSION 1u
+/** ABI version of ::cth_plugin_desc, ::cth_host and the structures a plugin
+ *  hands to the host (::cth_expect).  Bumped on any layout change a plugin
+ *  built against an older header could not survive (2: cth_expect::timeout). */
+#define CTH_ABI_VERSION 2u
 
 /** Largest private state a plugin may keep per connection (kernel limit). */
 #define CTH_PRIV_MAX 32u
@@ -234,6 +236,9 @@ struct cth_expect {
 	union cth_addr nat_addr;
 	uint16_t nat_port;
 	const char *fn;       /**< registered expectation function, or NULL */
+	/** Seconds, for ::CTH_EXPECT_OP_REFRESH; 0 keeps the class policy's.
+	 *  Creation ignores it (Linux applies the class policy). */
+	uint32_t timeout;
 };
 
 /** Bits for cth_expect()'s @p how argument. */
@@ -257,6 +262,13 @@ enum cth_expect_op {
 	 *  (family, proto, src unless ::CTH_EXPECT_ANY_SRC, dst, sport,
 	 *  dport). */
 	CTH_EXPECT_OP_REMOVE = 2,
+	/** Refresh the connection's expectation with the tuple of @p exp:
+	 *  @p exp is sent again with the verdict, without
+	 *  ::CTH_EXPECT_INACTIVE, which makes an inactive one usable (Linux
+	 *  replaces an expectation of the same master, tuple and class), and
+	 *  when exp->timeout is not 0 it then waits that many seconds.  The
+	 *  verdict carries one such expectation (see ::CTH_EXPECT_HELPER). */
+	CTH_EXPECT_OP_REFRESH = 3,
 };
 
 struct cth_ctx;
@@ -363,11 +375,14 @@ static inline int cth_expect(struct cth_ctx *ctx, const struct cth_expect *exp,
  * The host finds them in the kernel by their master (this connection) and
  * zone; the plugin keeps no list.
  * @param ctx the packet context
- * @param op  ::CTH_EXPECT_OP_FLUSH or ::CTH_EXPECT_OP_REMOVE
- * @param exp the class (FLUSH, or NULL for all) or the tuple (REMOVE)
- * @return the number of expectations removed (0 or more), or -EINVAL (bad
- *         op or arguments), -EOPNOTSUPP (a host without this call), or
- *         another negative errno from the kernel
+ * @param op  a ::cth_expect_op
+ * @param exp the class (FLUSH, or NULL for all), the tuple (REMOVE) or the
+ *            whole expectation as created (REFRESH)
+ * @return FLUSH, REMOVE: the number of expectations removed (0 or more);
+ *         REFRESH: 0, or -ENOENT when the connection has no such
+ *         expectation; or -EINVAL (bad op or arguments), -EOPNOTSUPP (a
+ *         host without this call, or a second helped expectation for the
+ *         verdict), or another negative errno from the kernel
  */
 static inline int cth_expect_ctl(struct cth_ctx *ctx, unsigned int op,
 				 const struct cth_expect *exp)
