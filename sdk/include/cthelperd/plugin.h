@@ -247,7 +247,10 @@ enum cth_expect_how {
 	 * Create the expectation now and report the kernel's answer (e.g.
 	 * -EBUSY when the tuple is taken, so a NAT helper can try another
 	 * port).  Without it the expectation rides on the verdict and its
-	 * result is not known.
+	 * result is not known.  For a connection the kernel has not
+	 * confirmed yet (the first packet of a UDP flow, ::CTH_CT_CONFIRMED
+	 * unset) the host checks now that the tuple is free and creates the
+	 * expectation right after the verdict.
 	 */
 	CTH_EXPECT_SYNC = 1u << 0,
 };
