@@ -107,23 +107,28 @@ static struct pkt_call *pkt_call_of(struct cth_ctx *ctx)
 	return (struct pkt_call *)ctx;
 }
 
+/* An expectation a plugin hands over, to create or to refresh. */
+static bool pkt_expect_valid(const struct pkt_call *c, const struct cth_expect *e)
+{
+	if (!e || e->class >= c->inst->n_classes ||
+	    e->family != c->pkt.tuple[0].family ||
+	    (e->proto != IPPROTO_TCP && e->proto != IPPROTO_UDP) || e->dport == 0)
+		return false;
+	if ((e->flags & CTH_EXPECT_NAT) &&
+	    e->nat_dir != CTH_DIR_ORIGINAL && e->nat_dir != CTH_DIR_REPLY)
+		return false;
+	/* unknown flags are a plugin built for a newer SDK: say so, do not
+	 * half-do it; the function name is copied on every path */
+	return !(e->flags & ~PKT_EXPECT_FLAGS) &&
+	       !(e->fn && strnlen(e->fn, PKT_EXPECT_FN_MAX) >= PKT_EXPECT_FN_MAX);
+}
+
 static int pkt_host_expect(struct cth_ctx *ctx, const struct cth_expect *e,
 			   unsigned int how)
 {
 	struct pkt_call *c = pkt_call_of(ctx);
 
-	if (!e || e->class >= c->inst->n_classes ||
-	    e->family != c->pkt.tuple[0].family ||
-	    (e->proto != IPPROTO_TCP && e->proto != IPPROTO_UDP) ||
-	    e->dport == 0 || (how & ~(unsigned)CTH_EXPECT_SYNC))
-		return -EINVAL;
-	if ((e->flags & CTH_EXPECT_NAT) &&
-	    e->nat_dir != CTH_DIR_ORIGINAL && e->nat_dir != CTH_DIR_REPLY)
-		return -EINVAL;
-	/* unknown flags are a plugin built for a newer SDK: say so, do not
-	 * half-do it; the function name is copied on every path */
-	if ((e->flags & ~PKT_EXPECT_FLAGS) ||
-	    (e->fn && strnlen(e->fn, PKT_EXPECT_FN_MAX) >= PKT_EXPECT_FN_MAX))
+	if (!pkt_expect_valid(c, e) || (how & ~(unsigned)CTH_EXPECT_SYNC))
 		return -EINVAL;
 	return c->expect_fn(c, e, how);
 }
@@ -137,12 +142,7 @@ static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
 		if (e && e->class >= c->inst->n_classes)
 			return -EINVAL;
 	} else if (op == CTH_EXPECT_OP_REFRESH) {
-		if (!e || e->class >= c->inst->n_classes ||
-		    e->family != c->pkt.tuple[0].family ||
-		    (e->proto != IPPROTO_TCP && e->proto != IPPROTO_UDP) ||
-		    e->dport == 0 || (e->flags & ~PKT_EXPECT_FLAGS) ||
-		    (e->fn && strnlen(e->fn, PKT_EXPECT_FN_MAX) >= PKT_EXPECT_FN_MAX) ||
-		    e->timeout > PKT_EXPECT_TIMEOUT_MAX)
+		if (!pkt_expect_valid(c, e) || e->timeout > PKT_EXPECT_TIMEOUT_MAX)
 			return -EINVAL;
 	} else if (op == CTH_EXPECT_OP_REMOVE) {
 		if (!e || e->family != c->pkt.tuple[0].family ||

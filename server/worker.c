@@ -38,7 +38,9 @@ struct worker_pkt {
 	struct worker *w;
 	bool has_exp;                   /* one rides on the verdict (NFQA_EXP) */
 	struct cth_expect exp;
-	char fn[PKT_EXPECT_FN_MAX];     /* the plugin's string may not outlive the call */
+	/* the plugin's strings may not outlive the call; packet.c refuses
+	 * an fn of PKT_EXPECT_FN_MAX bytes or more before it gets here */
+	char fn[PKT_EXPECT_FN_MAX];
 	bool exp_pinned;                /* it must ride on the verdict (helper, refresh) */
 	/* right after the verdict: creations for a master not confirmed
 	 * yet, timeout updates of refreshed expectations */
@@ -110,13 +112,24 @@ int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
 	return 0;
 }
 
-/*
- * EEXIST (NLM_F_EXCL) says an expectation with this tuple exists, not
- * whose it is.  When it belongs to this very master and class (a
- * retransmitted PORT/227 asking again), the kernel's own helpers would
- * simply replace it (nf_ct_expect_related): report success, so that the
- * plugin announces the same port again.
- */
+/* One ctnetlink expectation request about e (its tuple, master, zone,
+ * class...), answered through cb when given: 0 or a negative errno. */
+static int worker_expect_send(struct worker *w, const struct pkt_call *c,
+			      const struct cth_expect *e, uint8_t type,
+			      uint16_t flags, mnl_cb_t cb, void *data)
+{
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	int rc;
+
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, type, flags, e->family);
+	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0)
+		return rc;
+	return nlreq_talk_cb(&w->ctnl, nlh, cb, data);
+}
+
+/* Is there an expectation with e's tuple, and is it this connection's
+ * (same master and class)?  1 ours, 0 another's, -ENOENT none. */
 static int worker_expect_lookup(struct worker *w, const struct pkt_call *c,
 				const struct cth_expect *e)
 {
@@ -124,17 +137,10 @@ static int worker_expect_lookup(struct worker *w, const struct pkt_call *c,
 		.master = &c->pkt.tuple[CTH_DIR_ORIGINAL],
 		.class = e->class,
 	};
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
-	int rc;
+	int rc = worker_expect_send(w, c, e, IPCTNL_MSG_EXP_GET, 0,
+				    expect_master_cb, &own);
 
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_GET,
-			    0, e->family);
-	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0)
-		return rc;
-	if ((rc = nlreq_talk_cb(&w->ctnl, nlh, expect_master_cb, &own)) < 0)
-		return rc;
-	return own.ours;
+	return rc < 0 ? rc : own.ours;
 }
 
 /* An expectation kept for after the verdict: to create (the master is
@@ -165,8 +171,6 @@ static int worker_expect_defer(struct worker_pkt *wp, const struct cth_expect *e
 static int worker_expect_ctnl(struct worker_pkt *wp, const struct pkt_call *c,
 			      const struct cth_expect *e)
 {
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
 	int rc;
 
 	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED)) {
@@ -175,11 +179,14 @@ static int worker_expect_ctnl(struct worker_pkt *wp, const struct pkt_call *c,
 			return worker_expect_defer(wp, e, false);
 		return rc < 0 ? rc : rc ? 0 : -EBUSY;
 	}
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_NEW,
-			    NLM_F_CREATE | NLM_F_EXCL, e->family);
-	rc = expect_put(nlh, e, &c->pkt, c->inst->name, true);
-	if (rc == 0)
-		rc = nlreq_talk(&wp->w->ctnl, nlh);
+	/* NLM_F_EXCL: a NAT port search must not mistake another master's
+	 * expectation for a free port.  EEXIST says the tuple is taken, not
+	 * by whom: when this very master and class hold it (a retransmitted
+	 * PORT/227 asking again), the kernel's own helpers would simply
+	 * replace it (nf_ct_expect_related), so it counts as created and the
+	 * plugin announces the same port again. */
+	rc = worker_expect_send(wp->w, c, e, IPCTNL_MSG_EXP_NEW,
+				NLM_F_CREATE | NLM_F_EXCL, NULL, NULL);
 	if (rc == -EEXIST && worker_expect_lookup(wp->w, c, e) == 1)
 		rc = 0;
 	log_debug("%s: expectation to port %u over ctnetlink: %s", c->inst->name,
@@ -192,15 +199,7 @@ static int worker_expect_ctnl(struct worker_pkt *wp, const struct pkt_call *c,
 static int worker_expect_timeout(struct worker *w, const struct pkt_call *c,
 				 const struct cth_expect *e)
 {
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
-	int rc;
-
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_NEW,
-			    0, e->family);
-	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0)
-		return rc;
-	return nlreq_talk(&w->ctnl, nlh);
+	return worker_expect_send(w, c, e, IPCTNL_MSG_EXP_NEW, 0, NULL, NULL);
 }
 
 /* After the verdict: what waited for the master's confirmation. */
@@ -351,8 +350,6 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 	/* only created expectations count: a NAT port search may try many */
 	if (c->n_expect >= WORKER_MAX_EXPECT)
 		return -ENOSPC;
-	if (e->fn && strlen(e->fn) >= sizeof(wp->fn))
-		return -EINVAL;
 	if (helped && (rc = worker_expect_slot_free(wp, c)) < 0)
 		return rc;
 	if ((how & CTH_EXPECT_SYNC) || (!helped && wp->has_exp)) {
@@ -399,8 +396,6 @@ static int worker_expect_ctl(struct pkt_call *c, unsigned int op,
 			     const struct cth_expect *e)
 {
 	struct worker_pkt *wp = c->backend;
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
 	int n, rc;
 
 	if (op == CTH_EXPECT_OP_REFRESH)
@@ -417,10 +412,8 @@ static int worker_expect_ctl(struct pkt_call *c, unsigned int op,
 	rc = worker_expect_lookup(wp->w, c, e);
 	if (rc != 1)
 		return rc == -ENOENT || rc == 0 ? n : rc;
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_DELETE,
-			    0, e->family);
-	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0 ||
-	    (rc = nlreq_talk(&wp->w->ctnl, nlh)) < 0)
+	rc = worker_expect_send(wp->w, c, e, IPCTNL_MSG_EXP_DELETE, 0, NULL, NULL);
+	if (rc < 0)
 		return rc == -ENOENT ? n : rc;
 	return n + 1;
 }
@@ -500,12 +493,17 @@ static uint64_t worker_now_ms(const struct worker *w)
 static void worker_packet_help(struct worker *w, struct qmsg *m)
 {
 	const struct runtime *rt = atomic_load(w->rtp);
-	struct worker_pkt wp = { .w = w };
+	/* only the counters are cleared: the arrays behind them are large
+	 * and filled as used, and this runs for every payload packet */
+	struct worker_pkt wp;
 	struct pkt_call c = { .backend = &wp, .expect_fn = worker_expect,
 			      .expect_ctl_fn = worker_expect_ctl };
 	const struct instance *in = NULL;
 	int verdict = CTH_VERDICT_ACCEPT;
 
+	wp.w = w;
+	wp.has_exp = wp.exp_pinned = false;
+	wp.n_later = 0;
 	if (qmsg_conn_read(m) < 0) {
 		log_debug("queue %u: packet %u: incomplete conntrack, accepted",
 			  m->queue, m->id);
@@ -536,23 +534,23 @@ out:
 static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
 {
 	struct qmsg m;
+	int kind = qmsg_read(nlh, &m);
 
-	switch (qmsg_read(nlh, &m)) {
-	case QMSG_NO_ID:
+	if (kind == QMSG_NO_ID) {
 		log_err("queue %u: malformed queue message without packet id", m.queue);
 		return;
+	}
+	w->packets++;
+	switch (kind) {
 	case QMSG_MALFORMED:
-		w->packets++;
 		log_warn("queue %u: packet %u: malformed queue message, accepted", m.queue, m.id);
 		worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
 		return;
 	case QMSG_ACCEPT:
 		/* no payload (pure ACK), no conntrack, or not IP: cheaply */
-		w->packets++;
 		worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
 		return;
 	default:
-		w->packets++;
 		worker_packet_help(w, &m);
 		qmsg_release(&m);
 	}
