@@ -135,12 +135,14 @@ static int cfg_set_plugin_dir(struct cfg *cfg, const char *v)
 	return 0;
 }
 
-static const struct { const char *name; unsigned int bits; } cfg_families[] = {
-	{ "ipv4", CTH_FAMILY_IPV4 }, { "ipv6", CTH_FAMILY_IPV6 },
-	{ "both", CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6 },
-}, cfg_protocols[] = {
-	{ "tcp", CTH_PROTO_TCP }, { "udp", CTH_PROTO_UDP },
-	{ "both", CTH_PROTO_TCP | CTH_PROTO_UDP },
+const struct cfg_bits cfg_families = {
+	.key = "family",
+	.names = { [CTH_FAMILY_IPV4] = "ipv4", [CTH_FAMILY_IPV6] = "ipv6",
+		   [CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6] = "both" },
+}, cfg_protocols = {
+	.key = "protocol",
+	.names = { [CTH_PROTO_TCP] = "tcp", [CTH_PROTO_UDP] = "udp",
+		   [CTH_PROTO_TCP | CTH_PROTO_UDP] = "both" },
 };
 
 static int cfg_server_key(struct cfg_parse *p, const char *k, const char *v)
@@ -224,15 +226,14 @@ static void cfg_policy_key(struct cfg_parse *p, const char *k, const char *v)
 	}
 }
 
-static int cfg_bits_key(struct cfg_parse *p, const char *k, const char *v,
-			const __typeof__(cfg_families[0]) *tab, size_t n,
-			unsigned int *out)
+static int cfg_bits_key(struct cfg_parse *p, const char *v,
+			const struct cfg_bits *set, unsigned int *out)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcasecmp(v, tab[i].name) == 0)
-			return *out = tab[i].bits, 0;
-	cfg_error(p->cfg, p->line, "%s: '%s' is not one of %s, %s, %s", k, v,
-		  tab[0].name, tab[1].name, tab[2].name);
+	for (unsigned int bits = 1; bits <= 3; bits++)
+		if (strcasecmp(v, set->names[bits]) == 0)
+			return *out = bits, 0;
+	cfg_error(p->cfg, p->line, "%s: '%s' is not one of %s, %s, %s", set->key, v,
+		  set->names[1], set->names[2], set->names[3]);
 	return 0;
 }
 
@@ -251,11 +252,11 @@ static int cfg_helper_key(struct cfg_parse *p, const char *k, const char *v)
 	/* whether the plugin supports the choice is checked once it is loaded */
 	if (strcmp(k, "family") == 0) {
 		h->family_line = p->line;
-		return cfg_bits_key(p, k, v, cfg_families, 3, &h->families);
+		return cfg_bits_key(p, v, &cfg_families, &h->families);
 	}
 	if (strcmp(k, "protocol") == 0) {
 		h->protocol_line = p->line;
-		return cfg_bits_key(p, k, v, cfg_protocols, 3, &h->protocols);
+		return cfg_bits_key(p, v, &cfg_protocols, &h->protocols);
 	}
 	if (strcmp(k, "queue") == 0) {
 		if (cfg_parse_u32(v, 0, 65535, &n))

@@ -54,6 +54,14 @@ struct cfg {
 	size_t n_errors;
 };
 
+/* A family or protocol key: its name and its values as the config spells
+ * them, indexed by CTH_FAMILY_* / CTH_PROTO_* bits (1, 2, 3). */
+struct cfg_bits {
+	const char *key;
+	const char *names[4];
+};
+extern const struct cfg_bits cfg_families, cfg_protocols;
+
 /* Parse FILE.  Errors are printed as "FILE:LINE: message" to stderr.
  * Returns 0 with *out set, or a negative errno (-EINVAL: bad config). */
 int cfg_load(const char *file, struct cfg **out);

@@ -77,31 +77,13 @@ static int runtime_opts_apply(struct runtime *rt, struct instance *in,
 	return bad ? -EINVAL : 0;
 }
 
-/* A family or protocol key: its name and its values as the config spells
- * them, indexed by CTH_FAMILY_* / CTH_PROTO_* bits. */
-struct runtime_set {
-	const char *key;
-	const char *names[4];
-};
-
-static const struct runtime_set runtime_families = {
-	.key = "family",
-	.names = { [CTH_FAMILY_IPV4] = "ipv4", [CTH_FAMILY_IPV6] = "ipv6",
-		   [CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6] = "both" },
-};
-static const struct runtime_set runtime_protocols = {
-	.key = "protocol",
-	.names = { [CTH_PROTO_TCP] = "tcp", [CTH_PROTO_UDP] = "udp",
-		   [CTH_PROTO_TCP | CTH_PROTO_UDP] = "both" },
-};
-
 /*
  * The descriptor's families and protocols are the sets the plugin
  * supports: a helper gets the whole set unless its config names a part of
  * it, and naming anything outside it is an error at the key's line.
  */
 static int runtime_set_apply(struct runtime *rt, const struct instance *in,
-			     const struct runtime_set *set, int line,
+			     const struct cfg_bits *set, int line,
 			     unsigned int want, unsigned int supported,
 			     unsigned int *out)
 {
@@ -126,9 +108,9 @@ static int runtime_inst_build(struct runtime *rt, struct instance *in,
 	d = in->pl->desc;
 	snprintf(in->name, sizeof(in->name), "%s", h->name);
 	/* | not ||: both keys' errors are reported */
-	if (runtime_set_apply(rt, in, &runtime_families, h->family_line,
+	if (runtime_set_apply(rt, in, &cfg_families, h->family_line,
 			      h->families, d->families, &in->families) |
-	    runtime_set_apply(rt, in, &runtime_protocols, h->protocol_line,
+	    runtime_set_apply(rt, in, &cfg_protocols, h->protocol_line,
 			      h->protocols, d->protocols, &in->protocols))
 		return -EINVAL;
 	in->queue = h->queue;
