@@ -109,10 +109,10 @@ int overlay_call_run(struct overlay *o, struct pkt_call *c,
 		     const uint8_t *kpriv, size_t klen, uint64_t now_ms)
 {
 	size_t n = c->inst->pl->desc->priv_size;
-	uint32_t key = overlay_key(c->pkt.zone, &c->pkt.tuple[CTH_DIR_ORIGINAL]);
 	const uint8_t *newer = NULL;
 	/* an expected connection keeps no state in the kernel */
 	bool track = n && c->pkt.ct_id && !(c->pkt.ct_status & CTH_CT_EXPECTED);
+	uint32_t key = track ? overlay_key(c->pkt.zone, &c->pkt.tuple[CTH_DIR_ORIGINAL]) : 0;
 	int verdict;
 
 	if (klen > n)
