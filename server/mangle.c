@@ -81,7 +81,8 @@ static int pkt_edit_layout(const struct cth_packet *p, bool *tcp)
 
 	if (!d || p->len < sizeof(struct iphdr) || p->l4_offset % 4 ||
 	    p->l4_offset > p->payload_offset || p->payload_offset > p->len ||
-	    p->payload_len != p->len - p->payload_offset)
+	    p->kept > p->payload_len ||
+	    p->payload_len - p->kept != p->len - p->payload_offset)
 		return -EINVAL;
 	hl = p->payload_offset - p->l4_offset;
 	if (hl == sizeof(struct udphdr))
@@ -178,6 +179,11 @@ int pkt_edit_add(struct pkt_call *c, size_t off, size_t len,
 	if (off > p->payload_len || len > p->payload_len - off ||
 	    (!repl && repl_len))
 		return -EINVAL;
+	/* kept bytes (cth_keep) left with earlier packets; from here on
+	 * offsets are in this packet's own payload */
+	if (off < p->kept)
+		return -EPERM;
+	off -= p->kept;
 	if (tcp && repl_len != len && !p->nat)
 		return -EPERM;
 	if (len == 0 && repl_len == 0)
@@ -274,6 +280,9 @@ static void pkt_edit_fix(uint8_t *pkt, size_t len, size_t l4, bool tcp)
 
 static void pkt_edit_apply(const struct cth_packet *p, struct pkt_edits *ed)
 {
+	/* this packet's own payload, not the view with kept bytes */
+	const uint8_t *pl = p->data + p->payload_offset;
+	size_t pl_len = p->len - p->payload_offset;
 	uint8_t *o = ed->out;
 	size_t pos = 0;
 	unsigned int i;
@@ -284,14 +293,14 @@ static void pkt_edit_apply(const struct cth_packet *p, struct pkt_edits *ed)
 	for (i = 0; i < ed->n; i++) {
 		const struct pkt_edit *e = &ed->e[i];
 
-		memcpy(o, p->payload + pos, e->off - pos);
+		memcpy(o, pl + pos, e->off - pos);
 		o += e->off - pos;
 		if (e->repl_len)
 			memcpy(o, ed->arena + e->repl, e->repl_len);
 		o += e->repl_len;
 		pos = e->off + e->len;
 	}
-	memcpy(o, p->payload + pos, p->payload_len - pos);
+	memcpy(o, pl + pos, pl_len - pos);
 	pkt_edit_fix(ed->out, ed->out_len, p->l4_offset, ed->tcp);
 }
 

@@ -17,7 +17,9 @@
  *              an edit that overlaps (or inserts at the same place as) an
  *              earlier one, a packet we cannot lay out (IPv4 fragment)
  *   -EPERM     a TCP payload length change on a connection without NAT
- *              (the kernel adjusts sequence numbers only under NAT)
+ *              (the kernel adjusts sequence numbers only under NAT), or
+ *              an edit starting in the bytes kept from earlier segments
+ *              (cth_packet::kept: forwarded already)
  *   -ENOSPC    more than PKT_EDIT_MAX edits, or the result would be larger
  *              than PKT_OUT_MAX bytes
  *   -ENOMEM    out of memory

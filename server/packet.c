@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "keep.h"
 #include "log.h"
 #include "packet.h"
 
@@ -194,6 +195,36 @@ static int pkt_host_detach(struct cth_ctx *ctx)
 	return 0;
 }
 
+/* Does the IP length field say there is more than we hold?  (The view
+ * left out trailing padding; a jumbogram's 0 is never whole here.) */
+static bool pkt_view_partial(const struct cth_packet *p)
+{
+	const uint8_t *d = p->data;
+
+	if ((d[0] >> 4) == 4)
+		return ((size_t)d[2] << 8 | d[3]) > p->len;
+	return (d[4] | d[5]) == 0 ||
+	       sizeof(struct ip6_hdr) + ((size_t)d[4] << 8 | d[5]) > p->len;
+}
+
+/*
+ * Keeping needs the segment's end, which only a whole TCP packet gives
+ * (the next segment's sequence number follows from it); UDP datagrams
+ * are messages of their own.
+ */
+static int pkt_host_keep(struct cth_ctx *ctx, size_t off)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+
+	if (!c->keep || c->pkt.tuple[CTH_DIR_ORIGINAL].proto != IPPROTO_TCP)
+		return -EOPNOTSUPP;
+	if (c->truncated || pkt_view_partial(&c->pkt))
+		return -EMSGSIZE;
+	if (off > c->pkt.payload_len)
+		return -EINVAL;
+	return keep_ask(c, off);
+}
+
 /*
  * Plugins log per packet, so a peer could flood the log: each worker
  * thread may write PKT_LOG_BURST plugin lines per second, then counts
@@ -238,6 +269,7 @@ static const struct cth_host pkt_host = {
 	.detach = pkt_host_detach,
 	.vlog = pkt_host_vlog,
 	.expect_ctl = pkt_host_expect_ctl,
+	.keep = pkt_host_keep,
 };
 
 int pkt_call_run(struct pkt_call *c, const uint8_t *priv, size_t priv_len)
@@ -276,4 +308,5 @@ const uint8_t *pkt_call_mangled(struct pkt_call *c, size_t *len)
 void pkt_call_release(struct pkt_call *c)
 {
 	pkt_edit_release(c);
+	keep_release(c);
 }

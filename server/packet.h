@@ -45,6 +45,13 @@ struct pkt_call {
 	/* payload edits (mangle.c): recorded by cth_mangle(), applied by
 	 * pkt_edit_result(); NULL until the first edit */
 	struct pkt_edits *edits;
+	/* cth_keep() (keep.c): the worker's table (NULL: not offered), the
+	 * bytes the plugin asked to keep, copied when asked (NULL: none),
+	 * and the buffer kept bytes were joined into for this packet */
+	struct keep *keep;
+	uint8_t *keep_copy;
+	size_t keep_len;
+	uint8_t *join;
 	bool has_timeout, has_mark, detach;
 	uint32_t timeout, mark;
 	unsigned int n_expect;

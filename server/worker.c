@@ -19,8 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "expect.h"
+#include "keep.h"
 #include "overlay.h"
 #include "log.h"
 #include "packet.h"
@@ -489,6 +491,16 @@ static uint64_t worker_now_ms(const struct worker *w)
 	return (uint64_t)(ev_now(w->loop) * 1000.0);
 }
 
+/* Kept bytes age by a clock that never jumps (ev_now() follows the wall
+ * clock); read from the vDSO, only for packets a plugin sees. */
+static uint64_t worker_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 /* Run the plugin for a packet with payload and send its verdict. */
 static void worker_packet_help(struct worker *w, struct qmsg *m)
 {
@@ -500,6 +512,7 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 			      .expect_ctl_fn = worker_expect_ctl };
 	const struct instance *in = NULL;
 	int verdict = CTH_VERDICT_ACCEPT;
+	uint64_t now;
 
 	wp.w = w;
 	wp.has_exp = wp.exp_pinned = false;
@@ -521,8 +534,12 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	c.inst = in;
 	c.truncated = m->truncated;
 	c.gso = m->gso;
+	c.keep = &w->keep;
+	now = worker_mono_ms();
+	keep_join(&w->keep, &c, now);
 	verdict = overlay_call_run(&w->overlay, &c, m->kpriv, m->klen,
 				   worker_now_ms(w));
+	keep_done(&w->keep, &c, verdict, now);
 out:
 	worker_verdict_send(w, m->queue, m->id, verdict, in ? &c : NULL,
 			    wp.has_exp ? &wp.exp : NULL);
@@ -667,6 +684,7 @@ void worker_stop(struct worker *w)
 
 void worker_free(struct worker *w)
 {
+	keep_free(&w->keep);
 	nlreq_close(&w->nfq);
 	nlreq_close(&w->ctnl);
 	free(w->rbuf);

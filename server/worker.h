@@ -9,6 +9,7 @@
 
 #include "cthelper.h"
 #include "expect.h"
+#include "keep.h"
 #include "overlay.h"
 #include "runtime.h"
 
@@ -27,6 +28,7 @@ struct worker {
 	char *rbuf, *sbuf;
 	unsigned long packets, verdict_errors;
 	struct overlay overlay;        /* newest state of connections in flight */
+	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
 	struct expect_list *xlist;     /* scratch for flushing a master's expectations */
 };
 

@@ -26,7 +26,7 @@
  * The packet callback must therefore not write shared data without its own
  * locking; the configuration block is read-only once the daemon runs.
  * The host functions (cth_expect(), cth_mangle(), cth_set_timeout(),
- * cth_set_mark(), cth_detach(), cth_log()) are safe to call from the packet
+ * cth_set_mark(), cth_detach(), cth_keep(), cth_log()) are safe to call from the packet
  * callback with the ::cth_ctx it was given, and only then: a context is
  * valid for the duration of that one call.  configure() runs once per key
  * at start-up or reload, in one thread, before packets flow.
@@ -159,8 +159,10 @@ struct cth_packet {
 	size_t len;                  /**< bytes at #data */
 	size_t l4_offset;            /**< transport header offset */
 	size_t payload_offset;       /**< transport payload offset */
-	const uint8_t *payload;      /**< == data + payload_offset */
-	size_t payload_len;          /**< transport payload bytes */
+	/** The transport payload: == #data + #payload_offset, unless #kept
+	 *  is not 0 (then a host buffer: see #kept) */
+	const uint8_t *payload;
+	size_t payload_len;          /**< bytes at #payload, #kept included */
 	enum cth_dir dir;            /**< direction of this packet */
 	enum cth_ctinfo ctinfo;      /**< conntrack state of this packet */
 	struct cth_tuple tuple[2];   /**< indexed by ::cth_dir */
@@ -175,6 +177,25 @@ struct cth_packet {
 	/** The master's original-direction tuple, valid when #ct_status has
 	 *  ::CTH_CT_EXPECTED. */
 	struct cth_tuple master;
+	/**
+	 * Bytes at the start of #payload that came from earlier segments of
+	 * this connection and direction, because the plugin kept them
+	 * (cth_keep()); 0 otherwise, always 0 for UDP.  They were forwarded
+	 * with their own packets: cth_mangle() refuses to touch them.
+	 *
+	 * When #kept is not 0, #payload points into a host buffer holding
+	 * the kept bytes followed by this segment's payload, #payload_len
+	 * counts both, and #payload == #data + #payload_offset does not
+	 * hold: this segment's own payload is #payload + #kept (a copy of
+	 * #data + #payload_offset, #payload_len - #kept bytes).  #seq stays
+	 * this segment's own; the kept bytes had sequence numbers #seq -
+	 * #kept up to #seq - 1 (modulo 2^32).
+	 *
+	 * Appended after ABI 2's first release, with cth_host::keep: a host
+	 * older than that never shows kept bytes and has no such field in
+	 * its packet view.  cth_kept() reads it safely on any host.
+	 */
+	size_t kept;
 };
 
 /** Bits of cth_expect::flags. */
@@ -296,6 +317,16 @@ struct cth_host {
 	/* appended after ABI 1's first release: cth_expect_ctl() checks #size */
 	int (*expect_ctl)(struct cth_ctx *ctx, unsigned int op,
 			  const struct cth_expect *exp);
+	/*
+	 * Appended after ABI 2's first release, together with
+	 * cth_packet::kept; cth_keep() and cth_kept() check #size.  No ABI
+	 * bump: both structures only grow at their end and the host fills
+	 * them, so a plugin built against an older header reads the prefix
+	 * it knows (and, never keeping, always sees payload at data +
+	 * payload_offset); a newer plugin on an older host learns from
+	 * #size that neither is there.
+	 */
+	int (*keep)(struct cth_ctx *ctx, size_t offset);
 };
 
 /**
@@ -408,11 +439,15 @@ static inline int cth_expect_ctl(struct cth_ctx *ctx, unsigned int op,
  * that computes to 0 is sent as 0xffff); the kernel adjusts TCP sequence
  * numbers for the total length change.  A TCP payload may change length
  * only when the connection is NATed (the kernel adjusts sequence numbers
- * only then).  @p repl is copied.
+ * only then).  @p repl is copied.  Bytes kept from earlier segments
+ * (cth_packet::kept, cth_keep()) were forwarded already: an edit must
+ * start at or after cth_packet::kept (an insertion right at it goes in
+ * front of this segment's payload).
  * @return 0,
  *         -EINVAL (range outside the payload, or overlapping or inserting
  *         at the same place as an earlier edit),
- *         -EPERM (length change on a TCP connection without NAT),
+ *         -EPERM (length change on a TCP connection without NAT; or an
+ *         edit starting in the kept bytes, before cth_packet::kept),
  *         -EMSGSIZE (the host holds only part of the packet, or it is a
  *         UDP GSO super-packet: drop it, the sender retransmits),
  *         -ENOSPC (more than 32 edits, or the packet would exceed 65531
@@ -423,6 +458,73 @@ static inline int cth_mangle(struct cth_ctx *ctx, size_t offset, size_t len,
 			     const void *repl, size_t repl_len)
 {
 	return ctx->host->mangle(ctx, offset, len, repl, repl_len);
+}
+
+/**
+ * Show the end of this payload again, in front of the next segment.
+ *
+ * For a message split across TCP segments (e.g. a SIP message over TCP):
+ * the bytes from @p offset to the end of cth_packet::payload are the start
+ * of a message that is not complete yet.  This packet is accepted and
+ * forwarded as usual (the host holds no verdict back, nothing waits); the
+ * host keeps a copy of those bytes, and when the next segment of this
+ * connection and direction arrives in order (its cth_packet::seq is this
+ * segment's seq plus its own payload length), the plugin sees the kept
+ * bytes at the start of that segment's payload (cth_packet::kept).
+ *
+ * @p offset counts in cth_packet::payload as the plugin sees it, kept bytes
+ * included: keeping from 0 carries earlier kept bytes further (a message
+ * split across three segments).  The copy holds the bytes as shown to the
+ * plugin, before this call's cth_mangle() edits.  The last cth_keep() of
+ * one packet callback counts; @p offset == payload_len keeps nothing (and
+ * cancels an earlier call).  Kept bytes are shown once: the next segment
+ * uses them up, and the plugin keeps again if the message is still not
+ * complete.
+ *
+ * The kept bytes are lost, and the next segment is shown alone (as the
+ * kernel's own helpers see it), when:
+ *  - the next segment is not the one that follows (retransmission, loss,
+ *    reordering: the host never reassembles out of order),
+ *  - it does not come within 10 seconds,
+ *  - more than 64 connection directions of one queue keep bytes at the
+ *    same time (the oldest are dropped),
+ *  - the plugin detaches (cth_detach()),
+ *  - the daemon restarts: kept bytes live only in the daemon's memory,
+ *    unlike the private state (which the kernel keeps).
+ *
+ * A packet the plugin drops (::CTH_VERDICT_DROP) keeps nothing, and the
+ * bytes kept for it stay kept for its retransmission.  At most 16384
+ * bytes are kept per connection direction.
+ * @param ctx    the packet context
+ * @param offset where the incomplete message starts, 0..payload_len
+ * @return 0, or a negative errno:
+ *         -EINVAL (@p offset beyond payload_len),
+ *         -ENOSPC (more than 16384 bytes from @p offset to the end),
+ *         -EOPNOTSUPP (not TCP; or a host without cth_keep()),
+ *         -EMSGSIZE (the host holds only part of the packet: its end is
+ *         unknown),
+ *         -ENOMEM
+ */
+static inline int cth_keep(struct cth_ctx *ctx, size_t offset)
+{
+	if (ctx->host->size < offsetof(struct cth_host, keep) +
+			      sizeof(ctx->host->keep) || !ctx->host->keep)
+		return -EOPNOTSUPP;
+	return ctx->host->keep(ctx, offset);
+}
+
+/**
+ * cth_packet::kept, or 0 on a host older than cth_keep() (whose packet
+ * view has no such field).  A plugin that runs only on hosts with
+ * cth_keep() may read the field directly.
+ */
+static inline size_t cth_kept(const struct cth_ctx *ctx,
+			      const struct cth_packet *pkt)
+{
+	if (ctx->host->size < offsetof(struct cth_host, keep) +
+			      sizeof(ctx->host->keep) || !ctx->host->keep)
+		return 0;
+	return pkt->kept;
 }
 
 /** Set the connection's conntrack timeout, in seconds. */
