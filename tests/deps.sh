@@ -6,7 +6,7 @@ PKGS="build-essential pkg-config
  libmnl-dev libnetfilter-queue-dev libnetfilter-conntrack-dev libev-dev libinih-dev
  qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio
  iproute2 iptables nftables conntrack nfct conntrackd
- python3 python3-pyftpdlib procps kmod iputils-ping ethtool
+ python3 python3-pyftpdlib procps kmod iputils-ping ethtool sip-tester
  clang libclang-rt-14-dev"
 if [ "$(id -u)" != 0 ]; then
 	echo "make deps: must run as root (apt-get install)" >&2

@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * SIP helper plugin: media expectations from SDP offers and answers,
+ * registrations that let incoming calls reach a registered phone, and the
+ * NAT rewrite of both, over UDP and TCP, IPv4 and IPv6.  The reference is
+ * the kernel's nf_conntrack_sip + nf_nat_sip; behaviour and deliberate
+ * differences are in docs/plugins/sip.md.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sip.h"
+
+static int sip_configure_ports(struct sip_config *cfg, const char *value)
+{
+	const char *p = value;
+	unsigned int n = 0;
+
+	while (*p) {
+		uint32_t port;
+		size_t used;
+
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (!*p)
+			break;
+		if (n == SIP_PORTS_MAX ||
+		    cth_parse_uint(p, strlen(p), 65535, &port, &used) < 0 || port == 0)
+			return -EINVAL;
+		cfg->ports[n++] = (uint16_t)port;
+		p += used;
+		if (*p && *p != ',' && *p != ' ')
+			return -EINVAL;
+	}
+	if (n == 0)
+		return -EINVAL;
+	cfg->n_ports = n;
+	return 0;
+}
+
+static int sip_configure(void *config, const char *key, const char *value)
+{
+	struct sip_config *cfg = config;
+	bool yes;
+	uint32_t v;
+	size_t used;
+	int ret;
+
+	if (strcmp(key, "sip_direct_media") == 0 ||
+	    strcmp(key, "sip_direct_signalling") == 0) {
+		ret = cth_parse_bool(value, &yes);
+		if (ret < 0)
+			return ret;
+		if (key[11] == 'm')
+			cfg->media_any_src = !yes;
+		else
+			cfg->signalling_any_src = !yes;
+		return 0;
+	}
+	if (strcmp(key, "sip_timeout") == 0) {
+		/* the kernel counts conntrack timeouts in 32-bit jiffies */
+		if (cth_parse_uint(value, strlen(value), 604800, &v, &used) < 0 ||
+		    used != strlen(value) || v == 0)
+			return -EINVAL;
+		cfg->timeout = v;
+		return 0;
+	}
+	if (strcmp(key, "ports") == 0)
+		return sip_configure_ports(cfg, value);
+	return -ENOENT;
+}
+
+static uint32_t sip_timeout(const struct sip_config *cfg)
+{
+	return cfg->timeout ? cfg->timeout : SIP_TIMEOUT_DEFAULT;
+}
+
+static bool sip_port_listed(const struct sip_config *cfg, uint16_t port)
+{
+	if (cfg->n_ports == 0)
+		return port == SIP_DEFAULT_PORT;
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i] == port)
+			return true;
+	return false;
+}
+
+void sip_log_addr(struct sip_ctx *s, int level, const char *what,
+		  const union cth_addr *addr, unsigned int port)
+{
+	char text[CTH_ADDR_STRLEN];
+
+	if (cth_addr_format(s->family, addr, text, sizeof(text)) < 0)
+		strcpy(text, "?");
+	cth_log(s->ctx, level, "%s %s port %u", what, text, port);
+}
+
+/* ----------------------------------------------------------- REGISTER */
+
+/* Expires: header, overridden by a Contact's expires= parameter. */
+static bool sip_expires(const struct sip_msg *m, const struct sip_uri *u,
+			uint32_t *expires)
+{
+	struct sip_span v;
+	size_t pos = 0, used;
+
+	if (u->has_expires) {
+		*expires = u->expires;
+		return true;
+	}
+	if (sip_hdr_find(m, &sip_hdr_expires, &pos, &v) == 1 &&
+	    cth_parse_uint(m->buf + v.off, v.len, UINT32_MAX, expires, &used) == 0)
+		return true;
+	return false;
+}
+
+static void sip_reg_exp_init(struct sip_ctx *s, struct cth_expect *exp,
+			     const union cth_addr *registrar, uint8_t proto,
+			     const union cth_addr *dst, uint16_t port)
+{
+	memset(exp, 0, sizeof(*exp));
+	exp->class = SIP_CLASS_SIGNALLING;
+	/* helped: the incoming INVITE's SDP must be seen too */
+	exp->flags = CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER;
+	exp->family = (uint8_t)s->family;
+	exp->proto = proto;
+	exp->dport = port;
+	cth_addr_copy(s->family, &exp->dst, dst);
+	if (s->cfg->signalling_any_src)
+		exp->flags |= CTH_EXPECT_ANY_SRC;
+	else
+		cth_addr_copy(s->family, &exp->src, registrar);
+}
+
+/* Under NAT the registrar is told the contact it can reach: the reverse
+ * tuple's destination, on the signalling port NAT gave this flow when
+ * the phone registers the port it sends from, else a free one. */
+static int sip_register_nat(struct sip_ctx *s, struct cth_expect *exp,
+			    const struct sip_uri *u)
+{
+	char text[SIP_FORMAT_MAX];
+	uint32_t p;
+	int ret = -EBUSY, n;
+
+	exp->flags |= CTH_EXPECT_NAT;
+	exp->nat_dir = s->dir == CTH_DIR_ORIGINAL ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL;
+	cth_addr_copy(s->family, &exp->nat_addr, &u->hp.addr);
+	exp->nat_port = u->hp.port;
+	exp->fn = CTH_EXPECT_FN_NAT_FOLLOW_MASTER;
+	cth_addr_copy(s->family, &exp->dst, &s->rev->dst);
+	p = u->hp.port == s->own->sport ? s->rev->dport : u->hp.port;
+	for (unsigned int tries = 0; tries < 64 && p <= 65535u; tries++, p++) {
+		exp->dport = (uint16_t)p;
+		ret = cth_expect(s->ctx, exp, CTH_EXPECT_SYNC);
+		if (ret != -EBUSY && ret != -EEXIST)
+			break;
+	}
+	if (ret < 0)
+		return ret;
+	n = sip_format_hostport(s->family, &s->rev->dst, exp->dport, true, true,
+				text, sizeof(text));
+	if (n < 0)
+		return n;
+	ret = sip_nat_edit(s, u->hp.span, text, (size_t)n);
+	s->done = u->hp.span;
+	return ret;
+}
+
+/*
+ * A phone registering itself: its Contact may receive calls from the
+ * registrar, so a permanent signalling expectation waits, inactive until
+ * the registrar's 2xx grants the binding (sip_register_response()).
+ */
+static int sip_register_request(struct sip_ctx *s, uint32_t cseq)
+{
+	struct cth_expect exp;
+	struct sip_span v;
+	struct sip_uri u;
+	size_t pos = 0, next;
+	uint32_t expires = SIP_EXPIRES_DEFAULT;
+	int ret;
+
+	/* an expected connection keeps no state: it cannot register again */
+	if (s->pkt->ct_status & CTH_CT_EXPECTED)
+		return CTH_VERDICT_ACCEPT;
+	if (sip_hdr_find(s->m, &sip_hdr_contact, &pos, &v) != 1)
+		return CTH_VERDICT_ACCEPT;
+	ret = sip_uri_parse(s->m->buf, v, s->family, &u, &next);
+	if (ret <= 0 || !cth_addr_equal(s->family, &u.hp.addr, &s->own->src)) {
+		cth_log(s->ctx, CTH_LOG_DEBUG, "REGISTER: no contact of the sender's (%d)", ret);
+		return CTH_VERDICT_ACCEPT;     /* a third-party registration */
+	}
+	sip_expires(s->m, &u, &expires);
+	s->priv->register_cseq = cseq;
+	s->priv->flags = (uint8_t)((s->priv->flags | SIP_PRIV_REGISTER) & ~SIP_PRIV_REG_NAT);
+	if (expires == 0)
+		return CTH_VERDICT_ACCEPT;     /* removed when the 2xx says so */
+	sip_reg_exp_init(s, &exp, &s->rev->src, u.transport ? u.transport : s->own->proto,
+			 &u.hp.addr, u.hp.port);
+	s->priv->reg_proto = exp.proto;
+	s->priv->reg_port = u.hp.port;
+	exp.flags |= CTH_EXPECT_INACTIVE;
+	if (s->nat && !cth_addr_equal(s->family, &s->own->src, &s->rev->dst)) {
+		s->priv->flags |= SIP_PRIV_REG_NAT;
+		ret = sip_register_nat(s, &exp, &u);
+	} else {
+		ret = cth_expect(s->ctx, &exp, 0);
+	}
+	if (ret < 0) {
+		sip_log_addr(s, CTH_LOG_INFO, "REGISTER: cannot expect calls to", &u.hp.addr,
+			     u.hp.port);
+		return CTH_VERDICT_DROP;
+	}
+	return CTH_VERDICT_ACCEPT;
+}
+
+static void sip_register_flush(struct sip_ctx *s)
+{
+	struct cth_expect sel = { .class = SIP_CLASS_SIGNALLING };
+	int ret = cth_expect_ctl(s->ctx, CTH_EXPECT_OP_FLUSH, &sel);
+
+	if (ret < 0)
+		cth_log(s->ctx, CTH_LOG_INFO, "cannot remove the registration's expectation (%d)", ret);
+}
+
+/* Activate the registration's expectation for the granted time. */
+static bool sip_register_refresh(struct sip_ctx *s, const struct sip_uri *u,
+				 uint32_t expires)
+{
+	const struct sip_priv *priv = s->priv;
+	struct cth_expect exp;
+	int ret;
+
+	/* the contact as the registrar echoes it: this response's destination */
+	sip_reg_exp_init(s, &exp, &s->own->src, priv->reg_proto, &u->hp.addr, u->hp.port);
+	if (priv->flags & SIP_PRIV_REG_NAT) {
+		exp.flags |= CTH_EXPECT_NAT;
+		exp.nat_dir = s->dir;
+		cth_addr_copy(s->family, &exp.nat_addr, &s->rev->src);
+		exp.nat_port = priv->reg_port;
+		exp.fn = CTH_EXPECT_FN_NAT_FOLLOW_MASTER;
+	}
+	exp.timeout = expires;
+	ret = cth_expect_ctl(s->ctx, CTH_EXPECT_OP_REFRESH, &exp);
+	if (ret < 0) {
+		sip_log_addr(s, CTH_LOG_INFO, "registration: no expectation for", &u->hp.addr,
+			     u->hp.port);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The registrar's answer to the REGISTER last seen: a 2xx echoing the
+ * phone's contact with a non-zero expiry makes the expectation usable for
+ * that long; anything else final (expiry 0, a failure, another contact)
+ * removes it.
+ */
+static int sip_register_response(struct sip_ctx *s, uint32_t cseq)
+{
+	const struct sip_msg *m = s->m;
+	struct sip_span v;
+	struct sip_uri u;
+	size_t pos = 0, next;
+
+	if (!(s->priv->flags & SIP_PRIV_REGISTER) || s->priv->register_cseq != cseq ||
+	    m->code < 200)
+		return CTH_VERDICT_ACCEPT;
+	if (m->code <= 299) {
+		while (sip_hdr_find(m, &sip_hdr_contact, &pos, &v) == 1) {
+			while (v.len) {
+				size_t end = v.off + v.len;
+				uint32_t expires = SIP_EXPIRES_DEFAULT;
+
+				if (sip_uri_parse(m->buf, v, s->family, &u, &next) == 1 &&
+				    cth_addr_equal(s->family, &u.hp.addr, &s->own->dst) &&
+				    (u.transport ? u.transport : s->own->proto) == s->priv->reg_proto) {
+					sip_expires(m, &u, &expires);
+					if (expires == 0)
+						goto flush;
+					if (sip_register_refresh(s, &u, expires))
+						return CTH_VERDICT_ACCEPT;
+				}
+				v.off = next;
+				v.len = end - next;
+			}
+		}
+	}
+flush:
+	sip_register_flush(s);
+	return CTH_VERDICT_ACCEPT;
+}
+
+/* ----------------------------------------------------------- dispatch */
+
+static int sip_request(struct sip_ctx *s)
+{
+	enum sip_method cm;
+	uint32_t cseq;
+	int verdict;
+
+	if (sip_cseq_parse(s->m, &cseq, &cm) < 0) {
+		cth_log(s->ctx, CTH_LOG_INFO, "%s without a valid CSeq, dropped",
+			sip_method_name(s->m->method));
+		return CTH_VERDICT_DROP;
+	}
+	switch (s->m->method) {
+	case SIP_M_INVITE:
+		/* a re-INVITE replaces the call's media */
+		sip_media_flush(s);
+		verdict = sip_media_handle(s);
+		if (verdict == CTH_VERDICT_ACCEPT) {
+			s->priv->invite_cseq = cseq;
+			s->priv->flags |= SIP_PRIV_INVITE;
+		}
+		return verdict;
+	case SIP_M_UPDATE:
+	case SIP_M_ACK:
+	case SIP_M_PRACK:
+		return sip_media_handle(s);
+	case SIP_M_BYE:
+		sip_media_flush(s);
+		return CTH_VERDICT_ACCEPT;
+	case SIP_M_REGISTER:
+		return sip_register_request(s, cseq);
+	default:
+		return CTH_VERDICT_ACCEPT;
+	}
+}
+
+static int sip_response(struct sip_ctx *s)
+{
+	enum sip_method cm;
+	uint32_t cseq;
+
+	if (sip_cseq_parse(s->m, &cseq, &cm) < 0) {
+		cth_log(s->ctx, CTH_LOG_INFO, "%u response without a valid CSeq, dropped",
+			s->m->code);
+		return CTH_VERDICT_DROP;
+	}
+	switch (cm) {
+	case SIP_M_INVITE:
+	case SIP_M_UPDATE:
+	case SIP_M_PRACK:
+		if (s->m->code <= 299)
+			return sip_media_handle(s);
+		/* the call (or its change) failed: its media will not come;
+		 * a CANCELled INVITE ends here too, with its 487 */
+		if ((s->priv->flags & SIP_PRIV_INVITE) && s->priv->invite_cseq == cseq)
+			sip_media_flush(s);
+		return CTH_VERDICT_ACCEPT;
+	case SIP_M_REGISTER:
+		return sip_register_response(s, cseq);
+	default:
+		return CTH_VERDICT_ACCEPT;
+	}
+}
+
+/* One message: handle it, then translate its headers.  A cth_verdict. */
+static int sip_message(struct sip_ctx *s)
+{
+	int verdict;
+
+	s->body_delta = 0;
+	s->done.len = 0;
+	verdict = s->m->request ? sip_request(s) : sip_response(s);
+	if (verdict != CTH_VERDICT_ACCEPT || !s->nat)
+		return verdict;
+	verdict = sip_nat_headers(s);
+	if (verdict == CTH_VERDICT_ACCEPT && sip_nat_clen(s) < 0) {
+		cth_log(s->ctx, CTH_LOG_INFO, "cannot rewrite Content-Length");
+		return CTH_VERDICT_DROP;
+	}
+	return verdict;
+}
+
+/* Every message of the payload (TCP may carry several). */
+static int sip_messages(struct sip_ctx *s)
+{
+	const struct cth_packet *pkt = s->pkt;
+	bool stream = s->own->proto == IPPROTO_TCP;
+	size_t off = 0;
+	struct sip_msg m;
+	int ret, verdict;
+
+	while (off < pkt->payload_len) {
+		off += sip_skip_crlf(pkt->payload + off, pkt->payload_len - off);
+		if (off == pkt->payload_len)
+			break;
+		ret = sip_msg_parse(pkt->payload + off, pkt->payload_len - off, stream, &m);
+		if (ret == -EAGAIN) {
+			cth_log(s->ctx, CTH_LOG_DEBUG, "message continues in the next segment");
+			break;
+		}
+		if (ret < 0) {
+			/* not SIP (or a body we cannot delimit): the rest of the
+			 * segment cannot be framed either */
+			cth_log(s->ctx, CTH_LOG_DEBUG, "not a SIP message at offset %zu", off);
+			break;
+		}
+		s->m = &m;
+		s->base = off;
+		verdict = sip_message(s);
+		if (verdict != CTH_VERDICT_ACCEPT)
+			return verdict;
+		if (!stream)
+			break;
+		off += m.len;
+	}
+	return CTH_VERDICT_ACCEPT;
+}
+
+static bool sip_packet_wanted(const struct cth_packet *pkt,
+			      const struct sip_config *cfg)
+{
+	const struct cth_tuple *orig = &pkt->tuple[CTH_DIR_ORIGINAL];
+
+	if (pkt->dir != CTH_DIR_ORIGINAL && pkt->dir != CTH_DIR_REPLY)
+		return false;
+	if (orig->family != AF_INET && orig->family != AF_INET6)
+		return false;
+	if (orig->proto == IPPROTO_TCP) {
+		if (pkt->ctinfo != CTH_CT_ESTABLISHED &&
+		    pkt->ctinfo != CTH_CT_ESTABLISHED_REPLY)
+			return false;
+	} else if (orig->proto != IPPROTO_UDP) {
+		return false;
+	}
+	/* a registration's expected call arrives on the contact's port */
+	if (!(pkt->ct_status & CTH_CT_EXPECTED) && !sip_port_listed(cfg, orig->dport))
+		return false;
+	return pkt->payload != NULL && pkt->payload_len != 0;
+}
+
+/* State from an unknown plugin version, or corrupt, starts over. */
+static void sip_priv_check(struct sip_priv *priv)
+{
+	if (priv->version != 0 && priv->version != SIP_PRIV_VERSION)
+		memset(priv, 0, sizeof(*priv));
+	priv->version = SIP_PRIV_VERSION;
+}
+
+/* The state is copied so the host need not align it for uint32_t. */
+static int sip_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
+		      void *priv_state, const void *config)
+{
+	const struct sip_config *cfg = config;
+	enum cth_dir rdir = pkt->dir == CTH_DIR_ORIGINAL ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL;
+	struct sip_priv priv;
+	struct sip_ctx s = {
+		.ctx = ctx,
+		.pkt = pkt,
+		.priv = &priv,
+		.cfg = cfg,
+		.family = pkt->tuple[CTH_DIR_ORIGINAL].family,
+		.dir = pkt->dir,
+		.own = &pkt->tuple[pkt->dir],
+		.rev = &pkt->tuple[rdir],
+		.nat = (pkt->nat & (CTH_NAT_SRC | CTH_NAT_DST)) != 0,
+	};
+	int verdict;
+
+	if (!sip_packet_wanted(pkt, cfg))
+		return CTH_VERDICT_ACCEPT;
+	memcpy(&priv, priv_state, sizeof(priv));
+	sip_priv_check(&priv);
+	/* like the kernel: a UDP signalling flow lives as long as calls do */
+	if (s.own->proto == IPPROTO_UDP && !(pkt->ct_status & CTH_CT_EXPECTED) &&
+	    cth_set_timeout(ctx, sip_timeout(cfg)) < 0)
+		cth_log(ctx, CTH_LOG_DEBUG, "cannot set the flow's timeout");
+	verdict = sip_messages(&s);
+	memcpy(priv_state, &priv, sizeof(priv));
+	return verdict;
+}
+
+CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
+	.abi_version = CTH_ABI_VERSION,
+	.size = sizeof(struct cth_plugin_desc),
+	.name = "sip",
+	.version = "1.0.0",
+	.description = "SIP: media from SDP, registrations, NAT (UDP, TCP)",
+	.protocols = CTH_PROTO_TCP | CTH_PROTO_UDP,
+	.families = CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6,
+	.priv_size = CTH_PRIV_SIZE(struct sip_priv),
+	.config_size = sizeof(struct sip_config),
+	.n_classes = 4,
+	/* the kernel's sip_exp_policy: per master, both directions' media */
+	.classes = {
+		[SIP_CLASS_SIGNALLING] = { .name = "signalling", .max = 1, .timeout = 180 },
+		[SIP_CLASS_AUDIO] = { .name = "audio", .max = 4, .timeout = 180 },
+		[SIP_CLASS_VIDEO] = { .name = "video", .max = 4, .timeout = 180 },
+		[SIP_CLASS_IMAGE] = { .name = "image", .max = 2, .timeout = 180 },
+	},
+	.configure = sip_configure,
+	.packet = sip_packet,
+};

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The SIP plugin's internal interfaces: per-connection state, per-helper
+ * configuration, and the per-message context its files share (sip.c:
+ * framing and dispatch, REGISTER; sip_media.c: SDP expectations; sip_nat.c:
+ * header rewriting).  Behaviour and the deliberate differences from the
+ * kernel's nf_conntrack_sip / nf_nat_sip are in docs/plugins/sip.md.
+ */
+#ifndef CTH_SIP_H
+#define CTH_SIP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cthelperd/plugin.h>
+#include <cthelperd/util.h>
+
+#include "sip_parse.h"
+
+/* Expectation classes, in cth_plugin_desc::classes order; the media ones
+ * have enum sip_media_type's values. */
+enum sip_class {
+	SIP_CLASS_SIGNALLING = 0,
+	SIP_CLASS_AUDIO = SIP_MEDIA_AUDIO,
+	SIP_CLASS_VIDEO = SIP_MEDIA_VIDEO,
+	SIP_CLASS_IMAGE = SIP_MEDIA_IMAGE,
+};
+
+/* The kernel's SIP_TIMEOUT: how long an idle UDP signalling flow and a
+ * registration's expectation live (seconds). */
+#define SIP_TIMEOUT_DEFAULT 3600u
+
+/* A REGISTER without any expiry: RFC 3261 10.2.1.1 lets the registrar
+ * choose; an hour is the common choice (the kernel creates nothing). */
+#define SIP_EXPIRES_DEFAULT 3600u
+
+/* Signalling ports a helper looks at, "ports = 5060,5070". */
+#define SIP_PORTS_MAX 8u
+
+/* Layout version of struct sip_priv; 0 is a brand-new connection. */
+#define SIP_PRIV_VERSION 1u
+
+/* Bits of sip_priv::flags. */
+enum sip_priv_flags {
+	SIP_PRIV_INVITE = 1u << 0,   /* invite_cseq is valid */
+	SIP_PRIV_REGISTER = 1u << 1, /* register_cseq is valid */
+	SIP_PRIV_REG_NAT = 1u << 2,  /* the registration's expectation is NATed */
+};
+
+/*
+ * Per-connection state, in the conntrack entry (CTA_HELP_INFO), host byte
+ * order.  What the kernel keeps in its nf_ct_sip_master, plus what a
+ * registration's refresh needs to name its expectation again.
+ */
+struct sip_priv {
+	uint8_t version;
+	uint8_t flags;          /* sip_priv_flags */
+	uint8_t reg_proto;      /* the registration expectation's protocol */
+	uint8_t reserved;
+	uint32_t invite_cseq;   /* CSeq of the last INVITE with SDP handled */
+	uint32_t register_cseq; /* CSeq of the last REGISTER handled */
+	uint16_t reg_port;      /* the Contact's port as the phone wrote it */
+	uint16_t reserved2;
+};
+
+_Static_assert(sizeof(struct sip_priv) == 16, "sip_priv must have no padding");
+
+/* Per helper instance; the daemon zeroes it, so 0 means the default. */
+struct sip_config {
+	bool media_any_src;      /* sip_direct_media = no */
+	bool signalling_any_src; /* sip_direct_signalling = no */
+	uint32_t timeout;        /* sip_timeout; 0: SIP_TIMEOUT_DEFAULT */
+	unsigned int n_ports;    /* 0: just SIP_DEFAULT_PORT */
+	uint16_t ports[SIP_PORTS_MAX];
+};
+
+/* One message being handled. */
+struct sip_ctx {
+	struct cth_ctx *ctx;
+	const struct cth_packet *pkt;
+	struct sip_priv *priv;
+	const struct sip_config *cfg;
+	int family;
+	enum cth_dir dir;
+	const struct cth_tuple *own;  /* this packet's direction */
+	const struct cth_tuple *rev;  /* the other direction */
+	bool nat;
+	const struct sip_msg *m;
+	size_t base;                  /* the message's offset in the payload */
+	long body_delta;              /* length change of the body so far */
+	struct sip_span done;         /* a span already rewritten (len 0: none) */
+};
+
+/* sip_media.c: the SDP body of a message.  A cth_verdict. */
+int sip_media_handle(struct sip_ctx *s);
+
+/* Remove the connection's media expectations (INVITE, BYE, failures). */
+void sip_media_flush(struct sip_ctx *s);
+
+/* sip_nat.c: rewrite the message's headers under NAT.  A cth_verdict. */
+int sip_nat_headers(struct sip_ctx *s);
+
+/* Replace a span of the message (offsets relative to s->m->buf). */
+int sip_nat_edit(struct sip_ctx *s, struct sip_span span, const char *text,
+		 size_t len);
+
+/* Fix Content-Length after the body changed.  0 or -errno. */
+int sip_nat_clen(struct sip_ctx *s);
+
+/* Log an address and port with a prefix, at level. */
+void sip_log_addr(struct sip_ctx *s, int level, const char *what,
+		  const union cth_addr *addr, unsigned int port);
+
+#endif /* CTH_SIP_H */
