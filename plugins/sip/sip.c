@@ -377,12 +377,28 @@ static int sip_message(struct sip_ctx *s)
 	return verdict;
 }
 
+/*
+ * A TCP segment that ends inside a message: the host shows its start again
+ * in front of the next segment (the kernel skips such a message).
+ */
+static void sip_keep(struct sip_ctx *s, size_t off)
+{
+	int ret;
+
+	if (s->own->proto != IPPROTO_TCP)
+		return;
+	ret = cth_keep(s->ctx, off);
+	cth_log(s->ctx, ret < 0 ? CTH_LOG_INFO : CTH_LOG_DEBUG,
+		"message continues in the next segment%s (%d)",
+		ret < 0 ? ", not kept: skipped" : ": kept", ret);
+}
+
 /* Every message of the payload (TCP may carry several). */
 static int sip_messages(struct sip_ctx *s)
 {
 	const struct cth_packet *pkt = s->pkt;
 	bool stream = s->own->proto == IPPROTO_TCP;
-	size_t off = 0;
+	size_t kept = cth_kept(s->ctx, pkt), off = 0;
 	struct sip_msg m;
 	int ret, verdict;
 
@@ -392,7 +408,7 @@ static int sip_messages(struct sip_ctx *s)
 			break;
 		ret = sip_msg_parse(pkt->payload + off, pkt->payload_len - off, stream, &m);
 		if (ret == -EAGAIN) {
-			cth_log(s->ctx, CTH_LOG_DEBUG, "message continues in the next segment");
+			sip_keep(s, off);
 			break;
 		}
 		if (ret < 0) {
@@ -403,6 +419,15 @@ static int sip_messages(struct sip_ctx *s)
 		}
 		s->m = &m;
 		s->base = off;
+		/* its start went out with an earlier segment: it cannot be
+		 * rewritten, and half a translation is worse than none (the
+		 * kernel does not see such a message at all) */
+		if (s->nat && off < kept) {
+			cth_log(s->ctx, CTH_LOG_INFO, "message split across segments under NAT: "
+				"passed untranslated");
+			off += m.len;
+			continue;
+		}
 		verdict = sip_message(s);
 		if (verdict != CTH_VERDICT_ACCEPT)
 			return verdict;
