@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 
 #include "cthelper.h"
+#include "kcheck.h"
 #include "log.h"
 
 static void cthelper_put_tuple(struct nlmsghdr *nlh, int family, int proto)
@@ -100,7 +101,8 @@ const char *cthelper_explain(int err)
 	case EBUSY:
 		/* a user-space helper in the way was found by GET before */
 		return "the name is taken: an in-kernel helper of that name is loaded "
-		       "(e.g. nf_conntrack_ftp: 'modprobe -r nf_conntrack_ftp', and "
+		       "(nf_conntrack_NAME, e.g. nf_conntrack_sip: 'modprobe -r nf_nat_sip "
+		       "nf_conntrack_sip', and "
 		       "register cthelperd before loading rules that name the helper), "
 		       "or a user-space helper of that name has a different "
 		       "private-state size or class list (delete it with 'nfct helper delete')";
@@ -496,7 +498,7 @@ static int cthelper_register_one(struct nlreq *r, const struct runtime *rt,
 				 const struct cthelper_plan *p)
 {
 	const struct instance *in = &rt->inst[i];
-	char msg[2048];
+	char msg[2048], kmod[64];
 	int rc;
 
 	switch (cthelper_decide(p->exists ? &p->old : NULL, in, t->family, t->proto,
@@ -506,6 +508,16 @@ static int cthelper_register_one(struct nlreq *r, const struct runtime *rt,
 	default: break;
 	}
 	rc = cthelper_register(r, in, t->family, t->proto, NFCT_HELPER_STATUS_ENABLED);
+	if (rc == -EBUSY && kcheck_kernel_helper_loaded(in->name, kmod, sizeof(kmod))) {
+		log_err("helper '%s' (%s/%s): cannot register: the kernel's own helper "
+			"module %s is loaded and owns the name '%s' (the two cannot "
+			"coexist): 'modprobe -r %s' (and any NAT module using it), then "
+			"start cthelperd before loading rules that name '%s' (they autoload "
+			"it); cthelperd needs no kernel NAT helper module",
+			in->name, fam_name(t->family), pr_name(t->proto), kmod, in->name,
+			kmod, in->name);
+		return rc;
+	}
 	if (rc) {
 		log_err("helper '%s' (%s/%s): cannot register: %s: %s",
 			in->name, fam_name(t->family), pr_name(t->proto),

@@ -5,6 +5,7 @@
  * can autoload counts as present; /sys/module tells which module answered.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
@@ -24,13 +25,56 @@
 /* A queue number unlikely to be in use, borrowed for the glue probe. */
 #define KCHECK_PROBE_QUEUE 65535
 
-static bool kcheck_module_loaded(const char *name)
+bool kcheck_module_loaded(const char *name)
 {
 	char path[128];
 	struct stat st;
 
 	snprintf(path, sizeof(path), "/sys/module/%s", name);
 	return stat(path, &st) == 0;
+}
+
+bool kcheck_kernel_helper_loaded(const char *name, char *module, size_t size)
+{
+	int n = snprintf(module, size, "nf_conntrack_%s", name);
+
+	return n > 0 && (size_t)n < size && kcheck_module_loaded(module);
+}
+
+/* Modules called nf_conntrack_* that are not protocol helpers. */
+static bool kcheck_is_helper_module(const char *name)
+{
+	static const char *const not_helpers[] = {
+		"nf_conntrack", "nf_conntrack_netlink", "nf_conntrack_bridge",
+		"nf_conntrack_ipv4", "nf_conntrack_ipv6",
+	};
+
+	if (strncmp(name, "nf_conntrack_", 13) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(not_helpers) / sizeof(not_helpers[0]); i++)
+		if (strcmp(name, not_helpers[i]) == 0)
+			return false;
+	return true;
+}
+
+/* In-kernel helpers take their names: say which are loaded. */
+static void kcheck_kernel_helpers(void)
+{
+	struct dirent *de;
+	DIR *d = opendir("/sys/module");
+	unsigned int n = 0;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!kcheck_is_helper_module(de->d_name))
+			continue;
+		if (n++ == 0)
+			printf("  note     in-kernel helpers loaded (cthelperd cannot register "
+			       "helpers of their names, EBUSY; 'modprobe -r' them first):\n");
+		printf("           %s: helper name '%s'\n", de->d_name, de->d_name + 13);
+	}
+	closedir(d);
 }
 
 /* A GET of the helper list answers EOPNOTSUPP when no module provides the
@@ -125,6 +169,7 @@ int kcheck_run(void)
 	bad |= kcheck_report("NAT (nf_nat: nat-follow-master expectations)", rc,
 			     "modprobe nf_nat, or load a NAT table (only needed for NAT)");
 	nlreq_close(&r);
+	kcheck_kernel_helpers();
 	printf("%s\n", bad ? "some pieces are missing (see above)" : "everything cthelperd needs is there");
 	return bad ? 1 : 0;
 }
