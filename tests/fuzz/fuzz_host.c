@@ -13,14 +13,25 @@
  * (fuzz_common.h): length <= 65531, IP length field = buffer length, valid
  * checksums, headers otherwise unchanged.  Any difference aborts.
  *
+ * Kept bytes (cth_keep, server/keep.c): with flags bit 64 an earlier
+ * segment of the connection keeps bytes from the input first (up to a
+ * little more than the bound), ending right before this packet's sequence
+ * number, or one byte short of it with bit 128 (a gap: nothing is joined).
+ * The packet is then shown through keep_join() as the worker does; the
+ * view, the edits (refused inside kept bytes, translated after them), the
+ * script's own cth_keep() answers and what keep_done() leaves in the table
+ * are all compared with the model.
+ *
  * Input: flags, flags2, packet length (16 bits), the packet, private
- * state length and bytes, then the plugin's script (see fz_plugin()).
+ * state length and bytes, with flags bit 64 the kept bytes' length (16
+ * bits) and the bytes, then the plugin's script (see fz_plugin()).
  */
 #include <errno.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "fuzz_common.h"
+#include "keep.h"
 #include "log.h"
 #include "mangle.h"
 
@@ -34,6 +45,10 @@ struct model_edit {
 
 static struct model {
 	int layout;                    /* 0 or the errno every edit gets */
+	int keep_whole;                /* 0 or the errno every cth_keep() gets */
+	size_t kept;                   /* bytes joined in front of the payload */
+	bool keep;                     /* a cth_keep() stands: keep_off.. */
+	size_t keep_off;
 	unsigned int n;
 	size_t out_len;
 	struct model_edit e[PKT_EDIT_MAX];
@@ -58,6 +73,47 @@ static int model_layout(const struct cth_packet *p)
 	return 0;
 }
 
+/* cth_keep() refuses a packet we hold only part of: the IP length field
+ * says more than we have (or a jumbogram's 0). */
+static int model_keep_whole(const struct pkt_call *c)
+{
+	const struct cth_packet *p = &c->pkt;
+	const uint8_t *d = p->data;
+
+	if (fz_view_proto(p) != 6)
+		return -EOPNOTSUPP;
+	if (c->truncated)
+		return -EMSGSIZE;
+	if ((d[0] >> 4) == 4)
+		return (size_t)(d[2] << 8 | d[3]) > p->len ? -EMSGSIZE : 0;
+	return (d[4] << 8 | d[5]) == 0 || 40u + (size_t)(d[4] << 8 | d[5]) > p->len ?
+	       -EMSGSIZE : 0;
+}
+
+static int model_keep(const struct cth_packet *p, size_t off)
+{
+	if (model.keep_whole)
+		return model.keep_whole;
+	if (off > p->payload_len)
+		return -EINVAL;
+	if (p->payload_len - off > KEEP_BYTES_MAX)
+		return -ENOSPC;
+	model.keep = off < p->payload_len;
+	model.keep_off = off;
+	return 0;
+}
+
+/* A SYN's data starts one after its sequence number (RFC 9293, 3.4). */
+static uint32_t model_syn(const struct cth_packet *p)
+{
+	return fz_view_proto(p) == 6 && (p->data[p->l4_offset + 13] & 0x02);
+}
+
+static uint32_t model_seq_next(const struct cth_packet *p)
+{
+	return p->seq + (uint32_t)(p->len - p->payload_offset) + model_syn(p);
+}
+
 static int model_add(const struct pkt_call *c, size_t off, size_t len,
 		     const void *repl, size_t rlen)
 {
@@ -73,6 +129,9 @@ static int model_add(const struct pkt_call *c, size_t off, size_t len,
 		return -EMSGSIZE;
 	if (off > plen || len > plen - off || (!repl && rlen))
 		return -EINVAL;
+	if (off < model.kept)
+		return -EPERM;
+	off -= model.kept;
 	if (fz_view_proto(p) == 6 && rlen != len && !p->nat)
 		return -EPERM;
 	if (!len && !rlen)
@@ -102,6 +161,9 @@ static int model_add(const struct pkt_call *c, size_t off, size_t len,
  * ordered by offset first (insertion sort on a copy). */
 static size_t model_payload(const struct cth_packet *p, uint8_t *out)
 {
+	/* the packet's own payload: kept bytes were forwarded before */
+	const uint8_t *own = p->data + p->payload_offset;
+	size_t own_len = p->len - p->payload_offset;
 	struct model_edit e[PKT_EDIT_MAX];
 	size_t pos = 0, o = 0;
 	unsigned int i, j, k = 0;
@@ -128,9 +190,9 @@ static size_t model_payload(const struct cth_packet *p, uint8_t *out)
 			pos += range->len;
 			continue;
 		}
-		if (pos >= p->payload_len)
+		if (pos >= own_len)
 			break;
-		out[o++] = p->payload[pos++];
+		out[o++] = own[pos++];
 	}
 	FZ_ASSERT(k == model.n, "model edits left unapplied");
 	return o;
@@ -142,6 +204,9 @@ static struct fz script;
 static uint8_t rbuf[65536], pattern[65536];
 static int expect_answer;
 static struct pkt_call call;
+static struct keep table;
+static bool fz_prefix;          /* the earlier segment: keep all of it */
+static int prefix_rc;
 
 static void fz_mangle(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		      uint8_t op)
@@ -213,22 +278,59 @@ static void fz_expect(struct cth_ctx *ctx)
 	(void)cth_expect(ctx, &e, how);
 }
 
+/* cth_keep() at an offset from the script: anywhere in or just past the
+ * payload (op bit 16), or any 16-bit value. */
+static void fz_keep(struct cth_ctx *ctx, const struct cth_packet *pkt,
+		    uint8_t op)
+{
+	size_t off = fz_u16(&script);
+	int rc, want;
+
+	if (op & 0x10)
+		off %= pkt->payload_len + 2;
+	want = model_keep(pkt, off);
+	rc = cth_keep(ctx, off);
+	FZ_ASSERT(rc == want, "cth_keep(%zu) of %zu bytes = %d, model %d", off,
+		  pkt->payload_len, rc, want);
+}
+
+/* The view: the kept bytes the model expects, then the packet's own
+ * payload, all of it readable. */
+static uint32_t fz_view_check(const struct cth_packet *pkt)
+{
+	size_t own = pkt->len - pkt->payload_offset, i;
+	uint32_t sum = 0;
+
+	for (i = 0; i < pkt->len; i++)
+		sum += pkt->data[i];
+	for (i = 0; i < pkt->payload_len; i++)
+		sum += pkt->payload[i];
+	FZ_ASSERT(pkt->kept == model.kept && pkt->payload_len == pkt->kept + own &&
+		  pkt->payload_offset <= pkt->len, "view offsets: kept %zu (model "
+		  "%zu), payload %zu, own %zu", pkt->kept, model.kept,
+		  pkt->payload_len, own);
+	FZ_ASSERT(pkt->kept ? pkt->payload != pkt->data + pkt->payload_offset
+			    : pkt->payload == pkt->data + pkt->payload_offset,
+		  "payload pointer");
+	FZ_ASSERT(memcmp(pkt->payload + pkt->kept, pkt->data + pkt->payload_offset,
+			 own) == 0, "own payload after the kept bytes differs");
+	return sum;
+}
+
 /* The script: up to FZ_MAX_OPS operations, each an opcode byte (low 3
  * bits: what) and its arguments. */
 static int fz_plugin(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		     void *priv, const void *config)
 {
 	unsigned int ops;
-	uint32_t sum = 0;
-	size_t i;
+	uint32_t sum;
 
 	(void)config;
-	/* the view must be readable end to end */
-	for (i = 0; i < pkt->len; i++)
-		sum += pkt->data[i];
-	FZ_ASSERT(pkt->payload == pkt->data + pkt->payload_offset &&
-		  pkt->payload_offset + pkt->payload_len == pkt->len,
-		  "view offsets");
+	if (fz_prefix) {
+		prefix_rc = cth_keep(ctx, 0);
+		return CTH_VERDICT_ACCEPT;
+	}
+	sum = fz_view_check(pkt);
 	for (ops = 0; ops < FZ_MAX_OPS && script.n; ops++) {
 		uint8_t op = fz_u8(&script);
 
@@ -256,6 +358,10 @@ static int fz_plugin(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			break;
 		}
 		default:
+			if ((op & 0x48) == 0x48) {
+				fz_keep(ctx, pkt, op);
+				break;
+			}
 			if (op & 8) {
 				cth_log(ctx, CTH_LOG_INFO, "fuzz %u", (unsigned int)sum);
 				break;
@@ -311,15 +417,81 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/*
+ * The earlier segment (flags bit 64): the packet's own view with n input
+ * bytes as its payload, ending right before the packet (bit 128: one
+ * byte short), run through the worker's steps by a plugin that keeps all
+ * of it.  Returns the kept bytes (a heap block of exactly n), *n set.
+ */
+static uint8_t *fz_prefix_run(struct fz *in, uint8_t flags, size_t *np)
+{
+	struct pkt_call pre = call;
+	size_t n = fz_u16(in) % (KEEP_BYTES_MAX + 64);
+	uint8_t *bytes = malloc(n ? n : 1);
+	int want;
+
+	if (!bytes)
+		abort();
+	fz_bytes(in, bytes, n);
+	pre.pkt.payload = bytes;
+	pre.pkt.payload_len = n;
+	pre.pkt.seq = call.pkt.seq - (uint32_t)n - model_syn(&call.pkt) -
+		      (flags & 128 ? 1u : 0u);
+	fz_prefix = true;
+	keep_join(&table, &pre, 1000);
+	keep_done(&table, &pre, pkt_call_run(&pre, NULL, 0), 1000);
+	fz_prefix = false;
+	pkt_call_release(&pre);
+	want = model.keep_whole ? model.keep_whole : n > KEEP_BYTES_MAX ? -ENOSPC : 0;
+	FZ_ASSERT(prefix_rc == want, "earlier segment: cth_keep(0) of %zu bytes = "
+		  "%d, model %d", n, prefix_rc, want);
+	FZ_ASSERT(table.used == (want == 0 && n > 0), "earlier segment: %u entries",
+		  table.used);
+	*np = n;
+	return bytes;
+}
+
+/* What keep_done() left: nothing after a detach; after a drop only the
+ * entry this packet used (for its retransmission); else what the last
+ * cth_keep() asked, as the plugin was shown it. */
+static void fz_table_check(int verdict, const uint8_t *prefix, size_t n)
+{
+	const struct keep_entry *e = NULL;
+	size_t want_len;
+
+	for (unsigned int i = 0; i < KEEP_ENTRIES; i++)
+		if (table.e[i].used)
+			e = &table.e[i];
+	if (call.detach || (verdict == CTH_VERDICT_DROP && !model.kept) ||
+	    (verdict != CTH_VERDICT_DROP && !model.keep)) {
+		FZ_ASSERT(table.used == 0 && !e, "%u entries left", table.used);
+		return;
+	}
+	FZ_ASSERT(table.used == 1 && e, "%u entries, want 1", table.used);
+	if (verdict == CTH_VERDICT_DROP) {
+		FZ_ASSERT(e->len == n && memcmp(e->bytes, prefix, n) == 0 &&
+			  e->next_seq == call.pkt.seq,
+			  "the dropped packet's kept bytes changed");
+		return;
+	}
+	want_len = call.pkt.payload_len - model.keep_off;
+	FZ_ASSERT(e->len == want_len &&
+		  memcmp(e->bytes, call.pkt.payload + model.keep_off, want_len) == 0,
+		  "kept %zu bytes, want %zu from offset %zu", e->len, want_len,
+		  model.keep_off);
+	FZ_ASSERT(e->next_seq == model_seq_next(&call.pkt) && e->dir == call.pkt.dir,
+		  "kept for seq %u, want %u", e->next_seq, model_seq_next(&call.pkt));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz in = { data, size };
 	uint8_t flags = fz_u8(&in), flags2 = fz_u8(&in), priv[CTH_PRIV_MAX];
-	size_t len = fz_u16(&in), priv_len, rlen = 0, mlen;
+	size_t len = fz_u16(&in), priv_len, rlen = 0, mlen, n_prefix = 0;
 	const uint8_t *r, *r2;
 	static uint8_t want[PC_OUT_MAX];
-	uint8_t *pkt;
-	int family = flags & 1 ? AF_INET6 : AF_INET;
+	uint8_t *pkt, *prefix = NULL;
+	int family = flags & 1 ? AF_INET6 : AF_INET, verdict;
 
 	if (len > in.n)
 		len = in.n;
@@ -338,10 +510,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		  "view outside the packet");
 	priv_len = fz_u8(&in) % (CTH_PRIV_MAX + 2);
 	fz_bytes(&in, priv, sizeof(priv));
-	script = in;
 
 	call.inst = &fz_inst;
 	call.expect_fn = fz_expect_fn;
+	call.keep = &table;
 	call.truncated = flags & 8;
 	call.gso = flags & 16;
 	call.pkt.nat = (flags >> 1) & 3;
@@ -357,16 +529,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	model.arena_len = 0;
 	model.layout = model_layout(&call.pkt);
 	model.out_len = call.pkt.len;
+	model.keep_whole = model_keep_whole(&call);
+	model.keep = false;
+	model.kept = 0;
+	if (flags & 64) {
+		prefix = fz_prefix_run(&in, flags, &n_prefix);
+		if (table.used && !(flags & 128))
+			model.kept = n_prefix;
+	}
+	script = in;
 
-	(void)pkt_call_run(&call, priv_len > CTH_PRIV_MAX ? NULL : priv,
-			   priv_len > CTH_PRIV_MAX ? 0 : priv_len);
+	keep_join(&table, &call, 1000);
+	FZ_ASSERT(call.pkt.kept == model.kept &&
+		  (!model.kept || memcmp(call.pkt.payload, prefix, n_prefix) == 0),
+		  "joined %zu bytes, model %zu", call.pkt.kept, model.kept);
+	verdict = pkt_call_run(&call, priv_len > CTH_PRIV_MAX ? NULL : priv,
+			       priv_len > CTH_PRIV_MAX ? 0 : priv_len);
+	keep_done(&table, &call, verdict, 1000);
+	fz_table_check(verdict, prefix, n_prefix);
 
 	r = pkt_call_mangled(&call, &rlen);
 	if (fz_verbose)
-		fprintf(stderr, "fuzz_host: %zu-byte IPv%d packet, %u edits, "
-			"result %zu bytes, %u expectations\n", call.pkt.len,
-			family == AF_INET6 ? 6 : 4, model.n, r ? rlen : 0,
-			call.n_expect);
+		fprintf(stderr, "fuzz_host: %zu-byte IPv%d packet, %zu kept bytes "
+			"shown, %u edits, result %zu bytes, %u expectations, "
+			"%u kept\n", call.pkt.len, family == AF_INET6 ? 6 : 4,
+			model.kept, model.n, r ? rlen : 0, call.n_expect, table.used);
 	if (model.n == 0) {
 		FZ_ASSERT(!r, "a result without an accepted edit");
 	} else {
@@ -379,6 +566,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_ASSERT(r2 == r && mlen == rlen, "second result differs");
 	}
 	pkt_call_release(&call);
+	keep_free(&table);
+	free(prefix);
 	free(pkt);
 	return 0;
 }

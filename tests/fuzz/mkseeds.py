@@ -70,10 +70,20 @@ def mangle_big(off, ln, rlen):
     return bytes([0x60]) + struct.pack("!HHH", off, ln, rlen)
 
 
-def host(flags, pkt, script, flags2=0, priv=b""):
+def host(flags, pkt, script, flags2=0, priv=b"", kept=None):
+    """kept: bytes an earlier segment keeps (sets flags bit 64)."""
     priv = priv.ljust(32, b"\0")
+    if kept is not None:
+        flags |= 64
+        priv += struct.pack("!H", len(kept)) + kept
     return (bytes([flags, flags2]) + struct.pack("!H", len(pkt)) + pkt +
-            bytes([len(priv)]) + priv + script)
+            bytes([len(priv) - (0 if kept is None else 2 + len(kept))]) +
+            priv + script)
+
+
+def keep(off, op=0x5F):
+    """cth_keep(off); op bit 16 takes off modulo payload_len + 2."""
+    return bytes([op]) + struct.pack("!H", off)
 
 
 ACCEPT = bytes([7, 1])
@@ -138,6 +148,32 @@ HOST_SEEDS = {
         packet(False, 17, bytes(range(64))),
         mangle_big(10, 0, 65531 - 20 - 8 - 64) +
         mangle_big(20, 0, 1) + ACCEPT),
+    # kept bytes joined: an edit inside them refused, one after them
+    # translated, then the end kept again
+    "seed-v4-keep-join": host(
+        4,
+        packet(False, 6, b"sip:b@10.0.0.2 SIP/2.0\r\nVia: x\r\n"),
+        mangle(3, 4, b"XXXX") + mangle(13, 3, b"SIP") + keep(22, 0x4F) +
+        ACCEPT,
+        kept=b"INVITE "),
+    # IPv6 with a gap before the packet: nothing joined, the whole kept
+    "seed-v6-keep-gap": host(
+        1 | 128,
+        packet(True, 6, b"REGISTER sip:x SIP/2.0\r\n", DSTOPTS_TCP, 60),
+        keep(0, 0x4F) + ACCEPT,
+        kept=b"OPTIONS sip:y "),
+    # joined, kept again, then dropped: the joined bytes stay
+    "seed-v4-keep-drop": host(
+        0,
+        packet(False, 6, b"Content-Length: 0\r\n\r\n"),
+        keep(5, 0x4F) + bytes([0x17]),
+        kept=b"BYE sip:z SIP/2.0\r\n"),
+    # one byte more than the 16384 an earlier segment may keep: refused
+    "seed-v4-keep-bound": host(
+        0,
+        packet(False, 6, b"x"),
+        keep(0, 0x4F) + ACCEPT,
+        kept=bytes(i % 251 for i in range(16385))),
 }
 
 
