@@ -47,7 +47,7 @@ for t in "$IPT" "$IP6T"; do
 	"$t" -I FORWARD -p tcp --dport 7000 -m conntrack --ctstate NEW -j ACCEPT
 	"$t" -I FORWARD -p udp --dport 7000 -m conntrack --ctstate NEW -j ACCEPT
 done
-in_server python3 "$PEER" serve 7000 $(seq 7101 7130) 7221 >"$LOGS/peer.log" 2>&1 &
+in_server python3 "$PEER" serve 7000 $(seq 7101 7130) 7221 7231 7232 7233 >"$LOGS/peer.log" 2>&1 &
 PEER_PID=$!
 
 cat >"$W/probe.conf" <<EOC
@@ -220,6 +220,45 @@ why=
 [ -z "$(exp_line 7217)" ] || why="7217, asked before FLUSH in the same packet, survived"
 [ -n "$(exp_line 7218)" ] || why="${why:+$why; }7218, asked after FLUSH, missing"
 check expect-flush-same-packet "$why"
+
+# --- a command split across TCP segments (cth_keep): the first segment
+# keeps its incomplete message, the next in-order one shows it again
+# completed, and the expectation it asks for lets a connection through
+# the firewall.  The packets themselves go on at once, unchanged: the
+# server gets every byte once.
+progress keep
+ans=$(in_client timeout 20 python3 "$PEER" send "$SV4" 7000 "KEEP\nEXP 72||31 0\n" 0.3 2>>"$LOGS/control.log")
+why=
+[ "$ans" = "GOT 16" ] || why="server answered '$ans', want 'GOT 16' (bytes lost or doubled)"
+grep -q "KEEP 0 of 11 (kept 0): 0" "$LOGS/cthelperd.log" ||
+	why="${why:+$why; }cth_keep of the incomplete first segment did not return 0"
+grep -q "EXP 7231 class 0 : 0" "$LOGS/cthelperd.log" ||
+	why="${why:+$why; }the plugin did not see the joined command EXP 7231"
+[ -n "$(exp_line 7231)" ] || why="${why:+$why; }no expectation to 7231"
+in_client timeout 20 python3 "$PEER" bulk "$SV4" 7231 200000 >>"$LOGS/bulk.log" 2>&1 ||
+	why="${why:+$why; }no connection to 7231 through the firewall"
+check keep-split-command "$why"
+# three segments: the second is still incomplete and keeps again,
+# its kept bytes included
+ans=$(in_client timeout 20 python3 "$PEER" send "$SV4" 7000 "KEEP\nEXP 72||33|| 0\n" 0.3 2>>"$LOGS/control.log")
+why=
+[ "$ans" = "GOT 16" ] || why="server answered '$ans', want 'GOT 16'"
+grep -q "KEEP 0 of 13 (kept 11): 0" "$LOGS/cthelperd.log" ||
+	why="${why:+$why; }the second segment did not keep again with the first one's bytes"
+[ -n "$(exp_line 7233)" ] || why="${why:+$why; }no expectation to 7233"
+in_client timeout 20 python3 "$PEER" bulk "$SV4" 7233 200000 >>"$LOGS/bulk.log" 2>&1 ||
+	why="${why:+$why; }no connection to 7233 through the firewall"
+check keep-split-three-segments "$why"
+# the converse: without KEEP each segment is seen alone and the split
+# command does nothing (what the kernel's own helpers do)
+control "EXP 72||32 0\n"
+why=
+grep -q "EXP 7232" "$LOGS/cthelperd.log" && why="the plugin saw EXP 7232 without KEEP"
+[ -z "$(exp_line 7232)" ] || why="${why:+$why; }an expectation to 7232 without KEEP"
+if in_client timeout 5 python3 "$PEER" bulk "$SV4" 7232 1000 >>"$LOGS/bulk.log" 2>&1; then
+	why="${why:+$why; }a connection to 7232 passed the firewall"
+fi
+check keep-split-command-needs-keep "$why"
 
 # --- refresh: an inactive expectation lets nothing through until it is
 # refreshed (sent again with the verdict, active), with its new timeout

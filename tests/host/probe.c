@@ -11,6 +11,12 @@
  *   REMOVE <port>                cth_expect_ctl(REMOVE) of EXP <port>
  *   REFRESH <port> <class> <s>   cth_expect_ctl(REFRESH): activate EXP <port>,
  *                                timeout <s> seconds
+ *   KEEP                         a message starts here and runs to the end
+ *                                of the payload: when the payload does not
+ *                                end with a newline the message is not
+ *                                complete, so cth_keep() from this line on
+ *                                and its lines wait (the next in-order
+ *                                segment shows them again, completed)
  *
  * One command per line, in packets of the original direction (TCP or
  * UDP; expectations use the master's protocol).  Every
@@ -115,11 +121,37 @@ static void probe_refresh(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		cth_expect_ctl(ctx, CTH_EXPECT_OP_REFRESH, &e));
 }
 
+/*
+ * How much of the payload to run now: all of it, or, when the last KEEP
+ * line starts a message the payload does not complete (no newline at
+ * its end), the text before it, after keeping the rest.  The payload is
+ * what the plugin sees, bytes kept from earlier segments included.
+ */
+static size_t probe_keep(struct cth_ctx *ctx, const struct cth_packet *pkt)
+{
+	const uint8_t *p = pkt->payload;
+	size_t n = pkt->payload_len, at = n;
+	int rc;
+
+	if (n == 0 || p[n - 1] == '\n')
+		return n;
+	for (size_t i = 0; i + 4 <= n; i++)
+		if ((i == 0 || p[i - 1] == '\n') && memcmp(p + i, "KEEP", 4) == 0 &&
+		    (i + 4 == n || p[i + 4] == '\n' || p[i + 4] == '\r'))
+			at = i;
+	if (at == n)
+		return n;
+	rc = cth_keep(ctx, at);
+	cth_log(ctx, CTH_LOG_NOTICE, "KEEP %zu of %zu (kept %zu): %d", at, n,
+		cth_kept(ctx, pkt), rc);
+	return rc == 0 ? at : n;
+}
+
 static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			void *priv, const void *config)
 {
 	char text[512];
-	size_t n = pkt->payload_len < sizeof(text) - 1 ? pkt->payload_len : sizeof(text) - 1;
+	size_t n;
 
 	(void)config;
 	/* On a helped expected connection: change the state, set a mark and
@@ -135,6 +167,9 @@ static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	}
 	if (pkt->dir != CTH_DIR_ORIGINAL)
 		return CTH_VERDICT_ACCEPT;
+	n = probe_keep(ctx, pkt);
+	if (n > sizeof(text) - 1)
+		n = sizeof(text) - 1;
 	memcpy(text, pkt->payload, n);
 	text[n] = '\0';
 	for (char *line = strtok(text, "\r\n"); line; line = strtok(NULL, "\r\n")) {
