@@ -26,10 +26,10 @@
  * The packet callback must therefore not write shared data without its own
  * locking; the configuration block is read-only once the daemon runs.
  * The host functions (cth_expect(), cth_mangle(), cth_set_timeout(),
- * cth_set_mark(), cth_detach(), cth_keep(), cth_log()) are safe to call from the packet
- * callback with the ::cth_ctx it was given, and only then: a context is
- * valid for the duration of that one call.  configure() runs once per key
- * at start-up or reload, in one thread, before packets flow.
+ * cth_set_mark(), cth_detach(), cth_keep(), cth_log()) are safe to call
+ * from the packet callback with the ::cth_ctx it was given, and only then:
+ * a context is valid for the duration of that one call.  configure() runs
+ * once per key at start-up or reload, in one thread, before packets flow.
  */
 #ifndef CTHELPERD_PLUGIN_H
 #define CTHELPERD_PLUGIN_H
@@ -469,8 +469,9 @@ static inline int cth_mangle(struct cth_ctx *ctx, size_t offset, size_t len,
  * forwarded as usual (the host holds no verdict back, nothing waits); the
  * host keeps a copy of those bytes, and when the next segment of this
  * connection and direction arrives in order (its cth_packet::seq is this
- * segment's seq plus its own payload length), the plugin sees the kept
- * bytes at the start of that segment's payload (cth_packet::kept).
+ * segment's seq plus its own payload length, plus one if this one is a
+ * SYN), the plugin sees the kept bytes at the start of that segment's
+ * payload (cth_packet::kept).
  *
  * @p offset counts in cth_packet::payload as the plugin sees it, kept bytes
  * included: keeping from 0 carries earlier kept bytes further (a message
