@@ -451,6 +451,11 @@ static size_t sip_scheme_end(const uint8_t *buf, size_t off, size_t end)
 	bool quoted = false;
 
 	for (size_t i = off; i < end; i++) {
+		/* a quoted-pair (\") does not end the display name */
+		if (quoted && buf[i] == '\\') {
+			i++;
+			continue;
+		}
 		if (buf[i] == '"')
 			quoted = !quoted;
 		if (quoted)
