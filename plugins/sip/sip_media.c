@@ -159,7 +159,10 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 			  const struct sip_sdp_media *md)
 {
 	const struct sip_hostport *hp = md->has_addr ? &md->addr : &sdp->addr;
-	uint16_t port = (uint16_t)md->port, announced = port;
+	/* RFC 3550 11: RTP takes the even port of the pair an odd number
+	 * names (the kernel's base_port); the SDP keeps what it said unless
+	 * NAT moves the pair */
+	uint16_t port = (uint16_t)(md->port & ~1u), announced = port;
 	int ret;
 
 	if (!md->has_addr && !sdp->has_addr) {
@@ -167,7 +170,7 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 			(unsigned int)md->port);
 		return CTH_VERDICT_ACCEPT;
 	}
-	if (md->port < SIP_MEDIA_PORT_MIN || md->port >= 65535u) {
+	if (md->port < SIP_MEDIA_PORT_MIN || md->port > 65535u) {
 		cth_log(s->ctx, CTH_LOG_INFO, "media port %u out of range: nothing expected",
 			(unsigned int)md->port);
 		return CTH_VERDICT_ACCEPT;
