@@ -302,6 +302,10 @@ static int sip_request(struct sip_ctx *s)
 	uint32_t cseq;
 	int verdict;
 
+	/* like the kernel, only the methods handled need a CSeq: another
+	 * request without one is the peer's problem, not a firewall's */
+	if (s->m->method == SIP_M_OTHER || s->m->method == SIP_M_CANCEL)
+		return CTH_VERDICT_ACCEPT;
 	if (sip_cseq_parse(s->m, &cseq, &cm) < 0) {
 		cth_log(s->ctx, CTH_LOG_INFO, "%s without a valid CSeq, dropped",
 			sip_method_name(s->m->method));
