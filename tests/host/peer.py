@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""TCP peers for the host-feature tests (tests/host/inside.sh).
+"""TCP and UDP peers for the host-feature tests (tests/host/inside.sh) and
+the SIP media probes (tests/sip/inside.sh).
 
   peer.py serve PORT...              accept on every port (0.0.0.0 and ::),
                                      read each connection to EOF, answer
@@ -9,9 +10,19 @@
                                      waits S seconds), keep the
                                      connection HOLD seconds, print the answer
   peer.py udp HOST PORT TEXT         one datagram (\\n escapes)
+  peer.py udp-agent PORT...          receive on every port (0.0.0.0 and
+                                     ::) and send: print "ready", then
+                                     "got PORT SRC-ADDR SRC-PORT TEXT" per
+                                     datagram received; each stdin line
+                                     "HOST PORT TEXT" is sent as one
+                                     datagram from a fresh socket (a new
+                                     source port: a new flow), then
+                                     "sent HOST PORT TEXT" or
+                                     "error HOST PORT TEXT: why" is printed
   peer.py bulk HOST PORT BYTES       send BYTES, print the answer; exit 0
                                      only if the server got them all
 """
+import os
 import selectors
 import socket
 import sys
@@ -49,6 +60,52 @@ def serve(ports):
         for key, _ in sel.select():
             conn, _ = key.fileobj.accept()
             threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+
+def udp_agent(ports):
+    # One long-lived process per network namespace: a probe costs no
+    # interpreter start (seconds under TCG).
+    sel = selectors.DefaultSelector()
+    for p in ports:
+        for fam, addr in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
+            s = socket.socket(fam, socket.SOCK_DGRAM)
+            if fam == socket.AF_INET6:
+                s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            s.bind((addr, int(p)))
+            sel.register(s, selectors.EVENT_READ, int(p))
+    sel.register(sys.stdin.fileno(), selectors.EVENT_READ, None)
+    print("ready", flush=True)
+    pending = b""
+    while True:
+        for key, _ in sel.select():
+            if key.data is not None:
+                data, src = key.fileobj.recvfrom(65536)
+                text = data.decode(errors="replace").replace("\n", "\\n")
+                print("got %d %s %d %s" % (key.data, src[0], src[1], text), flush=True)
+                continue
+            chunk = os.read(key.fileobj, 4096)
+            if not chunk:
+                return
+            pending += chunk
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                udp_send(line.decode())
+
+
+def udp_send(line):
+    try:
+        host, port, text = line.split(" ", 2)
+    except ValueError:
+        print("error %s: not HOST PORT TEXT" % line, flush=True)
+        return
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(fam, socket.SOCK_DGRAM) as s:
+        try:
+            s.sendto(text.encode(), (host, int(port)))
+        except (OSError, OverflowError, ValueError) as e:
+            print("error %s: %s" % (line, e), flush=True)
+            return
+    print("sent %s" % line, flush=True)
 
 
 def connect(host, port):
@@ -89,6 +146,8 @@ def main():
         fam = socket.AF_INET6 if ":" in sys.argv[2] else socket.AF_INET
         s = socket.socket(fam, socket.SOCK_DGRAM)
         s.sendto(sys.argv[4].replace("\\n", "\n").encode(), (sys.argv[2], int(sys.argv[3])))
+    elif cmd == "udp-agent":
+        udp_agent(sys.argv[2:])
     elif cmd == "bulk":
         n = int(sys.argv[4])
         try:

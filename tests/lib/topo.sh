@@ -7,18 +7,24 @@
 #   fd00:1::2/64             fd00:1::1 | fd00:2::1             fd00:2::2/64
 #
 # The router forwards (v4 and v6) with FORWARD policy DROP, except
-# ESTABLISHED,RELATED and NEW to tcp/21: a data connection passes only if a
-# helper created an expectation for it.
+# ESTABLISHED,RELATED and NEW to the protocol's control port(s) (see
+# topo_firewall; FTP's tcp/21 by default): a data connection passes only if
+# a helper created an expectation for it.
 #
-#   topo_setup                  modules, namespaces, addresses, firewall
+#   topo_setup                  modules, namespaces, addresses, firewall (ftp)
+#   topo_firewall ftp|sip       which NEW connections FORWARD admits and
+#                               which ports topo_ct_add hands to the helper
 #   topo_mode plain|masq|dnat|masq6   routing/NAT variant (see topo_mode)
-#   topo_ct_add NAME [ZONE]     raw PREROUTING "CT --helper NAME" for tcp/21;
+#   topo_ct_add NAME [ZONE]     raw PREROUTING "CT --helper NAME" for the
+#                               control port(s) (tcp/21 for ftp);
 #                               with ZONE every connection of the topology
 #                               (both interfaces, v4 and v6) lives in that
 #                               conntrack zone
 #   topo_ct_del                 remove those rules (before deleting a helper!)
 #   topo_flush_conntrack        forget connections and expectations
-#   topo_assert_no_kernel_ftp   fail loudly if nf_conntrack_ftp is loaded
+#   topo_assert_no_kernel_helper NAME   fail loudly if nf_conntrack_NAME
+#                               (or nf_nat_NAME) is loaded
+#   topo_assert_no_kernel_ftp   the same for ftp
 #   in_client CMD... / in_server CMD...
 #   topo_teardown
 #
@@ -58,12 +64,16 @@ topo_modules() {
 	modprobe -a $TOPO_MODULES || topo_err "modprobe -a $TOPO_MODULES failed"
 }
 
-topo_assert_no_kernel_ftp() {
-	if grep -qE '^nf_(conntrack|nat)_ftp ' /proc/modules; then
-		topo_err "nf_conntrack_ftp is loaded: a user-space ftp helper cannot be tested ($(grep -E '^nf_(conntrack|nat)_ftp ' /proc/modules | tr '\n' ' '))"
+# While the kernel's own helper is loaded, registering a user-space helper
+# of the same name fails with EBUSY.
+topo_assert_no_kernel_helper() {
+	local name=$1
+	if grep -qE "^nf_(conntrack|nat)_$name " /proc/modules; then
+		topo_err "nf_conntrack_$name is loaded: a user-space $name helper cannot be tested ($(grep -E "^nf_(conntrack|nat)_$name " /proc/modules | tr '\n' ' '))"
 		return 1
 	fi
 }
+topo_assert_no_kernel_ftp() { topo_assert_no_kernel_helper ftp; }
 
 topo_setup() {
 	topo_modules || return 1
@@ -98,16 +108,41 @@ topo_setup() {
 
 	local t
 	for t in "$IPT" "$IP6T"; do
-		"$t" -F FORWARD && "$t" -P FORWARD DROP &&
-		"$t" -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT &&
-		"$t" -A FORWARD -p tcp --dport 21 -m conntrack --ctstate NEW -j ACCEPT ||
-			topo_err "$t FORWARD rules failed" || return 1
 		"$t" -t raw -F PREROUTING
 		"$t" -t nat -F PREROUTING
 		"$t" -t nat -F POSTROUTING
 	done
+	topo_firewall ftp || return 1
 	topo_mode plain || return 1
 	topo_wait_links
+}
+
+# The control ports of the current profile, "PROTO:PORT ...": what FORWARD
+# admits NEW (topo_firewall) and what topo_ct_add hands to the helper.
+TOPO_CTL_PORTS=
+# topo_firewall ftp|sip: FORWARD policy DROP; ESTABLISHED,RELATED pass; NEW
+# passes only to the control port(s):
+#   ftp  tcp/21, from either side
+#   sip  udp/5060 and tcp/5060, from the client side only (-i r-cl): a call
+#        to the client (an INVITE to a registered phone) passes only as
+#        RELATED, i.e. if the helper expected it
+topo_firewall() {
+	local profile=$1 side=() t p
+	case $profile in
+	ftp) TOPO_CTL_PORTS="tcp:21" ;;
+	sip) TOPO_CTL_PORTS="udp:5060 tcp:5060"; side=(-i r-cl) ;;
+	*) topo_err "unknown firewall profile $profile"; return 1 ;;
+	esac
+	for t in "$IPT" "$IP6T"; do
+		"$t" -F FORWARD && "$t" -P FORWARD DROP &&
+		"$t" -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT ||
+			topo_err "$t FORWARD rules failed" || return 1
+		for p in $TOPO_CTL_PORTS; do
+			"$t" -A FORWARD "${side[@]}" -p "${p%%:*}" --dport "${p#*:}" \
+				-m conntrack --ctstate NEW -j ACCEPT ||
+				topo_err "$t FORWARD rule for $p failed" || return 1
+		done
+	done
 }
 
 # veth and IPv6 need a moment after "up"; ping both families both ways.
@@ -176,7 +211,7 @@ topo_mode() {
 }
 
 # The helper must already be registered (user space) when this runs, or the
-# kernel autoloads its own nf_conntrack_ftp for the name.
+# kernel autoloads its own helper module for the name (nf_conntrack_ftp).
 #
 # With ZONE: the CT target does nothing to a packet that already carries a
 # conntrack or template (the first CT rule that matches wins), so the helper
@@ -184,11 +219,14 @@ topo_mode() {
 # give every other packet entering the router (replies, data connections,
 # pings) the same zone, so both directions of every connection meet.
 topo_ct_add() {
-	local name=$1 zone=${2:-} t z=()
+	local name=$1 zone=${2:-} t p z=()
 	[ -z "$zone" ] || z=(--zone "$zone")
 	for t in "$IPT" "$IP6T"; do
-		"$t" -t raw -A PREROUTING -p tcp --dport 21 -j CT --helper "$name" "${z[@]}" ||
-			topo_err "$t: CT --helper $name ${z[*]} rule failed" || return 1
+		for p in $TOPO_CTL_PORTS; do
+			"$t" -t raw -A PREROUTING -p "${p%%:*}" --dport "${p#*:}" \
+				-j CT --helper "$name" "${z[@]}" ||
+				topo_err "$t: CT --helper $name ${z[*]} rule for $p failed" || return 1
+		done
 		[ -n "$zone" ] || continue
 		"$t" -t raw -A PREROUTING -i r-cl -j CT --zone "$zone" &&
 		"$t" -t raw -A PREROUTING -i r-sv -j CT --zone "$zone" ||

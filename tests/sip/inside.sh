@@ -1,0 +1,738 @@
+#!/bin/bash
+# SIP end-to-end scenarios, run inside the test VM by tests/sip/run.sh (one
+# boot for everything).  Each scenario runs against each helper
+# implementation:
+#
+#   none        no helper, no CT rule: media and the call to a registered
+#               phone must be blocked (the firewall works);
+#               counted: e2e-sip/none/<case>
+#   cthelperd   $CTH_BUILD/cthelperd with the sip plugin;
+#               counted: e2e-sip/cthelperd/<case>
+#   kernel      nf_conntrack_sip + nf_nat_sip: the reference; failures are
+#               "NOTE kernel/<case>: ..." lines, not counted
+#
+# The user agents are sipp (scenario files next to this script); media is
+# probed with tests/host/peer.py's udp-agent.  tests/sip/README.md
+# has the table of what each case checks.
+#
+# Usage: inside.sh [IMPL...]   (default: none cthelperd kernel)
+# Environment: CTH_BUILD = the daemon's build dir (default build; relative
+# to the repo); SIP_ONLY = an extended regex: only the cases whose name
+# matches run (the others show "-").
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+# shellcheck source=tests/lib/topo.sh
+. tests/lib/topo.sh
+# shellcheck source=tests/lib/vmsuite.sh
+. tests/lib/vmsuite.sh
+
+PY=/usr/bin/python3
+PEER=$REPO/tests/host/peer.py
+SCEN=$REPO/tests/sip
+W=/tmp/sip
+LOGS=${VM_RESULTS:-$W}/logs
+CTH_BUILD=${CTH_BUILD:-build}
+case $CTH_BUILD in /*) BUILD=$CTH_BUILD ;; *) BUILD=$REPO/$CTH_BUILD ;; esac
+CTHELPERD=$BUILD/cthelperd
+# The SDP audio port each side announces (RTCP: +1), by namespace: the
+# media listeners are bound to these for the whole run.
+CL_MEDIA=30000
+SV_MEDIA=40000
+# sipp's own bound (-timeout) and the wrapper's, in seconds: a call that
+# hangs ends there, well before the VM's timeout.
+SIPP_TIMEOUT=30
+# How long (ms, wall clock) a call step may take before the test calls it
+# blocked or lost: the callee seeing the INVITE (sipp retransmits it every
+# 0.5-2 s), then the ACK.
+INVITE_WAIT=6000
+ACK_WAIT=10000
+# Media: how long to wait for a probe that must arrive, and how long one
+# that must not arrive is given (veth delivers in well under a second).
+ARRIVE_WAIT=4000
+BLOCK_WAIT=1500
+mkdir -p "$W" "$LOGS"
+
+IMPLS=("$@")
+[ ${#IMPLS[@]} -gt 0 ] || IMPLS=(none cthelperd kernel)
+for impl in "${IMPLS[@]}"; do
+	case $impl in
+	none|cthelperd|kernel) ;;
+	*) echo "FAIL e2e-sip/args: unknown implementation '$impl' (none cthelperd kernel)"; exit 1 ;;
+	esac
+done
+# The kernel's helper last: it is unloaded afterwards, and while it is
+# loaded a user-space "sip" helper cannot be registered (EBUSY).
+SORTED=()
+for impl in none cthelperd kernel; do
+	[[ " ${IMPLS[*]} " == *" $impl "* ]] && SORTED+=("$impl")
+done
+IMPLS=("${SORTED[@]}")
+
+CASES=(udp-call register-invite masq-call tcp-call v6-call clean-stop)
+declare -A CELL    # CELL[impl/case] = text for the table
+declare -A COLNAME=([none]="no helper" [cthelperd]=cthelperd [kernel]=nf_conntrack_sip)
+want() { [ -z "${SIP_ONLY:-}" ] || [[ $1 =~ ^($SIP_ONLY)$ ]]; }
+
+# ------------------------------------------------------------ reporting
+
+# verdict IMPL CASE WHY: the case's PASS/FAIL/NOTE line and table cell.  In
+# the no-helper column the caller has already turned "blocked" into an
+# empty WHY and sets the cell itself.
+verdict() {
+	local impl=$1 case=$2 why=$3
+	if [ "$impl" = kernel ]; then
+		CELL[$impl/$case]=$([ -z "$why" ] && echo PASS || echo FAIL)
+		[ -z "$why" ] || echo "NOTE kernel/$case: $why"
+		return
+	fi
+	[ -n "${CELL[$impl/$case]:-}" ] || CELL[$impl/$case]=$([ -z "$why" ] && echo PASS || echo FAIL)
+	if [ -z "$why" ]; then
+		echo "PASS e2e-sip/$impl/$case"
+	else
+		echo "FAIL e2e-sip/$impl/$case: $why"
+	fi
+}
+
+# What a failed case leaves to look at: both sipp logs, the kernel's view
+# (connections, expectations, expectations created during the case) and
+# the daemon's log.
+diagnose() {
+	local impl=$1 f
+	for f in "$CALLER" "$CALLEE"; do
+		show_tail "$f.err" 6
+		[ -s "$f.out" ] && echo "  $(basename "$f"): sipp says: $(grep -E 'Successful call|Failed call' "$f.out" | tr -s ' |' ' ' | paste -sd';' -)$(grep -iE 'error|abort|unable' "$f.out" | tail -n 2 | paste -sd';' -)"
+	done
+	echo "  --- conntrack -L (udp, tcp)"
+	conntrack -L 2>/dev/null | grep -E '^(udp|tcp)' | tr -s ' ' | sed 's/^/  | /'
+	echo "  --- conntrack -L expect"
+	conntrack -L expect 2>/dev/null | tr -s ' ' | sed 's/^/  | /'
+	echo "  expectations created during the case: $(events_since_mark)"
+	if [ "$impl" = cthelperd ]; then
+		show_tail "$LOGS/cthelperd.log" 20
+		[ -z "$CTH_PID" ] || kill -0 "$CTH_PID" 2>/dev/null || echo "  cthelperd is no longer running"
+	fi
+}
+
+# ------------------------------------------------------------ sipp
+
+# sip_msg FILE sent|received START-ERE [CSEQ-METHOD]: the first message in
+# sipp's -trace_msg log FILE that this side sent or received, whose start
+# line matches START-ERE and (if given) whose CSeq names CSEQ-METHOD; CRs
+# removed.  sipp frames each message with a "-----... date" line, a
+# "UDP message sent (N bytes):" / "TCP message received [N] bytes :" line
+# and an empty line.
+sip_msg() {
+	awk -v dir=" message $2" -v start="$3" -v method="${4:-}" '
+		function check() {
+			if (want && n > 0 && msg[0] ~ start && (method == "" || cseq ~ " " method "$")) {
+				for (i = 0; i < n; i++) print msg[i]
+				found = 1
+				exit
+			}
+		}
+		/^-----------------------------------------------/ { check(); n = 0; cseq = ""; state = 1; next }
+		state == 1 { want = index($0, dir) > 0; state = 2; next }
+		state == 2 { state = 0; next }
+		{ sub(/\r$/, ""); msg[n++] = $0; if ($0 ~ /^CSeq:/) cseq = $0 }
+		END { if (!found) check() }
+	' "$1" 2>/dev/null
+}
+
+# sdp_field MSG c|m|o: the value of the first "c=" (address), "m=" (port)
+# or "o=" (address) line of a message.
+sdp_field() {
+	case $2 in
+	c) sed -n 's/^c=IN IP[46] \([^ ]*\).*/\1/p' <<<"$1" | head -n 1 ;;
+	m) sed -n 's/^m=audio \([0-9]*\) .*/\1/p' <<<"$1" | head -n 1 ;;
+	o) sed -n 's/^o=.* IN IP[46] \([^ ]*\).*/\1/p' <<<"$1" | head -n 1 ;;
+	esac
+}
+
+# sipp_start NS NAME ARGS...: sipp in netns NS, in the background, with
+# its logs LOGS/NAME.{msg,err,out}; sets SIPP_PID.  -m 1: one call;
+# -nostdin: it runs without a terminal.  Its cwd is $W (the repo is
+# read-only in the VM).
+sipp_start() {
+	local ns=$1 name=$2
+	shift 2
+	rm -f "$LOGS/$name".{msg,err,out}
+	timeout $((SIPP_TIMEOUT + 10)) nsenter --net="/run/netns/$ns" --wd="$W" \
+		sipp -nostdin -m 1 -timeout "${SIPP_TIMEOUT}s" \
+		-trace_msg -message_file "$LOGS/$name.msg" \
+		-trace_err -error_file "$LOGS/$name.err" "$@" >"$LOGS/$name.out" 2>&1 &
+	SIPP_PID=$!
+}
+
+# Polls count wall-clock time, not rounds: under TCG every process the
+# test starts costs a good fraction of a second.
+# until_ms MS: set the deadline MS from now; before_deadline: not yet.
+until_ms() { DEADLINE=$((${EPOCHREALTIME/./} + $1 * 1000)); }
+before_deadline() { ((${EPOCHREALTIME/./} < DEADLINE)); }
+
+# wait_listen NS udp|tcp ADDR: up to 5 s for a socket on ADDR:5060 in NS.
+wait_listen() {
+	local ns=$1 proto=$2 addr=$3 opt=-lun
+	[ "$proto" = tcp ] && opt=-ltn
+	[[ $addr == *:* ]] && addr="[$addr]"
+	until_ms 5000
+	while :; do
+		nsenter --net="/run/netns/$ns" ss -H $opt "src $addr:5060" 2>/dev/null | grep -q . && return 0
+		before_deadline || return 1
+		sleep 0.1
+	done
+}
+
+# wait_for FILE PATTERN MS: until FILE has a line matching the ERE.
+wait_for() {
+	local file=$1 re=$2
+	until_ms "$3"
+	while :; do
+		grep -qE "$re" "$file" 2>/dev/null && return 0
+		before_deadline || return 1
+		sleep 0.1
+	done
+}
+
+# One call, in three steps so that a case can probe media while it is up:
+#
+#   call_begin CASE PROTO UAC_NS UAC_IP UAC_PORT UAS_NS UAS_IP DIAL
+#       the callee (sipp call-uas.xml) listens on UAS_IP:5060 in UAS_NS;
+#       the caller (call-uac.xml) calls DIAL:5060 from UAC_IP:UAC_PORT in
+#       UAC_NS over PROTO (udp or tcp).  Returns 0 once the callee has the
+#       ACK; else 1 with CALL_WHY (CALL_STEP = invite when the INVITE never
+#       reached the callee: what "blocked" means for a call).
+#   call_end
+#       the hang-up cue, then BYE/200; 0 if both sipp exit 0, else
+#       CALL_WHY.
+#   call_abort
+#       stop both.
+#
+# The SDP of each side names its namespace's media port.  Logs:
+# LOGS/IMPL-CASE-caller.* and -callee.*: CALLER and CALLEE (without suffix).
+call_begin() {
+	local case=$1 proto=$2 uac_ns=$3 uac_ip=$4 uac_port=$5 uas_ns=$6 uas_ip=$7 dial=$8
+	local t=() uac_media=$CL_MEDIA uas_media=$SV_MEDIA
+	[ "$proto" = tcp ] && t=(-t t1)
+	[ "$uac_ns" = "$TOPO_SV_NS" ] && uac_media=$SV_MEDIA uas_media=$CL_MEDIA
+	[[ $dial == *:* ]] && dial="[$dial]"
+	CALLER=$LOGS/$IMPL-$case-caller CALLEE=$LOGS/$IMPL-$case-callee
+	CALL_UAC=("$uac_ns" "$uac_ip" "$uac_port" "$proto") CALL_ID="$case-1@sip.test"
+	CALL_WHY='' CALL_STEP=start UAC_PID='' UAS_PID=''
+	sipp_start "$uas_ns" "$(basename "$CALLEE")" -sf "$SCEN/call-uas.xml" "${t[@]}" \
+		-i "$uas_ip" -p 5060 -key sdp_port "$uas_media"
+	UAS_PID=$SIPP_PID
+	if ! wait_listen "$uas_ns" "$proto" "$uas_ip"; then
+		CALL_WHY="the callee (sipp) is not listening on $proto $uas_ip:5060: $(tail -n 3 "$CALLEE.out" | tr '\n' ' ')"
+		return 1
+	fi
+	# -cid_str fixes the Call-ID, which the hang-up cue must name.
+	sipp_start "$uac_ns" "$(basename "$CALLER")" -sf "$SCEN/call-uac.xml" "${t[@]}" \
+		-i "$uac_ip" -p "$uac_port" -key sdp_port "$uac_media" \
+		-cid_str "$case-%u@sip.test" "$dial:5060"
+	UAC_PID=$SIPP_PID
+	CALL_STEP=invite
+	if ! wait_for "$CALLEE.msg" '^(UDP|TCP) message received' "$INVITE_WAIT"; then
+		CALL_WHY="the callee did not receive the INVITE within $((INVITE_WAIT / 1000)) s"
+		return 1
+	fi
+	CALL_STEP=ack
+	if ! wait_for "$CALLEE.msg" '^ACK ' "$ACK_WAIT"; then
+		CALL_WHY="the callee got the INVITE but no ACK within $((ACK_WAIT / 1000)) s (the 200 or the ACK was lost)"
+		return 1
+	fi
+	CALL_STEP=up
+}
+
+# The cue is an INFO with the call's Call-ID, sent to the caller from its
+# own namespace (it never crosses the router); the caller then says BYE.
+hangup_cue() {
+	local ns=${CALL_UAC[0]} ip=${CALL_UAC[1]} port=${CALL_UAC[2]} proto=${CALL_UAC[3]} uri=${CALL_UAC[1]}
+	[[ $uri == *:* ]] && uri="[$uri]"
+	local msg="INFO sip:caller@$uri SIP/2.0"$'\r\n'
+	msg+="Via: SIP/2.0/${proto^^} $uri:9;branch=z9hG4bKhangup"$'\r\n'
+	msg+="From: <sip:test@$uri>;tag=hangup"$'\r\n'"To: <sip:caller@$uri>"$'\r\n'
+	msg+="Call-ID: $CALL_ID"$'\r\n'"CSeq: 1 INFO"$'\r\n'"Content-Length: 0"$'\r\n\r\n'
+	# bash's /dev/udp sends each write() as a datagram, and its builtin
+	# printf writes line by line (seen in the VM): coreutils' printf
+	# writes the whole message at once.
+	# shellcheck disable=SC2016  # expanded by the inner bash
+	timeout 5 nsenter --net="/run/netns/$ns" bash -c \
+		'/usr/bin/printf "%s" "$1" >"/dev/$2/$3/$4"' _ "$msg" "$proto" "$ip" "$port"
+}
+
+call_end() {
+	local rc_uac rc_uas
+	CALL_STEP=bye
+	hangup_cue || { CALL_WHY="could not send the hang-up cue to the caller"; call_abort; return 1; }
+	wait "$UAC_PID"; rc_uac=$?
+	wait "$UAS_PID"; rc_uas=$?
+	UAC_PID='' UAS_PID=''
+	[ $rc_uac = 0 ] && [ $rc_uas = 0 ] && return 0
+	CALL_WHY="the call did not end cleanly: caller sipp status $rc_uac, callee sipp status $rc_uas (0 = the call succeeded; 124 = killed after $((SIPP_TIMEOUT + 10)) s)"
+	return 1
+}
+
+call_abort() {
+	local p
+	for p in $UAC_PID $UAS_PID; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	UAC_PID='' UAS_PID=''
+}
+
+# ------------------------------------------------------------ media
+
+# One udp agent (tests/host/peer.py udp-agent) per namespace for the whole
+# run: it listens on that side's media ports (client ns CL_MEDIA and +1,
+# server ns SV_MEDIA and +1) and sends the datagrams the test writes to its
+# stdin, each from a fresh socket.  Its output, $W/media-<ns>.log, has a
+# "got PORT SRC-ADDR SRC-PORT TOKEN" line per datagram received and a
+# "sent ..." or "error ..." line per datagram sent.  A probe thus costs
+# no python start (seconds under TCG).
+declare -A AGENT_FD
+AGENT_PIDS=()
+start_agents() {
+	local ns port fd
+	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
+		port=$CL_MEDIA
+		[ "$ns" = "$TOPO_SV_NS" ] && port=$SV_MEDIA
+		rm -f "$W/media-$ns.in"
+		mkfifo "$W/media-$ns.in" || return 1
+		# Opened read-write, the FIFO never blocks and never sees EOF
+		# while this script runs.
+		exec {fd}<>"$W/media-$ns.in"
+		AGENT_FD[$ns]=$fd
+		nsenter --net="/run/netns/$ns" "$PY" -u "$PEER" udp-agent "$port" $((port + 1)) \
+			<"$W/media-$ns.in" >"$W/media-$ns.log" 2>&1 &
+		AGENT_PIDS+=($!)
+	done
+	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
+		wait_for "$W/media-$ns.log" '^ready' 20000 ||
+			{ echo "FAIL e2e-sip/media-agents: $(head -n 3 "$W/media-$ns.log")"; return 1; }
+	done
+}
+
+# media_probe TAG WAIT NAME,NS,ADDR,PORT...: one datagram per probe, sent
+# from namespace NS to ADDR:PORT from a fresh source port (a new flow: it
+# passes only as an expected connection); then up to WAIT ms for them at
+# the agents.  Sets GOT and MISSED (probe names) and ARRIVALS (what the
+# agents received, for the log).
+media_probe() {
+	local tag=$1 wait=$2 p name ns addr port out
+	shift 2
+	for p in "$@"; do
+		IFS=, read -r name ns addr port <<<"$p"
+		echo "$addr $port $tag/$name" >&"${AGENT_FD[$ns]}"
+	done
+	# Sent (or refused) first: only then does waiting for arrivals count.
+	until_ms 10000
+	while [ "$(cat "$W"/media-*.log | grep -cE "^(sent|error) .* $tag/")" -lt $# ] && before_deadline; do
+		sleep 0.1
+	done
+	grep -h '^error ' "$W"/media-*.log | grep -F " $tag/" | sed 's/^/  agent: /'
+	until_ms "$wait"
+	while :; do
+		out=$(grep -h "^got .* $tag/" "$W"/media-*.log)
+		GOT=() MISSED=()
+		for p in "$@"; do
+			name=${p%%,*}
+			if [[ $out == *" $tag/$name"* ]]; then GOT+=("$name"); else MISSED+=("$name"); fi
+		done
+		[ ${#MISSED[@]} = 0 ] && break
+		before_deadline || break
+		sleep 0.1
+	done
+	ARRIVALS=
+	[ -z "$out" ] || ARRIVALS=$(cut -d' ' -f2- <<<"$out" | tr '\n' ';')
+}
+
+# ------------------------------------------------------------ the call cases
+
+# call_case IMPL CASE PROTO FAMILY: udp-call, masq-call, tcp-call, v6-call.
+# The caller (client ns) calls the callee (server ns); while the call is
+# up, RTP and RTCP go both ways to the ports in the SDP each side received;
+# after the BYE, with the media conntracks deleted, new RTP must be
+# blocked.  Under masq the callee must see the router's address in Via,
+# Contact, o= and c= and send its media there.
+call_case() {
+	local impl=$1 case=$2 proto=$3 fam=$4 why="" cl=$CL4 sv=$SV4
+	[ "$fam" = 6 ] && cl=$CL6 sv=$SV6
+	progress "$impl/$case"
+	events_mark
+	if ! call_begin "$case" "$proto" "$TOPO_CL_NS" "$cl" 5060 "$TOPO_SV_NS" "$sv" "$sv"; then
+		call_abort
+		if [ "$impl" = none ]; then
+			CELL[$impl/$case]=error
+			verdict "$impl" "$case" "the call itself failed, so nothing was proven: $CALL_WHY"
+		else
+			verdict "$impl" "$case" "$CALL_WHY"
+		fi
+		diagnose "$impl"
+		return
+	fi
+
+	# What each side received, and where its media must go.  Without NAT
+	# the SDP must arrive as sent; under masq the caller's addresses must
+	# have become the router's.
+	local invite ok200 want_c to_caller to_callee p_caller p_callee
+	invite=$(sip_msg "$CALLEE.msg" received '^INVITE ')
+	ok200=$(sip_msg "$CALLER.msg" received '^SIP/2.0 200' INVITE)
+	want_c=$cl
+	[ "$TOPO_MODE" = masq ] && want_c=$R_SV4
+	p_caller=$(sdp_field "$invite" m) p_callee=$(sdp_field "$ok200" m)
+	to_caller=$want_c to_callee=$sv
+	if [ "$TOPO_MODE" = masq ]; then
+		nat_diff "$impl" "$case"
+		[ "$impl" = none ] || why=$(masq_headers "$invite")
+	elif [ "$(sdp_field "$invite" c)" != "$cl" ] && [ "$impl" != none ]; then
+		why="the callee's SDP says c=$(sdp_field "$invite" c), want $cl (no NAT: nothing to rewrite)"
+	fi
+	[ -n "$p_caller" ] || { why="${why:+$why; }no m=audio port in the INVITE the callee received"; p_caller=$CL_MEDIA; }
+	[ -n "$p_callee" ] || { why="${why:+$why; }no m=audio port in the 200 the caller received"; p_callee=$SV_MEDIA; }
+
+	local wait=$ARRIVE_WAIT
+	[ "$impl" = none ] && wait=$BLOCK_WAIT
+	progress "$impl/$case: media while the call is up"
+	media_probe "$impl/$case/up" "$wait" \
+		"rtp-to-caller,$TOPO_SV_NS,$to_caller,$p_caller" \
+		"rtcp-to-caller,$TOPO_SV_NS,$to_caller,$((p_caller + 1))" \
+		"rtp-to-callee,$TOPO_CL_NS,$to_callee,$p_callee" \
+		"rtcp-to-callee,$TOPO_CL_NS,$to_callee,$((p_callee + 1))"
+	say "$impl/$case: media while the call is up (callee -> $to_caller:$p_caller/+1, caller -> $to_callee:$p_callee/+1): arrived: ${GOT[*]:-none}; listeners saw: ${ARRIVALS:-nothing}"
+	local up_got=("${GOT[@]}") up_missed=("${MISSED[@]}")
+
+	progress "$impl/$case: hang up"
+	if ! call_end; then
+		why="${why:+$why; }$CALL_WHY"
+	fi
+	if [ "$impl" = none ]; then
+		if [ -n "$CALL_WHY" ]; then
+			CELL[$impl/$case]=error
+			verdict none "$case" "the call failed, so nothing was proven: $CALL_WHY"
+			diagnose "$impl"
+		elif [ ${#up_got[@]} -gt 0 ]; then
+			CELL[$impl/$case]="PASSED!"
+			verdict none "$case" "media went through without a helper: ${up_got[*]} (the firewall does not block)"
+		else
+			CELL[$impl/$case]=blocked
+			verdict none "$case" ""
+		fi
+		return
+	fi
+	[ ${#up_missed[@]} = 0 ] || why="${why:+$why; }blocked while the call was up: ${up_missed[*]}"
+
+	# After the BYE: only an expectation could let new media through once
+	# the media conntracks are gone.
+	if [ -z "$CALL_WHY" ]; then
+		progress "$impl/$case: media after the BYE"
+		local port
+		for port in "$p_caller" $((p_caller + 1)) "$p_callee" $((p_callee + 1)); do
+			conntrack -D -p udp --dport "$port" >/dev/null 2>&1
+		done
+		media_probe "$impl/$case/after-bye" "$BLOCK_WAIT" \
+			"rtp-to-caller,$TOPO_SV_NS,$to_caller,$p_caller" \
+			"rtp-to-callee,$TOPO_CL_NS,$to_callee,$p_callee"
+		[ ${#GOT[@]} = 0 ] ||
+			why="${why:+$why; }new RTP still passes after the BYE (media conntracks deleted): ${GOT[*]}; expectations: $(conntrack -L expect 2>/dev/null | tr -s ' ' | tr '\n' ';')"
+	fi
+	verdict "$impl" "$case" "$why"
+	[ -z "$why" ] || diagnose "$impl"
+}
+
+# masq_headers INVITE: what is wrong with the INVITE as the callee got it
+# when the caller is behind MASQUERADE (empty: nothing).  Via, Contact and
+# the SDP's o= and c= must carry the router's address, not the caller's.
+masq_headers() {
+	local invite=$1 bad=()
+	grep -m1 '^Via:' <<<"$invite" | grep -qF "$R_SV4:" || bad+=("Via: $(grep -m1 '^Via:' <<<"$invite")")
+	grep -m1 '^Contact:' <<<"$invite" | grep -qF "@$R_SV4:" || bad+=("$(grep -m1 '^Contact:' <<<"$invite")")
+	[ "$(sdp_field "$invite" o)" = "$R_SV4" ] || bad+=("$(grep -m1 '^o=' <<<"$invite")")
+	[ "$(sdp_field "$invite" c)" = "$R_SV4" ] || bad+=("$(grep -m1 '^c=' <<<"$invite")")
+	[ ${#bad[@]} = 0 ] && return 0
+	local IFS=';'
+	echo "not rewritten to the router's address $R_SV4 at the callee: ${bad[*]}"
+}
+
+# nat_diff IMPL CASE: print what NAT changed between what each side sent
+# and what the other received (the INVITE and its 200), line by line: a
+# rewrite changes lines, it does not add or remove them.
+nat_diff() {
+	local impl=$1 case=$2
+	say "$impl/$case: INVITE changed on the way (sent > received): $(line_diff \
+		"$(sip_msg "$CALLER.msg" sent '^INVITE ')" "$(sip_msg "$CALLEE.msg" received '^INVITE ')")"
+	say "$impl/$case: its 200 changed on the way (sent > received): $(line_diff \
+		"$(sip_msg "$CALLEE.msg" sent '^SIP/2.0 200' INVITE)" "$(sip_msg "$CALLER.msg" received '^SIP/2.0 200' INVITE)")"
+}
+# Files, not <(...): the VM's /dev has no /dev/fd.
+line_diff() {
+	local out
+	echo "$1" >"$W/diff.a"
+	echo "$2" >"$W/diff.b"
+	out=$(paste -d '\t' "$W/diff.a" "$W/diff.b" | awk -F '\t' '$1 != $2 { print $1 " > " $2 }' | paste -sd '|' - | sed 's/|/ | /g')
+	echo "${out:-nothing}"
+}
+
+# register-invite: the phone (client ns) registers its contact
+# $CL4:5060 with the registrar (server ns), which answers 200 with the
+# contact and expires=.  Then a caller in the server ns, from port 5070,
+# calls the contact: NEW from the server side is dropped, so the INVITE
+# reaches the phone only through the helper's signalling expectation
+# (from the registrar's address, any port, to the contact).
+case_register_invite() {
+	local impl=$1 case=register-invite why="" rc reg exp
+	progress "$impl/$case"
+	events_mark
+	CALLER=$LOGS/$impl-$case-phone CALLEE=$LOGS/$impl-$case-registrar
+	sipp_start "$TOPO_SV_NS" "$impl-$case-registrar" -sf "$SCEN/registrar.xml" -i "$SV4" -p 5060
+	local reg_pid=$SIPP_PID
+	if ! wait_listen "$TOPO_SV_NS" udp "$SV4"; then
+		why="the registrar (sipp) is not listening on $SV4:5060"
+	else
+		sipp_start "$TOPO_CL_NS" "$impl-$case-phone" -sf "$SCEN/register.xml" \
+			-i "$CL4" -p 5060 "$SV4:5060"
+		wait "$SIPP_PID"; rc=$?
+		[ $rc = 0 ] || why="REGISTER got no 200 (phone sipp status $rc)"
+	fi
+	kill "$reg_pid" 2>/dev/null; wait "$reg_pid" 2>/dev/null
+	if [ -n "$why" ]; then
+		[ "$impl" = none ] && CELL[$impl/$case]=error
+		verdict "$impl" "$case" "$why"
+		diagnose "$impl"
+		return
+	fi
+	reg=$(sip_msg "$CALLER.msg" received '^SIP/2.0 200' REGISTER)
+	exp=$(conntrack -L expect 2>/dev/null | grep "dport=5060" | tr -s ' ')
+	say "$impl/$case: the 200 as the phone got it: $(grep -m1 '^Contact:' <<<"$reg"); expectation: ${exp:-none}"
+
+	if ! call_begin "$case" udp "$TOPO_SV_NS" "$SV4" 5070 "$TOPO_CL_NS" "$CL4" "$CL4"; then
+		call_abort
+		if [ "$impl" = none ] && [ "$CALL_STEP" = invite ]; then
+			CELL[$impl/$case]=blocked
+			verdict none "$case" ""
+			return
+		fi
+		[ "$impl" = none ] && CELL[$impl/$case]=error
+		verdict "$impl" "$case" "$CALL_WHY"
+		diagnose "$impl"
+		return
+	fi
+	if ! call_end; then
+		why=$CALL_WHY
+	fi
+	if [ "$impl" = none ]; then
+		CELL[$impl/$case]="PASSED!"
+		verdict none "$case" "the INVITE from the server side reached the phone without a helper (the firewall does not block)"
+		return
+	fi
+	verdict "$impl" "$case" "$why"
+	[ -z "$why" ] || diagnose "$impl"
+}
+
+# clean-stop (cthelperd): SIGTERM; exit status 0 and no sip helper left
+# ENABLED (an enabled helper without a listener makes the kernel skip the
+# confirmation of new connections: signalling would break).  Then a call's
+# signalling must pass twice: with the CT rules still in place (they now
+# name a disabled helper) and, after the rules are removed and the helpers
+# deleted, without them.
+case_clean_stop() {
+	local impl=$1 case=clean-stop why="" left
+	progress "$impl/$case"
+	topo_mode plain
+	events_mark
+	stop_cthelperd
+	left=$(nfct_helpers | grep -o 'name = sip,.*status = [a-z]*' | sed 's/,.queuenum.*l4protonum = / l4proto /; s/,.*status = / /' | tr '\n' ';')
+	say "$impl/$case: after SIGTERM: exit status $STOP_RC; helpers left: ${left:-none}"
+	[ "$STOP_RC" = 0 ] || why="cthelperd exit status $STOP_RC on SIGTERM (want 0)"
+	nfct_helpers | grep -q 'name = sip,.*status = enabled' &&
+		why="${why:+$why; }a sip helper is still ENABLED after the stop"
+	if call_begin clean-stop-rules udp "$TOPO_CL_NS" "$CL4" 5060 "$TOPO_SV_NS" "$SV4" "$SV4" && call_end; then
+		:
+	else
+		call_abort
+		why="${why:+$why; }a call with the CT rules still in place: $CALL_WHY"
+	fi
+	topo_ct_del
+	if ! delete_helpers >"$W/del.out" 2>&1; then
+		why="${why:+$why; }helpers cannot be deleted even with the CT rules gone: $(tr '\n' ' ' <"$W/del.out")"
+	fi
+	topo_flush_conntrack
+	if call_begin clean-stop udp "$TOPO_CL_NS" "$CL4" 5060 "$TOPO_SV_NS" "$SV4" "$SV4" && call_end; then
+		:
+	else
+		call_abort
+		why="${why:+$why; }a call without CT rules: $CALL_WHY"
+	fi
+	verdict "$impl" "$case" "$why"
+	[ -z "$why" ] || diagnose "$impl"
+}
+
+# ------------------------------------------------------------ implementations
+
+write_cthelperd_conf() {
+	cat >"$W/cthelperd.conf" <<EOF
+[server]
+plugin_dir = $BUILD/plugins
+log_level = debug
+
+[helper sip]
+plugin = sip
+family = both
+protocol = both
+queue = 0
+EOF
+}
+
+# Delete whatever user-space sip helpers are left (after topo_ct_del!).
+delete_helpers() {
+	local fam l4
+	for fam in inet inet6; do
+		for l4 in udp tcp; do
+			nfct helper disable sip $fam $l4 >/dev/null 2>&1
+			nfct helper delete sip $fam $l4 >/dev/null 2>&1
+		done
+	done
+	if nfct_helpers | grep -q 'name = '; then
+		echo "helpers still registered: $(nfct_helpers | tr '\n' ' ')"
+		return 1
+	fi
+}
+
+# impl_start IMPL: make IMPL the active sip helper and load the CT rules
+# (not for none).  Sets START_WHY on failure.
+impl_start() {
+	local impl=$1
+	START_WHY=
+	topo_ct_del
+	topo_flush_conntrack
+	if [ -n "$(nfct_helpers)" ]; then
+		START_WHY="kernel helpers left over: $(nfct_helpers | tr '\n' ' ')"
+		return 1
+	fi
+	case $impl in
+	none)
+		topo_assert_no_kernel_helper sip 2>"$W/ksip.out" ||
+			{ START_WHY=$(cat "$W/ksip.out"); return 1; }
+		return 0 ;;
+	cthelperd)
+		topo_assert_no_kernel_helper sip 2>"$W/ksip.out" ||
+			{ START_WHY=$(cat "$W/ksip.out"); return 1; }
+		if [ ! -x "$CTHELPERD" ] || [ ! -e "$BUILD/plugins/sip.so" ]; then
+			START_WHY="$CTH_BUILD/cthelperd or $CTH_BUILD/plugins/sip.so is not built (make B=$CTH_BUILD all)"
+			return 1
+		fi
+		write_cthelperd_conf
+		# sip for ipv4 and ipv6, udp and tcp: four kernel helpers
+		cth_start "$LOGS/cthelperd.log" "$W/cthelperd.conf" sip 4 || return 1 ;;
+	kernel)
+		if ! modprobe -a nf_conntrack_sip nf_nat_sip; then
+			START_WHY="modprobe nf_conntrack_sip nf_nat_sip failed"
+			return 1
+		fi ;;
+	esac
+	# The helper is registered: now a rule may name it (otherwise the
+	# kernel would autoload nf_conntrack_sip for the name).
+	topo_ct_add sip || { START_WHY="CT --helper sip rules failed"; return 1; }
+	if [ "$impl" != kernel ]; then
+		topo_assert_no_kernel_helper sip 2>/dev/null ||
+			{ START_WHY="nf_conntrack_sip got loaded by the CT rule: the user-space helper was not registered"; return 1; }
+	fi
+}
+
+impl_stop() {
+	local impl=$1 left
+	# Rules first: deleting a helper a rule still names leaks it (kernel bug).
+	topo_ct_del
+	case $impl in
+	cthelperd) stop_cthelperd ;;
+	kernel) rmmod nf_nat_sip nf_conntrack_sip 2>&1 | sed 's/^/  rmmod: /' ;;
+	esac
+	if ! left=$(delete_helpers 2>&1); then
+		echo "FAIL e2e-sip/$impl/cleanup: kernel helpers left behind that cannot be deleted; later columns are not trustworthy: $left"
+	fi
+	topo_flush_conntrack
+}
+
+run_impl() {
+	local impl=$1 case
+	IMPL=$impl
+	say "=== $impl"
+	progress "start $impl"
+	if ! impl_start "$impl"; then
+		say "$impl could not be started: $START_WHY"
+		[ "$impl" = cthelperd ] && show_tail "$LOGS/cthelperd.log" 30
+		for case in "${CASES[@]}"; do
+			[ "$case" = clean-stop ] && [ "$impl" != cthelperd ] && continue
+			want "$case" || continue
+			CELL[$impl/$case]="n/s"
+			[ "$impl" = kernel ] && echo "NOTE kernel/$case: not run: $START_WHY" ||
+				echo "FAIL e2e-sip/$impl/$case: not run: $START_WHY"
+		done
+		impl_stop "$impl"
+		return
+	fi
+	[ "$impl" = none ] || say "helpers: $(nfct_helpers | tr '\n' ' ')"
+	events_start "$impl"
+	if want udp-call; then topo_mode plain; call_case "$impl" udp-call udp 4; fi
+	if want register-invite; then topo_mode plain; case_register_invite "$impl"; fi
+	if want masq-call; then topo_mode masq; call_case "$impl" masq-call udp 4; fi
+	if want tcp-call; then topo_mode plain; call_case "$impl" tcp-call tcp 4; fi
+	if want v6-call; then topo_mode plain; call_case "$impl" v6-call udp 6; fi
+	if [ "$impl" = cthelperd ] && want clean-stop; then
+		if [ -n "$CTH_PID" ] && kill -0 "$CTH_PID" 2>/dev/null; then
+			case_clean_stop "$impl"
+		else
+			CELL[$impl/clean-stop]="n/s"
+			echo "FAIL e2e-sip/$impl/clean-stop: not run: the daemon is no longer running"
+		fi
+	fi
+	events_stop
+	impl_stop "$impl"
+}
+
+print_table() {
+	local impl case w=18
+	echo
+	echo "SIP end-to-end, side by side (blocked = media / the call to the phone stopped by the firewall, as it must be without a helper; n/s = not started; - = not run):"
+	printf '  %-18s' scenario
+	for impl in "${IMPLS[@]}"; do printf ' %-*s' $w "${COLNAME[$impl]}"; done
+	echo
+	for case in "${CASES[@]}"; do
+		printf '  %-18s' "$case"
+		for impl in "${IMPLS[@]}"; do printf ' %-*s' $w "${CELL[$impl/$case]:--}"; done
+		echo
+	done
+	echo
+}
+
+# shellcheck disable=SC2317  # runs from the EXIT trap
+cleanup() {
+	local p
+	call_abort 2>/dev/null
+	[ -n "$CTH_PID" ] && kill -KILL "$CTH_PID" 2>/dev/null
+	for p in "${AGENT_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	events_stop
+}
+trap cleanup EXIT
+
+T0=$SECONDS
+progress "topology"
+if ! command -v sipp >/dev/null; then
+	echo "FAIL e2e-sip/sipp: sipp is not installed (apt-get install sip-tester; make deps)"
+	exit 1
+fi
+if ! topo_setup || ! topo_firewall sip; then
+	echo "FAIL e2e-sip/topology: setup failed"
+	exit 1
+fi
+progress "media agents"
+start_agents || exit 1
+for impl in "${IMPLS[@]}"; do
+	run_impl "$impl"
+	say "$impl done at $((SECONDS - T0)) s"
+done
+print_table
+say "sip scenarios took $((SECONDS - T0)) s inside the VM; logs in ${VM_HOST_RESULTS:-${VM_RESULTS:-$W}}/logs"
+topo_teardown
+exit 0
