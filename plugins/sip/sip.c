@@ -166,6 +166,10 @@ static int sip_register_nat(struct sip_ctx *s, struct cth_expect *exp,
 		return n;
 	ret = sip_nat_edit(s, u->hp.span, text, (size_t)n);
 	s->done = u->hp.span;
+	/* the registrar will not learn this contact: like nf_nat_sip_expect,
+	 * take the expectation back */
+	if (ret < 0 && cth_expect_ctl(s->ctx, CTH_EXPECT_OP_REMOVE, exp) < 0)
+		cth_log(s->ctx, CTH_LOG_INFO, "cannot take back the registration's expectation");
 	return ret;
 }
 

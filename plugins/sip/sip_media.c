@@ -147,6 +147,20 @@ static int sip_media_write_addr(struct sip_ctx *s, const struct sip_hostport *hp
 	return sip_nat_edit(s, hp->span, text, (size_t)n);
 }
 
+/* The packet that would have announced the pair is dropped: the pair goes
+ * too, as nf_nat_sdp_media takes its expectations back. */
+static void sip_media_take_back(struct sip_ctx *s, unsigned int class, uint16_t port)
+{
+	struct cth_expect exp;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		sip_media_exp_init(s, &exp, class, &s->rev->dst, (uint16_t)(port + i));
+		if (cth_expect_ctl(s->ctx, CTH_EXPECT_OP_REMOVE, &exp) < 0)
+			cth_log(s->ctx, CTH_LOG_INFO, "cannot take back the expectation to port %u",
+				(unsigned int)(port + i));
+	}
+}
+
 /* Does this side's address need replacing for the peer (SNAT here)? */
 static bool sip_media_mapped(struct sip_ctx *s, const union cth_addr *addr)
 {
@@ -198,6 +212,7 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 	if ((announced != port && sip_media_write_port(s, md, announced) < 0) ||
 	    (md->has_addr && sip_media_write_addr(s, &md->addr, &s->rev->dst) < 0)) {
 		cth_log(s->ctx, CTH_LOG_INFO, "media port %u: cannot rewrite SDP", (unsigned int)port);
+		sip_media_take_back(s, md->type, announced);
 		return CTH_VERDICT_DROP;
 	}
 	return CTH_VERDICT_ACCEPT;
