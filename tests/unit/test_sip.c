@@ -2712,7 +2712,10 @@ static void test_plugin_nat_calls(struct fake *f)
 	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
 				 NAT_SDP("192.168.1.10", "49170")));
 	fake_answers_reset(f);
-	check_that(&ck, v == CTH_VERDICT_DROP && f->n_mangle >= 1, "verdict %d", v);
+	/* the session's c= fails: like the kernel, the pair stays */
+	check_that(&ck, v == CTH_VERDICT_DROP && f->n_mangle >= 1 && f->n_exp == 2 &&
+		   ctl_count(f, CTH_EXPECT_OP_REMOVE, -1) == 0, "verdict %d, %u removed", v,
+		   ctl_count(f, CTH_EXPECT_OP_REMOVE, -1));
 	v = run(f, &c, O, request("OPTIONS", 1, V4, PHONE4, ""));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_mangle == 2, "headers only: %u edits",
 		   f->n_mangle);
@@ -2720,6 +2723,24 @@ static void test_plugin_nat_calls(struct fake *f)
 	v = run(f, &c, O, request("OPTIONS", 1, V4, PHONE4, ""));
 	fake_answers_reset(f);
 	check_that(&ck, v == CTH_VERDICT_DROP, "header edit refused: verdict %d", v);
+	check_end(&ck);
+
+	check_start(&ck, "nat_media_rewrite_error_takes_pair_back");
+	snat_conn(&c);
+	f->busy[0] = 49170;
+	f->n_busy = 1;
+	f->mangle_err = -ENOSPC;
+	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
+				 NAT_SDP("192.168.1.10", "49170")));
+	fake_answers_reset(f);
+	check_that(&ck, v == CTH_VERDICT_DROP && f->n_mangle == 1 && f->n_exp == 3,
+		   "verdict %d, %u edits, %u expectations", v, f->n_mangle, f->n_exp);
+	check_that(&ck, ctl_count(f, CTH_EXPECT_OP_REMOVE, 1) == 2 && f->n_ctl == 5 &&
+		   f->ctl[3].exp.dport == 49172 && f->ctl[4].exp.dport == 49173 &&
+		   addr_is(V4, &f->ctl[3].exp.dst, PUB4) && addr_is(V4, &f->ctl[4].exp.src, PROXY4) &&
+		   f->ctl[3].exp.proto == UDP, "%u ctl, removed %u", f->n_ctl,
+		   ctl_count(f, CTH_EXPECT_OP_REMOVE, 1));
+	check_clean(&ck, f);
 	check_end(&ck);
 
 	check_start(&ck, "nat_foreign_addresses_untouched");
@@ -2947,6 +2968,18 @@ static void test_plugin_nat_register(struct fake *f)
 	check_exp(&ck, f, 0, 0, UDP, PROXY4, PUB4, 5070, flags | CTH_EXPECT_INACTIVE,
 		  CTH_EXPECT_SYNC);
 	check_exp_nat(&ck, f, 0, R, PHONE4, 5070);
+	check_end(&ck);
+
+	check_start(&ck, "nat_register_rewrite_error_takes_expectation_back");
+	snat_conn(&c);
+	f->mangle_err = -ENOSPC;
+	v = run(f, &c, O, NAT_REG("192.168.1.10:5060", ""));
+	fake_answers_reset(f);
+	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 1 && f->n_ctl == 1 &&
+		   f->ctl[0].op == CTH_EXPECT_OP_REMOVE && f->ctl[0].exp.class == 0 &&
+		   f->ctl[0].exp.dport == 5062 && addr_is(V4, &f->ctl[0].exp.dst, PUB4),
+		   "verdict %d, %u ctl", v, f->n_ctl);
+	check_clean(&ck, f);
 	check_end(&ck);
 
 	check_start(&ck, "nat_register_no_free_port_drops");
