@@ -20,3 +20,5 @@ $(B)/fuzz/%: tests/fuzz/%.c $$(FUZZ_SRC_$$*) $(wildcard tests/fuzz/*.h server/*.
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
 FUZZ_SRC_fuzz_qmsg := $(FUZZ_HOST_SRC) server/qmsg.c
+FUZZ_SRC_fuzz_sip := $(FUZZ_HOST_SRC) plugins/sip/sip.c plugins/sip/sip_parse.c plugins/sip/sip_sdp.c \
+                     plugins/sip/sip_media.c plugins/sip/sip_nat.c sdk/lib/util.c $(wildcard plugins/sip/*.h)

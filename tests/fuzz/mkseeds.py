@@ -4,7 +4,8 @@
 
     tests/fuzz/mkseeds.py            # rewrites tests/fuzz/corpus/*/seed-*
 
-Input layouts are described at the top of fuzz_host.c and fuzz_ftp.c.
+Input layouts are described at the top of fuzz_host.c, fuzz_ftp.c and
+fuzz_sip.c.
 The packets have correct lengths and checksums; the IPv6 ones carry
 extension headers (a Destination Options header before TCP is the case
 libnetfilter_queue 1.0.5 gets wrong).
@@ -223,6 +224,141 @@ FTP_SEEDS = {
 }
 
 
+# --- fuzz_sip ----------------------------------------------------------
+# Addresses as fuzz_sip.c builds them: phone 192.168.1.10 / 2001:db8::10
+# on 5060 calls the proxy 198.51.100.2 / 2001:db8:1::2 on 5060; SNAT
+# shows the phone as 203.0.113.5 / 2001:db8:ffff::1 port 5062, DNAT has it
+# call 203.0.113.5 / 2001:db8:ffff::1.
+
+S_IPV6, S_TCP, S_SNAT, S_DNAT, S_REPLY, S_TURN, S_EXPECTED = 1, 2, 4, 8, 16, 32, 64
+H_MEDIA_ANY, H_SIGNAL_ANY, H_OLD_HOST, H_REFRESH_ENOENT = 1, 2, 4, 8
+
+
+def sip(flags, p1, p2=b"", host=0, expect_mode=0, priv=b""):
+    return (bytes([flags, host, expect_mode]) + struct.pack("!H", len(p1)) +
+            priv.ljust(16, b"\0") + p1 + p2)
+
+
+def sipmsg(hdrs, body=""):
+    return ("%sContent-Length: %d\r\n\r\n%s" % (hdrs, len(body), body)).encode()
+
+
+def sdp(addr, media="m=audio 49170 RTP/AVP 0\r\n", ip="IP4"):
+    return ("v=0\r\no=- 1 1 IN %s %s\r\ns=-\r\nc=IN %s %s\r\nt=0 0\r\n%s" %
+            (ip, addr, ip, addr, media))
+
+
+def invite(a, uri="bob@198.51.100.2", via="UDP", cseq=1):
+    return ("INVITE sip:%s SIP/2.0\r\n"
+            "Via: SIP/2.0/%s %s;branch=z9hG4bK-1;rport\r\n"
+            "From: \"Alice\" <sip:alice@%s>;tag=a1\r\n"
+            "To: <sip:%s>\r\n"
+            "Call-ID: c1@192.168.1.10\r\n"
+            "CSeq: %d INVITE\r\n"
+            "Contact: <sip:alice@%s>\r\n"
+            "Content-Type: application/sdp\r\n" % (uri, via, a, a, uri, cseq, a))
+
+
+def response(code, cseq, method, via, extra=""):
+    return ("SIP/2.0 %d Whatever\r\n"
+            "Via: SIP/2.0/UDP %s;branch=z9hG4bK-1\r\n"
+            "From: \"Alice\" <sip:alice@%s>;tag=a1\r\n"
+            "To: <sip:bob@198.51.100.2>;tag=b1\r\n"
+            "Call-ID: c1@192.168.1.10\r\n"
+            "CSeq: %d %s\r\n%s" % (code, via, via, cseq, method, extra))
+
+
+def register(a, params=";expires=600", cseq=10, via="192.168.1.10:5060"):
+    return sipmsg("REGISTER sip:198.51.100.2 SIP/2.0\r\n"
+                  "Via: SIP/2.0/UDP %s;branch=r1;rport\r\n"
+                  "From: <sip:alice@198.51.100.2>;tag=r\r\n"
+                  "To: <sip:alice@198.51.100.2>\r\n"
+                  "Call-ID: r1\r\n"
+                  "CSeq: %d REGISTER\r\n"
+                  "Contact: <sip:alice@%s>%s\r\n" % (via, cseq, a, params))
+
+
+def options(a, via="TCP"):
+    return sipmsg("OPTIONS sip:bob@198.51.100.2 SIP/2.0\r\n"
+                  "Via: SIP/2.0/%s %s;branch=t1\r\n"
+                  "Contact: <sip:alice@%s;transport=tcp>\r\n"
+                  "CSeq: 1 OPTIONS\r\n" % (via, a, a))
+
+
+PHONE = "192.168.1.10:5060"
+PUB = "203.0.113.5:5062"
+INVITE_PHONE = sipmsg(invite(PHONE), sdp("192.168.1.10"))
+TCP_INVITE = sipmsg(invite(PHONE, via="TCP", cseq=2), sdp("192.168.1.10"))
+V6_INVITE = sipmsg(invite("[2001:db8::10]:5060", uri="bob@[2001:db8:1::2]"),
+                   sdp("2001:db8::10", ip="IP6"))
+
+SIP_SEEDS = {
+    "seed-v4-udp-invite": sip(0, INVITE_PHONE),
+    "seed-v4-udp-invite-snat": sip(S_SNAT, INVITE_PHONE),
+    "seed-v4-udp-invite-snat-busy": sip(S_SNAT, sipmsg(invite(PHONE), sdp(
+        "192.168.1.10", "m=audio 49171 RTP/AVP 0\r\nm=video 5000 RTP/AVP 31\r\n"
+        "c=IN IP4 192.168.1.10\r\nm=image 6000 udptl t38\r\n")), expect_mode=(3 << 2) | 1),
+    "seed-v4-udp-200-snat": sip(S_SNAT | S_REPLY, sipmsg(
+        response(200, 1, "INVITE", PUB, "Contact: <sip:bob@198.51.100.2:5060>\r\n")
+        .replace(";branch=z9hG4bK-1", ";branch=z9hG4bK-1;received=203.0.113.5;rport=5062"),
+        sdp("198.51.100.2", "m=audio 30000 RTP/AVP 0\r\n"))),
+    "seed-v4-udp-invite-487": sip(S_TURN, INVITE_PHONE,
+                                  sipmsg(response(487, 1, "INVITE", PHONE))),
+    "seed-v4-udp-bye": sip(0, sipmsg(invite(PHONE).replace("INVITE", "BYE"))),
+    "seed-v4-udp-register-snat-200": sip(
+        S_SNAT | S_TURN, register(PHONE),
+        sipmsg(response(200, 10, "REGISTER", PUB,
+                        "Contact: <sip:alice@203.0.113.5:5062>;expires=600\r\n"))),
+    "seed-v4-udp-register-403": sip(
+        S_TURN, register("192.168.1.10:5070", ";transport=tcp", 11),
+        sipmsg(response(403, 11, "REGISTER", PHONE))),
+    "seed-v4-udp-register-refresh-gone": sip(
+        S_TURN, register(PHONE, "", 12),
+        sipmsg(response(200, 12, "REGISTER", PHONE,
+                        "Contact: <sip:alice@192.168.1.10:5060>\r\nExpires: 60\r\n")),
+        host=H_REFRESH_ENOENT | H_SIGNAL_ANY),
+    "seed-v4-udp-dnat-invite-200": sip(
+        S_DNAT | S_TURN,
+        sipmsg(invite("192.168.1.10:5060", uri="bob@203.0.113.5"), sdp("192.168.1.10")),
+        sipmsg(response(200, 1, "INVITE", PHONE, "Contact: <sip:bob@198.51.100.2:5060>\r\n"),
+               sdp("198.51.100.2", "m=audio 40000 RTP/AVP 0\r\n"))),
+    "seed-v4-udp-media-any": sip(0, sipmsg(invite(PHONE), sdp("192.0.2.99")), host=H_MEDIA_ANY),
+    "seed-v4-udp-expected-register": sip(S_EXPECTED, register(PHONE)),
+    "seed-v4-udp-compact-folded-snat": sip(S_SNAT, (
+        "INVITE sip:bob@198.51.100.2 SIP/2.0\r\n"
+        "v: SIP/2.0/UDP 192.168.1.10:5060;branch=c1;maddr=192.168.1.10\r\n"
+        "f: <sip:alice@192.168.1.10:5060>;tag=1\r\n"
+        "t: <sip:bob@198.51.100.2>\r\n"
+        "i: c1\r\n"
+        "cseq: 1 invite\r\n"
+        "m: \"A, \\\"x\\\"\" <sip:alice@192.168.1.10:5060>,\r\n"
+        " <sip:alice@192.168.1.10:5060;transport=tcp>\r\n"
+        "l: %d\r\n\r\n%s" % (len(sdp("192.168.1.10")), sdp("192.168.1.10"))).encode()),
+    "seed-v4-udp-lf-only-snat": sip(S_SNAT, (
+        "INVITE sip:bob@198.51.100.2 SIP/2.0\n"
+        "Via: SIP/2.0/UDP 192.168.1.10:5060\n"
+        "CSeq: 1 INVITE\n"
+        "Content-Length: 48\n\n"
+        "v=0\nc=IN IP4 192.168.1.10\nm=audio 4000 RTP/AVP 0\n").encode()),
+    "seed-v6-udp-invite-snat": sip(S_IPV6 | S_SNAT, V6_INVITE),
+    "seed-v6-udp-200-received-snat": sip(S_IPV6 | S_SNAT | S_REPLY, sipmsg(
+        response(200, 1, "INVITE", "[2001:db8:ffff::1]:5062")
+        .replace(";branch=z9hG4bK-1",
+                 ";branch=z9hG4bK-1;received=2001:db8:ffff::1;rport=5062"),
+        sdp("2001:db8:1::2", ip="IP6"))),
+    "seed-v4-tcp-two-messages-snat": sip(S_TCP | S_SNAT, options(PHONE) + b"\r\n" + TCP_INVITE),
+    "seed-v4-tcp-split-snat": sip(S_TCP | S_SNAT, options(PHONE) + TCP_INVITE[:60],
+                                  TCP_INVITE[60:] + options(PHONE)),
+    "seed-v4-tcp-split-plain": sip(S_TCP, TCP_INVITE[:100], TCP_INVITE[100:]),
+    "seed-v6-tcp-register-dnat": sip(
+        S_IPV6 | S_TCP | S_DNAT | S_TURN,
+        register("[2001:db8::10]:5060", ";transport=tcp;expires=60", 5,
+                 via="[2001:db8::10]:5060"),
+        sipmsg(response(200, 5, "REGISTER", "[2001:db8::10]:5060",
+                        "Contact: <sip:alice@[2001:db8::10]:5060;transport=tcp>\r\n"))),
+}
+
+
 def write(target, seeds):
     d = os.path.join(HERE, "corpus", target)
     os.makedirs(d, exist_ok=True)
@@ -237,3 +373,4 @@ def write(target, seeds):
 if __name__ == "__main__":
     write("fuzz_host", HOST_SEEDS)
     write("fuzz_ftp", FTP_SEEDS)
+    write("fuzz_sip", SIP_SEEDS)
