@@ -56,6 +56,7 @@ enum {
 	H_REFRESH_ENOENT = 1u << 3, /* the registration's expectation is gone */
 	H_OTHER_PORT = 1u << 4,     /* ports = 5070: 5060 is not ours */
 	H_TCP_NEW = 1u << 5,        /* a TCP packet not established */
+	H_CTL_FAIL = 1u << 6,       /* flush and remove fail */
 };
 
 static uint8_t host_bits, expect_mode;
@@ -63,9 +64,12 @@ static unsigned int expect_calls, ctl_calls, edit_calls;
 
 /* ------------------------------------------------------------ backend */
 
+/* The expect mode's low bits: created; port taken (-EBUSY, or -EEXIST
+ * when N is odd) for the first N; every port taken; an error after N
+ * created (RTCP failing after its RTP). */
 static int fz_expect_fn(struct pkt_call *c, const struct cth_expect *e, unsigned int how)
 {
-	unsigned int busy = expect_mode >> 2;
+	unsigned int n = expect_mode >> 2;
 
 	(void)c;
 	(void)e;
@@ -76,11 +80,11 @@ static int fz_expect_fn(struct pkt_call *c, const struct cth_expect *e, unsigned
 	case 0:
 		return 0;
 	case 1:
-		return expect_calls > busy ? 0 : -EBUSY;
+		return expect_calls > n ? 0 : n & 1 ? -EEXIST : -EBUSY;
 	case 2:
-		return expect_calls > busy ? 0 : -EEXIST;
+		return -EBUSY;
 	default:
-		return -ENOMEM;
+		return expect_calls > n ? -ENOMEM : 0;
 	}
 }
 
@@ -91,6 +95,8 @@ static int fz_expect_ctl_fn(struct pkt_call *c, unsigned int op, const struct ct
 	ctl_calls++;
 	if (op == CTH_EXPECT_OP_REFRESH)
 		return host_bits & H_REFRESH_ENOENT ? -ENOENT : 0;
+	if (host_bits & H_CTL_FAIL)
+		return op == CTH_EXPECT_OP_REMOVE ? -ENOENT : -EIO;
 	return op == CTH_EXPECT_OP_REMOVE ? 1 : 0;
 }
 

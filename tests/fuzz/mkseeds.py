@@ -231,7 +231,7 @@ FTP_SEEDS = {
 # call 203.0.113.5 / 2001:db8:ffff::1.
 
 S_IPV6, S_TCP, S_SNAT, S_DNAT, S_REPLY, S_TURN, S_EXPECTED = 1, 2, 4, 8, 16, 32, 64
-H_MEDIA_ANY, H_SIGNAL_ANY, H_OLD_HOST, H_REFRESH_ENOENT = 1, 2, 4, 8
+H_MEDIA_ANY, H_SIGNAL_ANY, H_OLD_HOST, H_REFRESH_ENOENT, H_CTL_FAIL = 1, 2, 4, 8, 64
 
 
 def sip(flags, p1, p2=b"", host=0, expect_mode=0, priv=b""):
@@ -346,6 +346,20 @@ SIP_SEEDS = {
         .replace(";branch=z9hG4bK-1",
                  ";branch=z9hG4bK-1;received=2001:db8:ffff::1;rport=5062"),
         sdp("2001:db8:1::2", ip="IP6"))),
+    "seed-v4-udp-update-200-snat": sip(
+        S_SNAT | S_TURN,
+        sipmsg(invite(PHONE).replace("INVITE", "UPDATE"), sdp("192.168.1.10")),
+        sipmsg(response(200, 1, "UPDATE", PUB), sdp("198.51.100.2")), expect_mode=(5 << 2) | 1),
+    "seed-v4-udp-prack-ack": sip(
+        0, sipmsg(invite(PHONE).replace("INVITE", "PRACK"), sdp("192.168.1.10")),
+        sipmsg(invite(PHONE).replace("INVITE", "ACK"), sdp("192.168.1.10"))),
+    "seed-v4-udp-200-prack-reply": sip(
+        S_REPLY | S_TURN, sipmsg(response(200, 4, "PRACK", PHONE), sdp("198.51.100.2")),
+        sipmsg(invite(PHONE).replace("INVITE", "PRACK"), sdp("192.168.1.10"))),
+    "seed-v4-udp-invite-snat-exhausted": sip(S_SNAT, INVITE_PHONE, expect_mode=2,
+                                             host=H_CTL_FAIL),
+    "seed-v4-udp-invite-snat-rtcp-error": sip(S_SNAT, INVITE_PHONE, expect_mode=(1 << 2) | 3,
+                                              host=H_CTL_FAIL),
     "seed-v4-tcp-two-messages-snat": sip(S_TCP | S_SNAT, options(PHONE) + b"\r\n" + TCP_INVITE),
     "seed-v4-tcp-split-snat": sip(S_TCP | S_SNAT, options(PHONE) + TCP_INVITE[:60],
                                   TCP_INVITE[60:] + options(PHONE)),
