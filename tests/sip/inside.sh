@@ -142,11 +142,23 @@ sip_msg() {
 # sdp_field MSG c|m|o: the value of the first "c=" (address), "m=" (port)
 # or "o=" (address) line of a message.
 sdp_field() {
+	local re line
 	case $2 in
-	c) sed -n 's/^c=IN IP[46] \([^ ]*\).*/\1/p' <<<"$1" | head -n 1 ;;
-	m) sed -n 's/^m=audio \([0-9]*\) .*/\1/p' <<<"$1" | head -n 1 ;;
-	o) sed -n 's/^o=.* IN IP[46] \([^ ]*\).*/\1/p' <<<"$1" | head -n 1 ;;
+	c) re='^c=IN IP[46] ([^ ]+)' ;;
+	m) re='^m=audio ([0-9]+) ' ;;
+	o) re='^o=.* IN IP[46] ([^ ]+)' ;;
 	esac
+	while IFS= read -r line; do
+		[[ $line =~ $re ]] && { echo "${BASH_REMATCH[1]}"; return; }
+	done <<<"$1"
+}
+
+# first_line MSG PREFIX: the message's first line that starts with PREFIX.
+first_line() {
+	local line
+	while IFS= read -r line; do
+		[[ $line == "$2"* ]] && { echo "$line"; return; }
+	done <<<"$1"
 }
 
 # sipp_start NS NAME ARGS...: sipp in netns NS, in the background, with
@@ -164,33 +176,56 @@ sipp_start() {
 	SIPP_PID=$!
 }
 
-# Polls count wall-clock time, not rounds: under TCG every process the
-# test starts costs a good fraction of a second.
+# Under TCG every process the test starts costs a good part of a second,
+# so the polls below use bash builtins only and count wall-clock time, not
+# rounds.
 # until_ms MS: set the deadline MS from now; before_deadline: not yet.
 until_ms() { DEADLINE=$((${EPOCHREALTIME/./} + $1 * 1000)); }
 before_deadline() { ((${EPOCHREALTIME/./} < DEADLINE)); }
+# nap SECONDS: sleep without a process (read with a timeout on a FIFO
+# nobody writes to).
+NAP_FD=
+nap() {
+	if [ -z "$NAP_FD" ]; then
+		mkfifo "$W/nap" 2>/dev/null
+		exec {NAP_FD}<>"$W/nap"
+	fi
+	read -r -t "$1" -u "$NAP_FD" _
+	return 0
+}
 
-# wait_listen NS udp|tcp ADDR: up to 5 s for a socket on ADDR:5060 in NS.
+# wait_listen NS udp|tcp FAMILY: up to 5 s for a socket bound to port 5060
+# (UDP) or listening on it (TCP) in NS.  Read from /proc/PID/net of the
+# namespace's media agent: the namespace's own view, without entering it.
 wait_listen() {
-	local ns=$1 proto=$2 addr=$3 opt=-lun
-	[ "$proto" = tcp ] && opt=-ltn
-	[[ $addr == *:* ]] && addr="[$addr]"
+	local ns=$1 file=/proc/${AGENT_PID[$1]}/net/$2 state=07 line lines
+	[ "$3" = 6 ] && file+=6
+	[ "$2" = tcp ] && state=0A
 	until_ms 5000
 	while :; do
-		nsenter --net="/run/netns/$ns" ss -H $opt "src $addr:5060" 2>/dev/null | grep -q . && return 0
+		mapfile -t lines <"$file"
+		for line in "${lines[@]}"; do
+			# "  sl  local_address rem_address   st ...", port in hex
+			[[ $line =~ ^\ *[0-9]+:\ [0-9A-F]+:13C4\ [0-9A-F]+:[0-9A-F]+\ $state\  ]] && return 0
+		done
 		before_deadline || return 1
-		sleep 0.1
+		nap 0.1
 	done
 }
 
-# wait_for FILE PATTERN MS: until FILE has a line matching the ERE.
+# wait_for FILE ERE MS: until FILE has a line matching the ERE.
 wait_for() {
-	local file=$1 re=$2
+	local file=$1 re=$2 line lines
 	until_ms "$3"
 	while :; do
-		grep -qE "$re" "$file" 2>/dev/null && return 0
+		if [ -e "$file" ]; then
+			mapfile -t lines <"$file"
+			for line in "${lines[@]}"; do
+				[[ $line =~ $re ]] && return 0
+			done
+		fi
 		before_deadline || return 1
-		sleep 0.1
+		nap 0.1
 	done
 }
 
@@ -212,8 +247,9 @@ wait_for() {
 # LOGS/IMPL-CASE-caller.* and -callee.*: CALLER and CALLEE (without suffix).
 call_begin() {
 	local case=$1 proto=$2 uac_ns=$3 uac_ip=$4 uac_port=$5 uas_ns=$6 uas_ip=$7 dial=$8
-	local t=() uac_media=$CL_MEDIA uas_media=$SV_MEDIA
+	local t=() uac_media=$CL_MEDIA uas_media=$SV_MEDIA fam=4
 	[ "$proto" = tcp ] && t=(-t t1)
+	[[ $uas_ip == *:* ]] && fam=6
 	[ "$uac_ns" = "$TOPO_SV_NS" ] && uac_media=$SV_MEDIA uas_media=$CL_MEDIA
 	[[ $dial == *:* ]] && dial="[$dial]"
 	CALLER=$LOGS/$IMPL-$case-caller CALLEE=$LOGS/$IMPL-$case-callee
@@ -222,7 +258,7 @@ call_begin() {
 	sipp_start "$uas_ns" "$(basename "$CALLEE")" -sf "$SCEN/call-uas.xml" "${t[@]}" \
 		-i "$uas_ip" -p 5060 -key sdp_port "$uas_media"
 	UAS_PID=$SIPP_PID
-	if ! wait_listen "$uas_ns" "$proto" "$uas_ip"; then
+	if ! wait_listen "$uas_ns" "$proto" "$fam"; then
 		CALL_WHY="the callee (sipp) is not listening on $proto $uas_ip:5060: $(tail -n 3 "$CALLEE.out" | tr '\n' ' ')"
 		return 1
 	fi
@@ -291,8 +327,7 @@ call_abort() {
 # "got PORT SRC-ADDR SRC-PORT TOKEN" line per datagram received and a
 # "sent ..." or "error ..." line per datagram sent.  A probe thus costs
 # no python start (seconds under TCG).
-declare -A AGENT_FD
-AGENT_PIDS=()
+declare -A AGENT_FD AGENT_PID
 start_agents() {
 	local ns port fd
 	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
@@ -306,7 +341,7 @@ start_agents() {
 		AGENT_FD[$ns]=$fd
 		nsenter --net="/run/netns/$ns" "$PY" -u "$PEER" udp-agent "$port" $((port + 1)) \
 			<"$W/media-$ns.in" >"$W/media-$ns.log" 2>&1 &
-		AGENT_PIDS+=($!)
+		AGENT_PID[$ns]=$!
 	done
 	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
 		wait_for "$W/media-$ns.log" '^ready' 20000 ||
@@ -320,7 +355,7 @@ start_agents() {
 # the agents.  Sets GOT and MISSED (probe names) and ARRIVALS (what the
 # agents received, for the log).
 media_probe() {
-	local tag=$1 wait=$2 p name ns addr port out
+	local tag=$1 wait=$2 p name ns addr port line lines n
 	shift 2
 	for p in "$@"; do
 		IFS=, read -r name ns addr port <<<"$p"
@@ -328,24 +363,50 @@ media_probe() {
 	done
 	# Sent (or refused) first: only then does waiting for arrivals count.
 	until_ms 10000
-	while [ "$(cat "$W"/media-*.log | grep -cE "^(sent|error) .* $tag/")" -lt $# ] && before_deadline; do
-		sleep 0.1
+	while :; do
+		agent_lines "$tag"
+		n=0
+		for line in "${AGENT_LINES[@]}"; do
+			[[ $line == sent\ * || $line == error\ * ]] && n=$((n + 1))
+		done
+		[ "$n" -ge $# ] && break
+		before_deadline || break
+		nap 0.1
 	done
-	grep -h '^error ' "$W"/media-*.log | grep -F " $tag/" | sed 's/^/  agent: /'
+	for line in "${AGENT_LINES[@]}"; do
+		[[ $line == error\ * ]] && echo "  agent: $line"
+	done
 	until_ms "$wait"
 	while :; do
-		out=$(grep -h "^got .* $tag/" "$W"/media-*.log)
+		agent_lines "$tag"
+		lines=()
+		for line in "${AGENT_LINES[@]}"; do
+			[[ $line == got\ * ]] && lines+=("${line#got }")
+		done
 		GOT=() MISSED=()
 		for p in "$@"; do
 			name=${p%%,*}
-			if [[ $out == *" $tag/$name"* ]]; then GOT+=("$name"); else MISSED+=("$name"); fi
+			if [[ " ${lines[*]} " == *" $tag/$name "* ]]; then GOT+=("$name"); else MISSED+=("$name"); fi
 		done
 		[ ${#MISSED[@]} = 0 ] && break
 		before_deadline || break
-		sleep 0.1
+		nap 0.1
 	done
 	ARRIVALS=
-	[ -z "$out" ] || ARRIVALS=$(cut -d' ' -f2- <<<"$out" | tr '\n' ';')
+	for line in "${lines[@]}"; do ARRIVALS+="$line;"; done
+}
+
+# agent_lines TAG: the agents' output lines about TAG's probes, in
+# AGENT_LINES.
+agent_lines() {
+	local f line lines
+	AGENT_LINES=()
+	for f in "$W"/media-*.log; do
+		mapfile -t lines <"$f"
+		for line in "${lines[@]}"; do
+			[[ $line == *" $1/"* ]] && AGENT_LINES+=("$line")
+		done
+	done
 }
 
 # ------------------------------------------------------------ the call cases
@@ -445,11 +506,12 @@ call_case() {
 # when the caller is behind MASQUERADE (empty: nothing).  Via, Contact and
 # the SDP's o= and c= must carry the router's address, not the caller's.
 masq_headers() {
-	local invite=$1 bad=()
-	grep -m1 '^Via:' <<<"$invite" | grep -qF "$R_SV4:" || bad+=("Via: $(grep -m1 '^Via:' <<<"$invite")")
-	grep -m1 '^Contact:' <<<"$invite" | grep -qF "@$R_SV4:" || bad+=("$(grep -m1 '^Contact:' <<<"$invite")")
-	[ "$(sdp_field "$invite" o)" = "$R_SV4" ] || bad+=("$(grep -m1 '^o=' <<<"$invite")")
-	[ "$(sdp_field "$invite" c)" = "$R_SV4" ] || bad+=("$(grep -m1 '^c=' <<<"$invite")")
+	local invite=$1 via contact bad=()
+	via=$(first_line "$invite" Via:) contact=$(first_line "$invite" Contact:)
+	[[ $via == *"$R_SV4:"* ]] || bad+=("$via")
+	[[ $contact == *"@$R_SV4:"* ]] || bad+=("$contact")
+	[ "$(sdp_field "$invite" o)" = "$R_SV4" ] || bad+=("$(first_line "$invite" o=)")
+	[ "$(sdp_field "$invite" c)" = "$R_SV4" ] || bad+=("$(first_line "$invite" c=)")
 	[ ${#bad[@]} = 0 ] && return 0
 	local IFS=';'
 	echo "not rewritten to the router's address $R_SV4 at the callee: ${bad[*]}"
@@ -465,13 +527,17 @@ nat_diff() {
 	say "$impl/$case: its 200 changed on the way (sent > received): $(line_diff \
 		"$(sip_msg "$CALLEE.msg" sent '^SIP/2.0 200' INVITE)" "$(sip_msg "$CALLER.msg" received '^SIP/2.0 200' INVITE)")"
 }
-# Files, not <(...): the VM's /dev has no /dev/fd.
 line_diff() {
-	local out
-	echo "$1" >"$W/diff.a"
-	echo "$2" >"$W/diff.b"
-	out=$(paste -d '\t' "$W/diff.a" "$W/diff.b" | awk -F '\t' '$1 != $2 { print $1 " > " $2 }' | paste -sd '|' - | sed 's/|/ | /g')
-	echo "${out:-nothing}"
+	local a b i out=()
+	mapfile -t a <<<"$1"
+	mapfile -t b <<<"$2"
+	for i in "${!a[@]}"; do
+		[ "${a[i]}" = "${b[i]:-}" ] || out+=("${a[i]} > ${b[i]:-}")
+	done
+	[ ${#out[@]} -gt 0 ] || { echo nothing; return; }
+	local IFS=$'\x1f'
+	local all="${out[*]}"
+	echo "${all//$'\x1f'/ | }"
 }
 
 # register-invite: the phone (client ns) registers its contact
@@ -487,7 +553,7 @@ case_register_invite() {
 	CALLER=$LOGS/$impl-$case-phone CALLEE=$LOGS/$impl-$case-registrar
 	sipp_start "$TOPO_SV_NS" "$impl-$case-registrar" -sf "$SCEN/registrar.xml" -i "$SV4" -p 5060
 	local reg_pid=$SIPP_PID
-	if ! wait_listen "$TOPO_SV_NS" udp "$SV4"; then
+	if ! wait_listen "$TOPO_SV_NS" udp 4; then
 		why="the registrar (sipp) is not listening on $SV4:5060"
 	else
 		sipp_start "$TOPO_CL_NS" "$impl-$case-phone" -sf "$SCEN/register.xml" \
@@ -505,9 +571,22 @@ case_register_invite() {
 	reg=$(sip_msg "$CALLER.msg" received '^SIP/2.0 200' REGISTER)
 	exp=$(conntrack -L expect 2>/dev/null | grep "dport=5060" | tr -s ' ')
 	say "$impl/$case: the 200 as the phone got it: $(grep -m1 '^Contact:' <<<"$reg"); expectation: ${exp:-none}"
+	# What nf_conntrack_sip leaves once the 200 is through (seen in the
+	# VM): from the registrar's address, any port, to the contact,
+	# PERMANENT (every call to the phone uses it), active, and the
+	# connection it lets in is helped by sip (its SDP opens media).
+	if [ "$impl" != none ]; then
+		local e="src=$SV4 dst=$CL4 sport=0 dport=5060 "
+		if [[ $exp != *"$e"* ]]; then
+			why="no expectation $e(registrar to contact, any source port) after the 200"
+		elif ! grep -F "$e" <<<"$exp" | grep -q ' PERMANENT class=[0-9]* helper=sip$'; then
+			why="the expectation after the 200 is not PERMANENT, active and helped by sip: $(grep -F "$e" <<<"$exp")"
+		fi
+	fi
 
 	if ! call_begin "$case" udp "$TOPO_SV_NS" "$SV4" 5070 "$TOPO_CL_NS" "$CL4" "$CL4"; then
 		call_abort
+		CALL_WHY="${why:+$why; }$CALL_WHY"
 		if [ "$impl" = none ] && [ "$CALL_STEP" = invite ]; then
 			CELL[$impl/$case]=blocked
 			verdict none "$case" ""
@@ -519,7 +598,7 @@ case_register_invite() {
 		return
 	fi
 	if ! call_end; then
-		why=$CALL_WHY
+		why="${why:+$why; }$CALL_WHY"
 	fi
 	if [ "$impl" = none ]; then
 		CELL[$impl/$case]="PASSED!"
@@ -542,7 +621,7 @@ case_clean_stop() {
 	topo_mode plain
 	events_mark
 	stop_cthelperd
-	left=$(nfct_helpers | grep -o 'name = sip,.*status = [a-z]*' | sed 's/,.queuenum.*l4protonum = / l4proto /; s/,.*status = / /' | tr '\n' ';')
+	left=$(nfct_helpers | sed -n 's/.*name = sip,.*l3protonum = \([0-9]*\),.l4protonum = \([0-9]*\),.*status = \([a-z]*\).*/sip l3=\1 l4=\2 \3/p' | tr '\n' ';')
 	say "$impl/$case: after SIGTERM: exit status $STOP_RC; helpers left: ${left:-none}"
 	[ "$STOP_RC" = 0 ] || why="cthelperd exit status $STOP_RC on SIGTERM (want 0)"
 	nfct_helpers | grep -q 'name = sip,.*status = enabled' &&
@@ -711,7 +790,7 @@ cleanup() {
 	local p
 	call_abort 2>/dev/null
 	[ -n "$CTH_PID" ] && kill -KILL "$CTH_PID" 2>/dev/null
-	for p in "${AGENT_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${AGENT_PID[@]}"; do kill "$p" 2>/dev/null; done
 	events_stop
 }
 trap cleanup EXIT
