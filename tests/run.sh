@@ -94,6 +94,13 @@ else
 	echo "FAIL e2e: tests/e2e/run.sh missing" | tee -a "$LOG/all.txt"
 fi
 
+# SIP end to end (sipp calls, media, registration, NAT), one VM boot.
+if [ -x tests/sip/run.sh ]; then
+	run_suite sip tests/sip/run.sh
+else
+	echo "FAIL sip: tests/sip/run.sh missing" | tee -a "$LOG/all.txt"
+fi
+
 p=$(grep -c '^PASS ' "$LOG/all.txt")
 f=$(grep -c '^FAIL ' "$LOG/all.txt")
 s=$(grep -c '^SKIP ' "$LOG/all.txt")

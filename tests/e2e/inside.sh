@@ -37,6 +37,8 @@ cd "$(dirname "$0")/../.." || exit 1
 REPO=$PWD
 # shellcheck source=tests/lib/topo.sh
 . tests/lib/topo.sh
+# shellcheck source=tests/lib/vmsuite.sh
+. tests/lib/vmsuite.sh
 
 PY=/usr/bin/python3
 FTP="$REPO/tests/lib/ftp.py"
@@ -56,9 +58,6 @@ PATTERN_SIZE=$((256 * 1024))
 # bound with NFQA_CFG_F_GSO; more, smaller ones when the host is slow).
 QUEUE_MAX=40
 mkdir -p "$W" "$LOGS"
-
-progress() { echo "[$(cut -d" " -f1 /proc/uptime)] $*" >>"${VM_PROGRESS:-/dev/null}"; }
-say() { echo "# $*"; }
 
 # Execution order: the kernel's own helper last, because it is unloaded
 # afterwards and a user-space "ftp" helper cannot coexist with it.
@@ -178,17 +177,6 @@ record() {
 	esac
 }
 
-# Print the tail of a log, indented, as commentary (named by its host path).
-show_tail() {
-	local file=$1 n=${2:-20} name=$1
-	[ -s "$file" ] || return 0
-	if [ -n "${VM_RESULTS:-}" ] && [ -n "${VM_HOST_RESULTS:-}" ]; then
-		name=${file/#"$VM_RESULTS"/"$VM_HOST_RESULTS"}
-	fi
-	echo "  --- last $n lines of $name"
-	tail -n "$n" "$file" | sed 's/^/  | /'
-}
-
 # ------------------------------------------------------------ FTP server
 
 start_ftp_server() {
@@ -211,19 +199,6 @@ start_ftp_server() {
 
 # ------------------------------------------------------------ implementations
 
-# One line per kernel helper: "{.name = ftp,.queuenum = 0,...,.status = enabled,};"
-nfct_helpers() { nfct helper list 2>/dev/null | tr -d '\n\t' | sed 's/};/};\n/g'; }
-
-# Wait until `nfct helper list` shows N enabled helpers named NAME.
-wait_helpers_enabled() {
-	local name=$1 n=$2 _
-	for _ in $(seq 1 50); do
-		[ "$(nfct_helpers | grep -c "name = $name,.*status = enabled")" -ge "$n" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
 # The shipped example, with debug logging so that a failure shows what the
 # daemon did; its relative plugin_dir resolves against conf/, not /tmp.
 write_cthelperd_conf() {
@@ -232,11 +207,9 @@ write_cthelperd_conf() {
 	    "$REPO/conf/cthelperd.conf" >"$W/cthelperd.conf"
 }
 
-# start_cthelperd LOG: run the daemon in the foreground (background job) and
-# wait for its "ready" line.
-CTH_PID=
+# start_cthelperd LOG: run the daemon with the shipped config (debug log)
+# and wait for its "ready" and its two ftp helpers (vmsuite.sh's cth_start).
 start_cthelperd() {
-	local log=$1 _
 	if [ ! -x "$CTHELPERD" ]; then
 		START_WHY="$CTH_BUILD/cthelperd is not built (make B=$CTH_BUILD all)"
 		return 1
@@ -246,54 +219,7 @@ start_cthelperd() {
 		return 1
 	fi
 	write_cthelperd_conf
-	"$CTHELPERD" -c "$W/cthelperd.conf" >"$log" 2>&1 &
-	CTH_PID=$!
-	for _ in $(seq 1 100); do
-		grep -q 'ready' "$log" 2>/dev/null && break
-		if ! kill -0 $CTH_PID 2>/dev/null; then
-			wait $CTH_PID
-			START_WHY="cthelperd exited with status $? before printing ready"
-			CTH_PID=
-			return 1
-		fi
-		sleep 0.2
-	done
-	if ! grep -q 'ready' "$log"; then
-		START_WHY="cthelperd did not print ready within 20 s"
-		return 1
-	fi
-	if ! wait_helpers_enabled ftp 2; then
-		START_WHY="cthelperd said ready but nfct helper list lacks 2 enabled ftp helpers: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
-	return 0
-}
-
-# term_wait PID: SIGTERM, up to 10 s, then SIGKILL; sets STOP_RC to the
-# exit status, or "timeout" when it had to be killed.
-term_wait() {
-	local pid=$1 _
-	kill -TERM "$pid" 2>/dev/null
-	for _ in $(seq 1 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.2
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-		STOP_RC=timeout
-	else
-		wait "$pid"
-		STOP_RC=$?
-	fi
-}
-
-# stop_cthelperd: SIGTERM and wait; sets STOP_RC.
-stop_cthelperd() {
-	STOP_RC=
-	[ -n "$CTH_PID" ] || return 0
-	term_wait "$CTH_PID"
-	CTH_PID=
+	cth_start "$1" "$W/cthelperd.conf" ftp 2
 }
 
 CTD_PID=
@@ -404,32 +330,6 @@ impl_stop() {
 		fi
 	fi
 	topo_flush_conntrack
-}
-
-# ------------------------------------------------------------ expectation events
-
-# While an implementation runs, "conntrack -E expect" logs every expectation
-# the kernel creates or destroys; a failed case then says whether the helper
-# created an expectation at all (and which), which is most of a diagnosis.
-EV_PID=
-EV_LOG=
-events_start() {
-	EV_LOG="$LOGS/$1-expect-events.log"
-	: >"$EV_LOG"
-	stdbuf -oL conntrack -E expect >>"$EV_LOG" 2>&1 &
-	EV_PID=$!
-}
-events_stop() {
-	[ -n "$EV_PID" ] && kill "$EV_PID" 2>/dev/null && wait "$EV_PID" 2>/dev/null
-	EV_PID=
-}
-events_mark() { EV_MARK=$(wc -l <"$EV_LOG"); }
-# Expectations created since events_mark, as one line.
-events_since_mark() {
-	sleep 0.3   # let the listener catch up
-	local new
-	new=$(tail -n +"$((EV_MARK + 1))" "$EV_LOG" | grep -F '[NEW]' | sed 's/^ *\[NEW\] *//' | tr -s ' ' | paste -sd';' -)
-	echo "${new:-none}"
 }
 
 # ------------------------------------------------------------ one FTP session

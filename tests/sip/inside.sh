@@ -572,15 +572,15 @@ case_register_invite() {
 	exp=$(conntrack -L expect 2>/dev/null | grep "dport=5060" | tr -s ' ')
 	say "$impl/$case: the 200 as the phone got it: $(grep -m1 '^Contact:' <<<"$reg"); expectation: ${exp:-none}"
 	# What nf_conntrack_sip leaves once the 200 is through (seen in the
-	# VM): from the registrar's address, any port, to the contact,
-	# PERMANENT (every call to the phone uses it), active, and the
-	# connection it lets in is helped by sip (its SDP opens media).
+	# VM): from the registrar's address, any port, to the contact, class
+	# 0 (signalling), PERMANENT (every call to the phone uses it) and no
+	# longer INACTIVE.  (helper= there is the master's helper.)
 	if [ "$impl" != none ]; then
 		local e="src=$SV4 dst=$CL4 sport=0 dport=5060 "
 		if [[ $exp != *"$e"* ]]; then
 			why="no expectation $e(registrar to contact, any source port) after the 200"
-		elif ! grep -F "$e" <<<"$exp" | grep -q ' PERMANENT class=[0-9]* helper=sip$'; then
-			why="the expectation after the 200 is not PERMANENT, active and helped by sip: $(grep -F "$e" <<<"$exp")"
+		elif ! grep -F "$e" <<<"$exp" | grep -q ' PERMANENT class=0 helper=sip$'; then
+			why="the expectation after the 200 is not an active PERMANENT one of class 0 (signalling): $(grep -F "$e" <<<"$exp")"
 		fi
 	fi
 
@@ -596,6 +596,15 @@ case_register_invite() {
 		verdict "$impl" "$case" "$CALL_WHY"
 		diagnose "$impl"
 		return
+	fi
+	# The connection the expectation let in must itself be helped by sip
+	# (nf_conntrack_sip sets the expectation's helper): the SDP of this
+	# call then opens media.
+	if [ "$impl" != none ]; then
+		local ct
+		ct=$(conntrack -L -p udp --orig-port-src 5070 --orig-port-dst 5060 2>/dev/null | tr -s ' ')
+		[[ $ct == *helper=sip* ]] ||
+			why="${why:+$why; }the INVITE's connection (from port 5070) is not helped by sip: ${ct:-no conntrack}"
 	fi
 	if ! call_end; then
 		why="${why:+$why; }$CALL_WHY"
@@ -791,6 +800,7 @@ cleanup() {
 	call_abort 2>/dev/null
 	[ -n "$CTH_PID" ] && kill -KILL "$CTH_PID" 2>/dev/null
 	for p in "${AGENT_PID[@]}"; do kill "$p" 2>/dev/null; done
+	cp "$W"/media-*.log "$LOGS/" 2>/dev/null
 	events_stop
 }
 trap cleanup EXIT
