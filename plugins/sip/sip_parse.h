@@ -113,9 +113,12 @@ struct sip_hostport {
 };
 
 /*
- * Parse a numeric host (IPv4 for AF_INET, "[IPv6]" for AF_INET6; a bare
- * IPv6 literal is accepted in SDP only) and an optional ":port" at
- * buf[off..end).  Host names are -ENOENT; a port of 0 or above 65535, or
+ * Parse a numeric host (IPv4 for AF_INET, "[IPv6]" for AF_INET6) and an
+ * optional ":port" at buf[off..end).  A bare IPv6 literal (what SDP and
+ * received= carry) is accepted anywhere, without a port: in a URI, where
+ * RFC 3261 wants brackets, "2001:db8::10:5070" is thus one address (the
+ * kernel refuses it); NAT only rewrites it when it equals an endpoint.
+ * Host names are -ENOENT; a port of 0 or above 65535, or
  * text that is not an address, is -EINVAL.  hp->span is relative to buf.
  */
 int sip_hostport_parse(const uint8_t *buf, size_t off, size_t end, int family,
