@@ -165,15 +165,16 @@ topo_wait_links() {
 #   masq   the client's net is private: MASQUERADE out of r-sv, and the
 #          server has no route back to 10.0.1.0/24, so an unrewritten
 #          PORT/EPRT address is refused (foreign address) or unreachable.
-#   dnat   the server is private: the client dials the router ($R_CL4:21),
-#          DNAT to $SV4; the client has no route to 10.0.2.0/24, so an
-#          unrewritten 227 reply is unreachable.
+#   dnat   the server is private: the client dials the router ($R_CL4) on
+#          the profile's control port(s) (tcp/21 for ftp; udp/5060 and
+#          tcp/5060 for sip), DNAT to $SV4; the client has no route to
+#          10.0.2.0/24, so an unrewritten 227 reply (or SDP) is unreachable.
 #   masq6  IPv4 routed; the client's IPv6 net is private: MASQUERADE out of
 #          r-sv, and the server has no IPv6 route back to fd00:1::/64, so
 #          an unrewritten EPRT |2| address is refused or unreachable.
 # SV4_DIAL is set to the address the client must dial.
 topo_mode() {
-	local mode=$1
+	local mode=$1 p
 	"$IPT" -t nat -F PREROUTING
 	"$IPT" -t nat -F POSTROUTING
 	ip -n "$TOPO_CL_NS" -4 route del default 2>/dev/null
@@ -192,8 +193,10 @@ topo_mode() {
 		SV4_DIAL=$SV4 ;;
 	dnat)
 		ip -n "$TOPO_SV_NS" route add default via "$R_SV4" || return 1
-		"$IPT" -t nat -A PREROUTING -i r-cl -d "$R_CL4" -p tcp --dport 21 \
-			-j DNAT --to-destination "$SV4" || return 1
+		for p in $TOPO_CTL_PORTS; do
+			"$IPT" -t nat -A PREROUTING -i r-cl -d "$R_CL4" -p "${p%%:*}" \
+				--dport "${p#*:}" -j DNAT --to-destination "$SV4" || return 1
+		done
 		SV4_DIAL=$R_CL4 ;;
 	masq6)
 		# IPv4 routed; IPv6: the client's net is private (MASQUERADE

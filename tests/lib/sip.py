@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+"""SIP user agents that sipp cannot play, for tests/sip/inside.sh.
+
+  sip.py split-call LOCAL-IP REMOTE-IP REMOTE-PORT SDP-PORT CALL-ID MSG-LOG
+      A caller over TCP whose INVITE goes out as two TCP segments: the
+      header block (up to and including the empty line) in the first, the
+      SDP body in the second, SPLIT_PAUSE seconds later (TCP_NODELAY, two
+      send() calls).  The SDP is tests/sip/call-uac.xml's: c= LOCAL-IP,
+      audio on SDP-PORT, video on SDP-PORT + 2.  Prints
+      "segments DATA-SEGS RETRANS" (the connection's TCP_INFO counters:
+      data segments sent, retransmissions) once the INVITE is out; then
+      waits for the final response, ACKs a 200 and prints "up"; at a line
+      "bye" on stdin sends BYE and waits for its 200, prints "done".
+      Every message sent and received goes to MSG-LOG in sipp's
+      -trace_msg format (so the test reads it like sipp's logs).
+      Exit 0: the call was made and ended; else 1 with "error: why".
+"""
+import select
+import socket
+import struct
+import sys
+import time
+
+SPLIT_PAUSE = 0.5
+RESPONSE_WAIT = 15     # s for the INVITE's final response, the BYE's 200
+HANGUP_WAIT = 60       # s for the test's "bye"
+
+
+class Fail(Exception):
+    pass
+
+
+class Trace:
+    """sipp's -trace_msg format: a dashed line with the time, a line
+    saying what happened, an empty line, the message, an empty line."""
+
+    def __init__(self, path):
+        self.f = open(path, "w", encoding="utf-8", errors="replace")
+
+    def log(self, what, msg):
+        self.f.write("----------------------------------------------- %s\n"
+                     % time.strftime("%Y-%m-%d %H:%M:%S"))
+        if what == "sent":
+            self.f.write("TCP message sent (%d bytes):\n\n" % len(msg))
+        else:
+            self.f.write("TCP message received [%d] bytes :\n\n" % len(msg))
+        self.f.write(msg.decode(errors="replace") + "\n")
+        self.f.flush()
+
+
+class Stream:
+    """SIP messages on a TCP connection, framed by Content-Length."""
+
+    def __init__(self, sock, trace):
+        self.sock = sock
+        self.trace = trace
+        self.buf = b""
+
+    def send(self, *parts):
+        for i, part in enumerate(parts):
+            if i:
+                time.sleep(SPLIT_PAUSE)
+            self.sock.sendall(part)
+        self.trace.log("sent", b"".join(parts))
+
+    def recv(self, deadline):
+        while True:
+            end = self.buf.find(b"\r\n\r\n")
+            if end >= 0:
+                head = self.buf[:end].decode(errors="replace")
+                clen = 0
+                for line in head.split("\r\n")[1:]:
+                    name, _, value = line.partition(":")
+                    if name.strip().lower() in ("content-length", "l"):
+                        clen = int(value.strip())
+                total = end + 4 + clen
+                if len(self.buf) >= total:
+                    msg, self.buf = self.buf[:total], self.buf[total:]
+                    self.trace.log("received", msg)
+                    return msg.decode(errors="replace")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Fail("no complete message within the time allowed")
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                raise Fail("no complete message within the time allowed") from None
+            if not data:
+                raise Fail("the callee closed the connection")
+            self.buf += data
+
+
+def header(msg, name):
+    for line in msg.split("\r\n")[1:]:
+        n, _, v = line.partition(":")
+        if n.strip().lower() == name:
+            return v.strip()
+    return ""
+
+
+def tcp_info(sock):
+    """(data segments sent, retransmissions) from struct tcp_info:
+    tcpi_total_retrans at offset 100, tcpi_data_segs_out at 156."""
+    info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 256)
+    if len(info) < 160:
+        return (-1, -1)
+    return (struct.unpack_from("I", info, 156)[0], struct.unpack_from("I", info, 100)[0])
+
+
+def split_call(local, remote, rport, sdp_port, call_id, log):
+    fam = socket.AF_INET6 if ":" in remote else socket.AF_INET
+    ip = "6" if fam == socket.AF_INET6 else "4"
+    sock = socket.socket(fam, socket.SOCK_STREAM)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.settimeout(5)
+    sock.bind((local, 0))
+    try:
+        sock.connect((remote, int(rport)))
+    except OSError as e:
+        raise Fail("connect to %s port %s: %s" % (remote, rport, e)) from None
+    lport = sock.getsockname()[1]
+    lhost = "[%s]" % local if ip == "6" else local
+    rhost = "[%s]" % remote if ip == "6" else remote
+    stream = Stream(sock, Trace(log))
+    uri = "sip:callee@%s:%s" % (rhost, rport)
+    common = ("From: <sip:caller@%s:%d>;tag=split1\r\n" % (lhost, lport) +
+              "Call-ID: %s\r\n" % call_id)
+    contact = "Contact: <sip:caller@%s:%d;transport=TCP>\r\n" % (lhost, lport)
+
+    def via(n):
+        return "Via: SIP/2.0/TCP %s:%d;branch=z9hG4bK-split-%d\r\n" % (lhost, lport, n)
+
+    body = ("v=0\r\n"
+            "o=caller 1 1 IN IP%s %s\r\n"
+            "s=-\r\n"
+            "c=IN IP%s %s\r\n"
+            "t=0 0\r\n"
+            "m=audio %d RTP/AVP 0\r\n"
+            "a=rtpmap:0 PCMU/8000\r\n"
+            "m=video %d RTP/AVP 31\r\n"
+            "a=rtpmap:31 H261/90000\r\n"
+            % (ip, local, ip, local, sdp_port, sdp_port + 2)).encode()
+    head = ("INVITE %s SIP/2.0\r\n" % uri + via(1) + common +
+            "To: <%s>\r\n" % uri + "CSeq: 1 INVITE\r\n" + contact +
+            "Max-Forwards: 70\r\n"
+            "Content-Type: application/sdp\r\n"
+            "Content-Length: %d\r\n\r\n" % len(body)).encode()
+    stream.send(head, body)
+    time.sleep(0.2)
+    print("segments %d %d" % tcp_info(sock), flush=True)
+
+    deadline = time.monotonic() + RESPONSE_WAIT
+    while True:
+        msg = stream.recv(deadline)
+        start = msg.split("\r\n", 1)[0]
+        if not start.startswith("SIP/2.0 ") or "INVITE" not in header(msg, "cseq"):
+            continue
+        code = int(start.split()[1])
+        if code >= 200:
+            break
+    if code >= 300:
+        raise Fail("the INVITE was answered %s" % start)
+    to = header(msg, "to")
+    stream.send(("ACK %s SIP/2.0\r\n" % uri + via(2) + common + "To: %s\r\n" % to +
+                 "CSeq: 1 ACK\r\n" + contact + "Max-Forwards: 70\r\n"
+                 "Content-Length: 0\r\n\r\n").encode())
+    print("up", flush=True)
+
+    sock.settimeout(None)
+    line = ""
+    deadline = time.monotonic() + HANGUP_WAIT
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([sys.stdin], [], [], deadline - time.monotonic())
+        if r:
+            line = sys.stdin.readline()
+            if not line or line.strip() == "bye":
+                break
+    if line.strip() != "bye":
+        raise Fail("no hang-up cue within %d s" % HANGUP_WAIT)
+    stream.send(("BYE %s SIP/2.0\r\n" % uri + via(3) + common + "To: %s\r\n" % to +
+                 "CSeq: 2 BYE\r\n" + contact + "Max-Forwards: 70\r\n"
+                 "Content-Length: 0\r\n\r\n").encode())
+    deadline = time.monotonic() + RESPONSE_WAIT
+    while True:
+        msg = stream.recv(deadline)
+        if msg.startswith("SIP/2.0 ") and "BYE" in header(msg, "cseq"):
+            break
+    if not msg.startswith("SIP/2.0 200"):
+        raise Fail("the BYE was answered %s" % msg.split("\r\n", 1)[0])
+    sock.close()
+    print("done", flush=True)
+
+
+def main():
+    if len(sys.argv) != 8 or sys.argv[1] != "split-call":
+        sys.exit(__doc__)
+    try:
+        split_call(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]),
+                   sys.argv[6], sys.argv[7])
+    except (Fail, OSError) as e:
+        print("error: %s" % e, flush=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
