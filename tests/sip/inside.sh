@@ -621,15 +621,21 @@ call_media() {
 	if [ -z "$CALL_WHY" ]; then
 		# Right after the BYE's 200 (both user agents have exited):
 		# the BYE must have removed the call's media expectations.
-		local line lines left=()
-		mapfile -t lines < <(conntrack -L expect 2>/dev/null)
+		# (no process substitution: the VM has no /dev/fd)
+		local out line lines left=()
+		out=$(conntrack -L expect 2>"$W/expect.err") ||
+			why="${why:+$why; }conntrack -L expect failed: $(head -n 2 "$W/expect.err" | tr '\n' ' ')"
+		mapfile -t lines <<<"$out"
 		for line in "${lines[@]}"; do
-			[[ $line == *" master-src=$ms master-dst=$md "* && $line == *" class="[123]* ]] &&
-				left+=("$line")
+			[[ $line == *" master-src=$ms master-dst=$md "* && $line == *" class="[123]* ]] || continue
+			# "TIMEOUT proto=17 src=A dst=B sport=0 dport=P ... class=C ..."
+			[[ $line =~ src=([^ ]+)\ dst=([^ ]+)\ sport=[0-9]+\ dport=([0-9]+).*\ (class=[0-9]+) ]] &&
+				line="${BASH_REMATCH[1]} -> ${BASH_REMATCH[2]} port ${BASH_REMATCH[3]} ${BASH_REMATCH[4]}"
+			left+=("$line")
 		done
 		if [ ${#left[@]} -gt 0 ]; then
-			printf -v line '%s;' "${left[@]}"
-			why="${why:+$why; }media expectations of the call left after the BYE's 200: $line"
+			printf -v line '%s, ' "${left[@]}"
+			why="${why:+$why; }media expectations of the call left after the BYE's 200: ${line%, }"
 		fi
 		# After the BYE: only an expectation could let new media
 		# through once the media conntracks are gone.
