@@ -623,7 +623,7 @@ call_media() {
 		# the BYE must have removed the call's media expectations.
 		# (no process substitution: the VM has no /dev/fd)
 		local out line lines left=()
-		out=$(conntrack -L expect 2>"$W/expect.err") ||
+		out=$(timeout 10 conntrack -L expect 2>"$W/expect.err") ||
 			why="${why:+$why; }conntrack -L expect failed: $(head -n 2 "$W/expect.err" | tr '\n' ' ')"
 		mapfile -t lines <<<"$out"
 		for line in "${lines[@]}"; do
