@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared by the libFuzzer targets: a reader over the fuzz input, the fake
- * helper instance a plugin call needs, and the invariants every packet the
+ * Shared by the libFuzzer targets: their entry points and common set-up, a
+ * reader over the fuzz input, and the invariants every packet the
  * host hands back must meet (checked independently, tests/fuzz/pktcheck.h).
  * A violated invariant prints why and aborts, which libFuzzer reports as a
  * crash with the input saved.
@@ -16,8 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "packet.h"
 #include "pktcheck.h"
+
+/* libFuzzer's entry points, defined by each target. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* ------------------------------------------------------------ reader */
 
@@ -74,6 +79,14 @@ static inline void fz_verbose_init(void)
 	const char *v = getenv("FUZZ_VERBOSE");
 
 	fz_verbose = v && *v && *v != '0';
+}
+
+/* What every target's LLVMFuzzerInitialize does: plugin log lines (info)
+ * not printed, FUZZ_VERBOSE read. */
+static inline void fz_init(void)
+{
+	log_init(LOG_L_ERR, 0);
+	fz_verbose_init();
 }
 
 /* ------------------------------------------------------------ checks */

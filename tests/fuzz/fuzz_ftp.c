@@ -19,7 +19,6 @@
 #include <sys/socket.h>
 
 #include "fuzz_common.h"
-#include "log.h"
 
 #define FTP_PRIV_LEN 20u
 
@@ -49,15 +48,11 @@ static int fz_expect_fn(struct pkt_call *c, const struct cth_expect *e,
 
 static const struct plugin ftp_pl = { .desc = &cth_plugin };
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	log_init(LOG_L_ERR, 0);
-	fz_verbose_init();
+	fz_init();
 	return 0;
 }
 

@@ -32,7 +32,6 @@
 
 #include "fuzz_common.h"
 #include "keep.h"
-#include "log.h"
 #include "mangle.h"
 
 #define FZ_MAX_OPS 64u
@@ -403,17 +402,13 @@ static int fz_expect_fn(struct pkt_call *c, const struct cth_expect *e,
 	return expect_answer;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
 	for (size_t i = 0; i < sizeof(pattern); i++)
 		pattern[i] = (uint8_t)(i * 7 + 1);
-	log_init(LOG_L_ERR, 0);   /* plugin log lines are info: not printed */
-	fz_verbose_init();
+	fz_init();
 	return 0;
 }
 

@@ -29,7 +29,6 @@
 
 #include "fuzz_common.h"
 #include "keep.h"
-#include "log.h"
 
 #define SIP_PRIV_LEN 16u
 #define SIP_CLASSES 4u
@@ -215,15 +214,11 @@ static int wrap_packet(struct cth_ctx *ctx, const struct cth_packet *pkt, void *
 static struct cth_plugin_desc wrap_desc;
 static const struct plugin wrap_pl = { .desc = &wrap_desc };
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	log_init(LOG_L_ERR, 0);
-	fz_verbose_init();
+	fz_init();
 	wrap_desc = cth_plugin;
 	wrap_desc.packet = wrap_packet;
 	return 0;

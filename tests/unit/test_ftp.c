@@ -3,7 +3,8 @@
  * FTP plugin unit test: the pure parser (every command form, bad numbers,
  * truncation, garbage, huge lines, deterministic fuzzing), the SDK text
  * utilities it uses, and the plugin's packet callback driven through a fake
- * host that records expectations and mangles.
+ * host that records expectations and edits.  The check harness, the fake
+ * host and the connections are shared with test_sip.c (plugtest.h).
  *
  * Every payload is copied into a heap block of exactly its length so that
  * AddressSanitizer catches any read past the end.
@@ -11,120 +12,20 @@
  * Output: one "PASS name" / "FAIL name: why" line per check; exit status 1
  * when anything failed.
  */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-
-#include <cthelperd/plugin.h>
-#include <cthelperd/util.h>
+#define PLUGTEST_RNG_SEED 0x9e3779b97f4a7c15ull
+#include "plugtest.h"
 
 #include "../../plugins/ftp/ftp_parse.h"
 
-/* ---------------------------------------------------------------- checks */
-
-static unsigned int failures;
-
-struct check {
-	char name[96];
-	bool failed;
-	char why[512];
-};
-
-static void check_start(struct check *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check_start(struct check *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	memset(c, 0, sizeof(*c));
-	va_start(ap, fmt);
-	vsnprintf(c->name, sizeof(c->name), fmt, ap);
-	va_end(ap);
-}
-
-/* Records the first failed condition of a check. */
-static bool check_that(struct check *c, bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static bool check_that(struct check *c, bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond || c->failed)
-		return cond;
-	c->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(c->why, sizeof(c->why), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-static void check_end(struct check *c)
-{
-	if (c->failed) {
-		failures++;
-		printf("FAIL %s: %s\n", c->name, c->why);
-	} else {
-		printf("PASS %s\n", c->name);
-	}
-	fflush(stdout);
-}
-
 /* ---------------------------------------------------------------- helpers */
-
-static union cth_addr addr_of(int family, const char *text)
-{
-	union cth_addr a;
-
-	memset(&a, 0, sizeof(a));
-	if (inet_pton(family, text, a.raw) != 1) {
-		fprintf(stderr, "bad test address %s\n", text);
-		abort();
-	}
-	return a;
-}
-
-static const char *addr_str(int family, const union cth_addr *a, char *buf,
-			    size_t size)
-{
-	if (!inet_ntop(family, a->raw, buf, (socklen_t)size))
-		snprintf(buf, size, "?");
-	return buf;
-}
-
-/* Deterministic xorshift64*: the same inputs on every run. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint32_t rng_next(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
-}
-
-static uint32_t rng_below(uint32_t n)
-{
-	return n ? rng_next() % n : 0;
-}
 
 /* Parse a copy of exactly len bytes so ASan sees any overread. */
 static int parse_exact(const void *text, size_t len, enum cth_dir dir,
 		       int family, struct ftp_cmd *cmd)
 {
-	uint8_t *buf = malloc(len ? len : 1);
-	int ret;
+	uint8_t *buf = dup_exact(text, len);
+	int ret = ftp_parse(len ? buf : NULL, len, dir, family, cmd);
 
-	if (!buf)
-		abort();
-	memcpy(buf, text, len);
-	ret = ftp_parse(len ? buf : NULL, len, dir, family, cmd);
 	free(buf);
 	return ret;
 }
@@ -143,11 +44,6 @@ struct parse_case {
 	uint16_t port;
 	const char *match; /* expected text at cmd.off, cmd.len */
 };
-
-#define O CTH_DIR_ORIGINAL
-#define R CTH_DIR_REPLY
-#define V4 AF_INET
-#define V6 AF_INET6
 
 static const struct parse_case parse_cases[] = {
 	/* PORT */
@@ -368,8 +264,7 @@ static void test_parse_case(const struct parse_case *pc)
 	check_start(&c, "parse_%s", pc->name);
 	memset(&cmd, 0xa5, sizeof(cmd));
 	ret = parse_exact(pc->text, len, pc->dir, pc->family, &cmd);
-	check_that(&c, ret == pc->ret, "returned %d, want %d", ret, pc->ret);
-	if (ret == 1 && pc->ret == 1) {
+	if (check_ret(&c, ret, pc->ret) && ret == 1) {
 		int fam = pc->cmd_family ? pc->cmd_family : AF_INET;
 
 		want = addr_of(fam, pc->addr);
@@ -517,45 +412,13 @@ static const char *const fuzz_seeds[][2] = {
 	{ "R", "229 Entering Extended Passive Mode (|||6446|)\r\n" },
 };
 
-static const char fuzz_alphabet[] = "0123456789,.|()!:abcdefPORTEPRT227 9\r\n";
-
-static void fuzz_mutate(uint8_t *buf, size_t *len, size_t cap)
-{
-	unsigned int edits = 1 + rng_below(4);
-	size_t pos;
-
-	while (edits--) {
-		pos = *len ? rng_below((uint32_t)*len) : 0;
-		switch (rng_below(5)) {
-		case 0: /* random byte */
-			if (*len)
-				buf[pos] = (uint8_t)rng_next();
-			break;
-		case 1: /* byte from the protocol's alphabet */
-			if (*len)
-				buf[pos] = (uint8_t)fuzz_alphabet[rng_below(
-					sizeof(fuzz_alphabet) - 1)];
-			break;
-		case 2: /* truncate */
-			*len = pos;
-			break;
-		case 3: /* insert */
-			if (*len < cap) {
-				memmove(buf + pos + 1, buf + pos, *len - pos);
-				buf[pos] = (uint8_t)fuzz_alphabet[rng_below(
-					sizeof(fuzz_alphabet) - 1)];
-				(*len)++;
-			}
-			break;
-		default: /* delete */
-			if (*len) {
-				memmove(buf + pos, buf + pos + 1, *len - pos - 1);
-				(*len)--;
-			}
-			break;
-		}
-	}
-}
+/* Up to 4 edits, the first five kinds, every chosen truncation done. */
+static const struct mutate_how ftp_mutate = {
+	.alphabet = "0123456789,.|()!:abcdefPORTEPRT227 9\r\n",
+	.max_edits = 4,
+	.n_ops = 5,
+	.trunc_one_in = 0,
+};
 
 /* Whatever comes in, the result is one of the four and always in range. */
 static void test_parse_fuzz(void)
@@ -587,7 +450,7 @@ static void test_parse_fuzz(void)
 			len = strlen(fuzz_seeds[s][1]);
 			memcpy(buf, fuzz_seeds[s][1], len);
 			dir = fuzz_seeds[s][0][0] == 'O' ? O : R;
-			fuzz_mutate(buf, &len, CAP);
+			fuzz_mutate(&ftp_mutate, buf, &len, CAP);
 		}
 		ret = parse_exact(buf, len, dir, family, &cmd);
 		if (!check_that(&c, ret == 1 || ret == 0 || ret == -EAGAIN ||
@@ -838,223 +701,26 @@ static void test_util(void)
 	check_end(&c);
 }
 
-/* ---------------------------------------------------------------- fake host */
+/* ---------------------------------------------------------------- connections */
 
-#define FAKE_MAX_EXP 256
-#define FAKE_MAX_PAYLOAD (70 * 1024)
-
-/* Records what the plugin asked of the host during one packet. */
-struct fake {
-	struct cth_ctx ctx; /* first: the plugin only passes this back */
-	unsigned int n_exp;
-	struct cth_expect exp[FAKE_MAX_EXP];
-	char exp_fn[FAKE_MAX_EXP][32];
-	unsigned int exp_how[FAKE_MAX_EXP];
-	unsigned int busy_left; /* SYNC expects answering busy_err */
-	int busy_err;           /* -EBUSY unless set */
-	int expect_err;         /* then every expect answers this */
-	unsigned int n_mangle;
-	size_t m_off, m_len;
-	char m_repl[256];
-	size_t m_repl_len;
-	int mangle_err;
-	bool nat;               /* of the current packet, for -EPERM */
-	uint8_t out[FAKE_MAX_PAYLOAD + 256];
-	size_t out_len;
-	unsigned int n_log;
-	char log[256];
-};
-
-static struct fake *fake_of(struct cth_ctx *ctx)
-{
-	return (struct fake *)(void *)ctx;
-}
-
-static int fake_expect(struct cth_ctx *ctx, const struct cth_expect *exp,
-		       unsigned int how)
-{
-	struct fake *f = fake_of(ctx);
-
-	if (f->n_exp < FAKE_MAX_EXP) {
-		f->exp[f->n_exp] = *exp;
-		snprintf(f->exp_fn[f->n_exp], sizeof(f->exp_fn[0]), "%s",
-			 exp->fn ? exp->fn : "");
-		f->exp_how[f->n_exp] = how;
-	}
-	f->n_exp++;
-	if ((how & CTH_EXPECT_SYNC) && f->busy_left) {
-		f->busy_left--;
-		return f->busy_err ? f->busy_err : -EBUSY;
-	}
-	return f->expect_err;
-}
-
-/* Behaves like the daemon's: range checks, no TCP resize without NAT. */
-static int fake_mangle(struct cth_ctx *ctx, size_t offset, size_t len,
-		       const void *repl, size_t repl_len)
-{
-	struct fake *f = fake_of(ctx);
-
-	f->n_mangle++;
-	if (f->mangle_err)
-		return f->mangle_err;
-	if (offset > f->out_len || len > f->out_len - offset)
-		return -EINVAL;
-	if (repl_len != len && !f->nat)
-		return -EPERM;
-	if (repl_len > sizeof(f->m_repl) ||
-	    f->out_len - len + repl_len > sizeof(f->out))
-		return -ENOMEM;
-	f->m_off = offset;
-	f->m_len = len;
-	memcpy(f->m_repl, repl, repl_len);
-	f->m_repl_len = repl_len;
-	memmove(f->out + offset + repl_len, f->out + offset + len,
-		f->out_len - offset - len);
-	memcpy(f->out + offset, repl, repl_len);
-	f->out_len = f->out_len - len + repl_len;
-	return 0;
-}
-
-static int fake_set_timeout(struct cth_ctx *ctx, uint32_t seconds)
-{
-	(void)ctx;
-	(void)seconds;
-	return 0;
-}
-
-static int fake_set_mark(struct cth_ctx *ctx, uint32_t mark)
-{
-	(void)ctx;
-	(void)mark;
-	return 0;
-}
-
-static int fake_detach(struct cth_ctx *ctx)
-{
-	(void)ctx;
-	return 0;
-}
-
-static void fake_vlog(struct cth_ctx *ctx, int level, const char *fmt,
-		      va_list ap) __attribute__((format(printf, 3, 0)));
-static void fake_vlog(struct cth_ctx *ctx, int level, const char *fmt,
-		      va_list ap)
-{
-	struct fake *f = fake_of(ctx);
-
-	(void)level;
-	f->n_log++;
-	vsnprintf(f->log, sizeof(f->log), fmt, ap);
-}
-
-static const struct cth_host fake_host = {
-	.abi_version = CTH_ABI_VERSION,
-	.size = sizeof(struct cth_host),
-	.expect = fake_expect,
-	.mangle = fake_mangle,
-	.set_timeout = fake_set_timeout,
-	.set_mark = fake_set_mark,
-	.detach = fake_detach,
-	.vlog = fake_vlog,
-};
-
-static struct fake *fake_new(void)
-{
-	struct fake *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		abort();
-	f->ctx.host = &fake_host;
-	return f;
-}
-
-/* A connection: both tuples and NAT bits, as the daemon would pass them. */
-struct conn {
-	struct cth_tuple t[2];
-	unsigned int nat;
-	uint8_t cfg[64];   /* the plugin's configuration block */
-	uint8_t priv[CTH_PRIV_MAX];
-};
-
+/* The client at CLIENT_PORT has its control connection to the server's
+ * port 21. */
+#define CLIENT_PORT 40000
 #define CLIENT4 "192.168.1.10"
 #define SERVER4 "10.0.0.2"
 #define CLIENT6 "2001:db8::10"
 #define SERVER6 "2001:db8:1::2"
 
-static void conn_init(struct conn *c, int family, const char *client,
-		      const char *server)
+static void ftp_conn(struct conn *c, int family, const char *client,
+		     const char *server)
 {
-	memset(c, 0, sizeof(*c));
-	c->t[O].family = c->t[R].family = (uint8_t)family;
-	c->t[O].proto = c->t[R].proto = IPPROTO_TCP;
-	c->t[O].src = c->t[R].dst = addr_of(family, client);
-	c->t[O].dst = c->t[R].src = addr_of(family, server);
-	c->t[O].sport = c->t[R].dport = 40000;
-	c->t[O].dport = c->t[R].sport = 21;
-}
-
-/* The client appears as pub to the server. */
-static void conn_snat(struct conn *c, const char *pub)
-{
-	c->t[R].dst = addr_of(c->t[R].family, pub);
-	c->nat |= CTH_NAT_SRC;
-}
-
-/* The client connects to pub, which is forwarded to the server. */
-static void conn_dnat(struct conn *c, const char *pub)
-{
-	c->t[O].dst = addr_of(c->t[O].family, pub);
-	c->nat |= CTH_NAT_DST;
-}
-
-static int conn_configure(struct conn *c, const char *key, const char *val)
-{
-	return cth_plugin.configure(c->cfg, key, val);
-}
-
-/* Hand one packet to the plugin, payload in an exact-size heap block. */
-static int run_ctinfo(struct fake *f, struct conn *c, enum cth_dir dir,
-		      enum cth_ctinfo ctinfo, uint32_t seq, const void *text,
-		      size_t len)
-{
-	struct cth_packet pkt;
-	uint8_t *payload = malloc(len ? len : 1);
-	int verdict;
-
-	if (!payload || len > FAKE_MAX_PAYLOAD)
-		abort();
-	memcpy(payload, text, len);
-	f->n_exp = 0;
-	f->n_mangle = 0;
-	f->n_log = 0;
-	f->nat = c->nat != 0;
-	memcpy(f->out, text, len);
-	f->out_len = len;
-
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.data = payload;
-	pkt.len = len;
-	pkt.payload = payload;
-	pkt.payload_len = len;
-	pkt.dir = dir;
-	pkt.ctinfo = ctinfo;
-	pkt.tuple[O] = c->t[O];
-	pkt.tuple[R] = c->t[R];
-	pkt.nat = c->nat;
-	pkt.seq = seq;
-	verdict = cth_plugin.packet(&f->ctx, &pkt, c->priv, c->cfg);
-	free(payload);
-	return verdict;
+	conn_init(c, family, TCP, client, CLIENT_PORT, server, 21);
 }
 
 static int run(struct fake *f, struct conn *c, enum cth_dir dir, uint32_t seq,
 	       const char *text)
 {
-	return run_ctinfo(f, c, dir,
-			  dir == O ? CTH_CT_ESTABLISHED :
-				     CTH_CT_ESTABLISHED_REPLY,
-			  seq, text, strlen(text));
+	return run_ctinfo(f, c, dir, established(dir), seq, text, strlen(text));
 }
 
 /* One expectation, checked field by field. */
@@ -1093,14 +759,6 @@ static void check_plain_exp(struct check *ck, const struct fake *f)
 	check_that(ck, f->n_mangle == 0, "mangled without NAT");
 }
 
-static void check_out(struct check *ck, const struct fake *f, const char *want)
-{
-	check_that(ck, f->out_len == strlen(want) &&
-		   memcmp(f->out, want, f->out_len) == 0,
-		   "payload '%.*s', want '%s'", (int)f->out_len,
-		   (const char *)f->out, want);
-}
-
 /* ---------------------------------------------------------------- plugin */
 
 static void test_plugin_desc(void)
@@ -1131,7 +789,7 @@ static void test_plugin_desc(void)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_configure");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	check_that(&ck, conn_configure(&c, "loose", "yes") == 0, "loose=yes");
 	check_that(&ck, conn_configure(&c, "loose", "no") == 0, "loose=no");
 	check_that(&ck, conn_configure(&c, "loose", "maybe") == -EINVAL,
@@ -1148,7 +806,7 @@ static void test_plugin_port(struct fake *f)
 	int v;
 
 	check_start(&ck, "plugin_port_expectation");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	v = run(f, &c, O, 1000, "USER anonymous\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
 		   "USER: verdict %d, %u expectations", v, f->n_exp);
@@ -1159,7 +817,7 @@ static void test_plugin_port(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_first_packet_is_line_start");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	v = run(f, &c, O, 77, "port 192,168,1,10,19,137\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_plain_exp(&ck, f);
@@ -1167,7 +825,7 @@ static void test_plugin_port(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_pasv_expectation");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	v = run(f, &c, R, 5000, "220 ready\r\n");
 	v = run(f, &c, R, 5011,
 		"227 Entering Passive Mode (10,0,0,2,200,10).\r\n");
@@ -1177,7 +835,7 @@ static void test_plugin_port(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_epsv_expectation_v4");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	v = run(f, &c, R, 5000, "229 Entering Extended Passive Mode (|||50000|)\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_plain_exp(&ck, f);
@@ -1185,7 +843,7 @@ static void test_plugin_port(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_epsv_expectation_v6");
-	conn_init(&c, V6, CLIENT6, SERVER6);
+	ftp_conn(&c, V6, CLIENT6, SERVER6);
 	v = run(f, &c, R, 5000, "229 Entering Extended Passive Mode (|||50000|)\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_plain_exp(&ck, f);
@@ -1193,7 +851,7 @@ static void test_plugin_port(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_eprt_expectation_v6");
-	conn_init(&c, V6, CLIENT6, SERVER6);
+	ftp_conn(&c, V6, CLIENT6, SERVER6);
 	v = run(f, &c, O, 1, "EPRT |2|2001:DB8::10|50001|\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_plain_exp(&ck, f);
@@ -1201,7 +859,7 @@ static void test_plugin_port(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_eprt_expectation_v4");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	v = run(f, &c, O, 1, "EPRT |1|192.168.1.10|50001|\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_plain_exp(&ck, f);
@@ -1216,11 +874,11 @@ static void test_plugin_address_checks(struct fake *f)
 	int v;
 
 	check_start(&ck, "plugin_foreign_address_ignored");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	v = run(f, &c, O, 1, "PORT 10,9,8,7,19,137\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
 		   "verdict %d, %u expectations", v, f->n_exp);
-	conn_init(&c, V6, CLIENT6, SERVER6);
+	ftp_conn(&c, V6, CLIENT6, SERVER6);
 	v = run(f, &c, R, 1, "EPRT |2|2001:db8::99|50001|\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
 		   "EPRT from server: verdict %d, %u expectations", v,
@@ -1231,13 +889,13 @@ static void test_plugin_address_checks(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_foreign_address_loose");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	conn_configure(&c, "loose", "yes");
 	v = run(f, &c, O, 1, "PORT 10,9,8,7,19,137\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_plain_exp(&ck, f);
 	check_exp(&ck, f, 0, V4, SERVER4, "10.9.8.7", 5001);
-	conn_init(&c, V6, CLIENT6, SERVER6);
+	ftp_conn(&c, V6, CLIENT6, SERVER6);
 	conn_configure(&c, "loose", "yes");
 	v = run(f, &c, R, 1, "220 hi\r\n");
 	v = run(f, &c, O, 1, "EPRT |2|2001:db8::99|50001|\r\n");
@@ -1246,7 +904,7 @@ static void test_plugin_address_checks(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_port_on_ipv6_ignored");
-	conn_init(&c, V6, CLIENT6, SERVER6);
+	ftp_conn(&c, V6, CLIENT6, SERVER6);
 	conn_configure(&c, "loose", "yes");
 	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
@@ -1254,14 +912,14 @@ static void test_plugin_address_checks(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_eprt_wrong_family_dropped");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	v = run(f, &c, O, 1, "EPRT |2|2001:db8::10|50001|\r\n");
 	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 0,
 		   "verdict %d, %u expectations", v, f->n_exp);
 	check_end(&ck);
 
 	check_start(&ck, "plugin_expect_error_drops");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	f->expect_err = -ENOSPC;
 	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
 	f->expect_err = 0;
@@ -1270,7 +928,7 @@ static void test_plugin_address_checks(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_not_established_ignored");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	v = run_ctinfo(f, &c, O, CTH_CT_NEW, 1, "PORT 192,168,1,10,19,137\r\n",
 		       26);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
@@ -1298,7 +956,7 @@ static void test_plugin_line_starts(struct fake *f)
 	int v;
 
 	check_start(&ck, "plugin_mid_line_not_parsed");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	run(f, &c, O, 100, "USER a\r\n");                   /* -> 108 */
 	run(f, &c, O, 108, "PASS no-newline-yet");          /* 19 bytes */
 	v = run(f, &c, O, 127, port1);                      /* mid-line */
@@ -1311,14 +969,14 @@ static void test_plugin_line_starts(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_only_first_line_parsed");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	v = run(f, &c, O, 100, "NOOP\r\nPORT 192,168,1,10,19,137\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
 		   "verdict %d, %u expectations", v, f->n_exp);
 	check_end(&ck);
 
 	check_start(&ck, "plugin_directions_independent");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	run(f, &c, O, 100, "USER a\r\n");             /* client: 100, 108 */
 	run(f, &c, R, 9000, "220 hi\r\n");            /* server: 9000, 9008 */
 	v = run(f, &c, R, 108, "227 (10,0,0,2,200,10)\r\n");
@@ -1330,7 +988,7 @@ static void test_plugin_line_starts(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_two_line_starts_remembered");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	run(f, &c, O, 100, "USER a\r\n"); /* {100, 108} */
 	run(f, &c, O, 108, "PASS b\r\n"); /* {116, 108} */
 	run(f, &c, O, 116, "NOOP\r\n");   /* {116, 122} */
@@ -1352,7 +1010,7 @@ static void test_plugin_line_starts(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_seq_wraparound");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	s = 0xfffffffcu;
 	run(f, &c, O, s, "USER a\r\n");           /* next: 4 */
 	run(f, &c, O, 4, "PASS b\r\n");           /* next: 12, evicts s */
@@ -1365,7 +1023,7 @@ static void test_plugin_line_starts(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_retransmission_reexpects");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	run(f, &c, O, 100, port1);
 	v = run(f, &c, O, 100, port1);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
@@ -1382,7 +1040,7 @@ static void test_plugin_split(struct fake *f)
 	int v;
 
 	check_start(&ck, "plugin_split_command_dropped_then_retransmitted");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	run(f, &c, O, 100, "USER a\r\n");
 	v = run(f, &c, O, 108, "PORT 192,168,1,10,");
 	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 0,
@@ -1397,7 +1055,7 @@ static void test_plugin_split(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_split_keyword_dropped");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	run(f, &c, O, 100, "USER a\r\n");
 	v = run(f, &c, O, 108, "PO");
 	check_that(&ck, v == CTH_VERDICT_DROP, "verdict %d", v);
@@ -1407,7 +1065,7 @@ static void test_plugin_split(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_malformed_dropped_line_kept");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	run(f, &c, O, 100, "USER a\r\n");
 	v = run(f, &c, O, 108, "PORT 1,2,3\r\n");
 	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 0,
@@ -1431,7 +1089,7 @@ static void test_plugin_restart(struct fake *f)
 	int v;
 
 	check_start(&ck, "plugin_state_survives_restart");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	run(f, &c, O, 100, "USER a\r\n");
 	run(f, &c, O, 108, "PASS b\r\n");
 	memcpy(saved, c.priv, sizeof(saved));
@@ -1449,8 +1107,8 @@ static void test_plugin_restart(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_state_deterministic");
-	conn_init(&c, V4, CLIENT4, SERVER4);
-	conn_init(&d, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&d, V4, CLIENT4, SERVER4);
 	run(f, &c, O, 100, "USER a\r\n");
 	run(f, &c, R, 7, "220 x\r\n");
 	memcpy(twin, c.priv, sizeof(twin));
@@ -1467,30 +1125,18 @@ static void test_plugin_restart(struct fake *f)
 	check_start(&ck, "plugin_state_unaligned");
 	{
 		uint8_t raw[CTH_PRIV_MAX + 8] = { 0 };
-		struct cth_packet pkt;
-		uint8_t cfg[64] = { 0 };
 		static const char text[] = "PORT 192,168,1,10,19,137\r\n";
 
-		conn_init(&c, V4, CLIENT4, SERVER4);
-		memset(&pkt, 0, sizeof(pkt));
-		pkt.payload = (const uint8_t *)text;
-		pkt.data = pkt.payload;
-		pkt.payload_len = pkt.len = sizeof(text) - 1;
-		pkt.dir = O;
-		pkt.ctinfo = CTH_CT_ESTABLISHED;
-		pkt.tuple[O] = c.t[O];
-		pkt.tuple[R] = c.t[R];
-		pkt.seq = 3;
-		f->n_exp = 0;
-		f->out_len = pkt.len;
-		v = cth_plugin.packet(&f->ctx, &pkt, raw + 1, cfg);
+		ftp_conn(&c, V4, CLIENT4, SERVER4);
+		v = run_state(f, &c, O, CTH_CT_ESTABLISHED, 3, text,
+			      sizeof(text) - 1, raw + 1);
 		check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
 			   "verdict %d, %u expectations", v, f->n_exp);
 	}
 	check_end(&ck);
 
 	check_start(&ck, "plugin_state_garbage_recovers");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	memset(c.priv, 0xff, sizeof(c.priv));
 	v = run(f, &c, O, 5, "PORT 192,168,1,10,19,137\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
@@ -1530,21 +1176,23 @@ static void test_plugin_nat(struct fake *f)
 	int v;
 
 	check_start(&ck, "plugin_nat_port_mangled");
-	conn_init(&c, V4, CLIENT4, SERVER4);
-	conn_snat(&c, "203.0.113.5");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5", CLIENT_PORT);
 	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_that(&ck, f->n_exp == 1, "%u expectations", f->n_exp);
 	check_exp(&ck, f, 0, V4, SERVER4, "203.0.113.5", 5001);
 	check_nat_exp(&ck, f, 0, R, V4, CLIENT4, 5001);
-	check_that(&ck, f->n_mangle == 1 && f->m_off == 5 && f->m_len == 19,
-		   "mangle %u at %zu+%zu", f->n_mangle, f->m_off, f->m_len);
+	check_that(&ck, f->n_mangle == 1 && f->n_edit == 1 &&
+		   f->edit[0].off == 5 && f->edit[0].len == 19,
+		   "mangle %u at %zu+%zu", f->n_mangle, f->edit[0].off,
+		   f->edit[0].len);
 	check_out(&ck, f, "PORT 203,0,113,5,19,137\r\n");
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_busy_tries_next_port");
-	conn_init(&c, V4, CLIENT4, SERVER4);
-	conn_snat(&c, "203.0.113.5");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5", CLIENT_PORT);
 	f->busy_left = 3;
 	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
@@ -1558,8 +1206,8 @@ static void test_plugin_nat(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_eexist_tries_next_port");
-	conn_init(&c, V4, CLIENT4, SERVER4);
-	conn_snat(&c, "203.0.113.5");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5", CLIENT_PORT);
 	f->busy_left = 1;
 	f->busy_err = -EEXIST;
 	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
@@ -1570,8 +1218,8 @@ static void test_plugin_nat(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_no_free_port_drops");
-	conn_init(&c, V4, CLIENT4, SERVER4);
-	conn_snat(&c, "203.0.113.5");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5", CLIENT_PORT);
 	f->busy_left = 100000;
 	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
 	f->busy_left = 0;
@@ -1582,8 +1230,8 @@ static void test_plugin_nat(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_port_search_stops_at_65535");
-	conn_init(&c, V4, CLIENT4, SERVER4);
-	conn_snat(&c, "203.0.113.5");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5", CLIENT_PORT);
 	f->busy_left = 100000;
 	v = run(f, &c, O, 1, "PORT 192,168,1,10,255,253\r\n");
 	f->busy_left = 0;
@@ -1592,8 +1240,8 @@ static void test_plugin_nat(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_expect_error_drops");
-	conn_init(&c, V4, CLIENT4, SERVER4);
-	conn_snat(&c, "203.0.113.5");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5", CLIENT_PORT);
 	f->expect_err = -ENOMEM;
 	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
 	f->expect_err = 0;
@@ -1603,8 +1251,8 @@ static void test_plugin_nat(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_mangle_error_drops");
-	conn_init(&c, V4, CLIENT4, SERVER4);
-	conn_snat(&c, "203.0.113.5");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5", CLIENT_PORT);
 	f->mangle_err = -ENOMEM;
 	v = run(f, &c, O, 1, "PORT 192,168,1,10,19,137\r\n");
 	f->mangle_err = 0;
@@ -1613,8 +1261,8 @@ static void test_plugin_nat(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_pasv_dnat");
-	conn_init(&c, V4, "192.0.2.7", SERVER4);
-	conn_dnat(&c, "198.51.100.1");
+	ftp_conn(&c, V4, "192.0.2.7", SERVER4);
+	conn_dnat(&c, "198.51.100.1", 21);
 	v = run(f, &c, R, 1,
 		"227 Entering Passive Mode (10,0,0,2,200,10).\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
@@ -1626,8 +1274,8 @@ static void test_plugin_nat(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_epsv");
-	conn_init(&c, V4, "192.0.2.7", SERVER4);
-	conn_dnat(&c, "198.51.100.1");
+	ftp_conn(&c, V4, "192.0.2.7", SERVER4);
+	conn_dnat(&c, "198.51.100.1", 21);
 	f->busy_left = 1;
 	v = run(f, &c, R, 1, "229 Extended Passive (|||50000|)\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2,
@@ -1638,8 +1286,8 @@ static void test_plugin_nat(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_eprt_v6");
-	conn_init(&c, V6, CLIENT6, SERVER6);
-	conn_snat(&c, "2001:db8:ffff::1");
+	ftp_conn(&c, V6, CLIENT6, SERVER6);
+	conn_snat(&c, "2001:db8:ffff::1", CLIENT_PORT);
 	v = run(f, &c, O, 1, "EPRT |2|2001:db8::10|50001|\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
 		   "verdict %d, %u expectations", v, f->n_exp);
@@ -1649,8 +1297,8 @@ static void test_plugin_nat(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_eprt_v4");
-	conn_init(&c, V4, CLIENT4, SERVER4);
-	conn_snat(&c, "203.0.113.5");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5", CLIENT_PORT);
 	v = run(f, &c, O, 1, "eprt !1!192.168.1.10!2000!\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
 		   "verdict %d, %u expectations", v, f->n_exp);
@@ -1658,8 +1306,8 @@ static void test_plugin_nat(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_nat_foreign_address_ignored");
-	conn_init(&c, V4, CLIENT4, SERVER4);
-	conn_snat(&c, "203.0.113.5");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5", CLIENT_PORT);
 	v = run(f, &c, O, 1, "PORT 10,9,8,7,19,137\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 &&
 		   f->n_mangle == 0, "verdict %d, %u expectations", v,
@@ -1678,7 +1326,7 @@ static void test_plugin_fuzz(struct fake *f)
 	uint32_t seq = 1000;
 
 	check_start(&ck, "plugin_fuzz_50k");
-	conn_init(&c, V4, CLIENT4, SERVER4);
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	for (r = 0; r < ROUNDS; r++) {
 		enum cth_dir dir = rng_below(2) ? O : R;
 		size_t s = rng_below(sizeof(fuzz_seeds) / sizeof(fuzz_seeds[0]));
@@ -1688,18 +1336,19 @@ static void test_plugin_fuzz(struct fake *f)
 		if (r % 1000 == 0) {
 			int family = rng_below(2) ? V4 : V6;
 
-			conn_init(&c, family, family == V4 ? CLIENT4 : CLIENT6,
-				  family == V4 ? SERVER4 : SERVER6);
+			ftp_conn(&c, family, family == V4 ? CLIENT4 : CLIENT6,
+				 family == V4 ? SERVER4 : SERVER6);
 			if (rng_below(2))
 				conn_snat(&c, family == V4 ? "203.0.113.5" :
-							     "2001:db8:ffff::1");
+							     "2001:db8:ffff::1",
+					  CLIENT_PORT);
 			if (rng_below(2))
 				conn_configure(&c, "loose", "yes");
 		}
 		len = strlen(fuzz_seeds[s][1]);
 		memcpy(buf, fuzz_seeds[s][1], len);
 		if (rng_below(3))
-			fuzz_mutate(buf, &len, CAP);
+			fuzz_mutate(&ftp_mutate, buf, &len, CAP);
 		if (len == 0)
 			continue;
 		f->busy_left = rng_below(8) == 0 ? rng_below(300) : 0;
@@ -1738,7 +1387,7 @@ static void test_plugin_fuzz(struct fake *f)
 
 		if (!big)
 			abort();
-		conn_init(&c, V4, CLIENT4, SERVER4);
+		ftp_conn(&c, V4, CLIENT4, SERVER4);
 		memcpy(big, "PORT ", 5);
 		memset(big + 5, '7', n - 5);
 		v = run_ctinfo(f, &c, O, CTH_CT_ESTABLISHED, 1, big, n);

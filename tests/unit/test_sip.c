@@ -5,7 +5,8 @@
  * formatting, and the plugin's packet callback driven through a fake host
  * that records expectations, expectation control, edits and kept bytes,
  * and checks every edit against the host's rules.  Deterministic fuzzing
- * of both ends.
+ * of both ends.  The check harness, the fake host and the connections are
+ * shared with test_ftp.c (plugtest.h).
  *
  * Every payload is copied into a heap block of exactly its length so that
  * AddressSanitizer catches any read past the end.
@@ -13,134 +14,12 @@
  * Output: one "PASS name" / "FAIL name: why" line per check; exit status 1
  * when anything failed.
  */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <netinet/in.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-
-#include <cthelperd/plugin.h>
-#include <cthelperd/util.h>
+#define PLUGTEST_RNG_SEED 0x5eed5eed9e3779b9ull
+#include "plugtest.h"
 
 #include "../../plugins/sip/sip.h"
 
-/* ---------------------------------------------------------------- checks */
-
-static unsigned int failures;
-
-struct check {
-	char name[96];
-	bool failed;
-	char why[768];
-};
-
-static void check_start(struct check *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void check_start(struct check *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	memset(c, 0, sizeof(*c));
-	va_start(ap, fmt);
-	vsnprintf(c->name, sizeof(c->name), fmt, ap);
-	va_end(ap);
-}
-
-/* Records the first failed condition of a check. */
-static bool check_that(struct check *c, bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static bool check_that(struct check *c, bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond || c->failed)
-		return cond;
-	c->failed = true;
-	va_start(ap, fmt);
-	vsnprintf(c->why, sizeof(c->why), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-static void check_end(struct check *c)
-{
-	if (c->failed) {
-		failures++;
-		printf("FAIL %s: %s\n", c->name, c->why);
-	} else {
-		printf("PASS %s\n", c->name);
-	}
-	fflush(stdout);
-}
-
 /* ---------------------------------------------------------------- helpers */
-
-#define O CTH_DIR_ORIGINAL
-#define R CTH_DIR_REPLY
-#define V4 AF_INET
-#define V6 AF_INET6
-#define UDP IPPROTO_UDP
-#define TCP IPPROTO_TCP
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-static union cth_addr addr_of(int family, const char *text)
-{
-	union cth_addr a;
-
-	memset(&a, 0, sizeof(a));
-	if (inet_pton(family, text, a.raw) != 1) {
-		fprintf(stderr, "bad test address %s\n", text);
-		abort();
-	}
-	return a;
-}
-
-static const char *addr_str(int family, const union cth_addr *a, char *buf,
-			    size_t size)
-{
-	if (!inet_ntop(family, a->raw, buf, (socklen_t)size))
-		snprintf(buf, size, "?");
-	return buf;
-}
-
-static bool addr_is(int family, const union cth_addr *a, const char *text)
-{
-	union cth_addr want = addr_of(family, text);
-
-	return cth_addr_equal(family, a, &want);
-}
-
-/* Deterministic xorshift64*: the same inputs on every run. */
-static uint64_t rng_state = 0x5eed5eed9e3779b9ull;
-
-static uint32_t rng_next(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
-}
-
-static uint32_t rng_below(uint32_t n)
-{
-	return n ? rng_next() % n : 0;
-}
-
-/* A heap copy of exactly len bytes (ASan sees any read past it). */
-static uint8_t *dup_exact(const void *text, size_t len)
-{
-	uint8_t *buf = malloc(len ? len : 1);
-
-	if (!buf)
-		abort();
-	memcpy(buf, text, len);
-	return buf;
-}
 
 /* Is the span inside [0, len)? */
 static bool span_in(struct sip_span s, size_t len)
@@ -179,6 +58,19 @@ static const char *sipmsg(const char *hdrs, const char *body)
 	snprintf(o, sizeof(ring[0]), "%sContent-Length: %zu\r\n\r\n%s", hdrs,
 		 strlen(body), body);
 	return o;
+}
+
+/* "name: value" in an exact-size heap block (*len bytes), v the value's
+ * span: inside a header line, so spans are not at 0. */
+static uint8_t *header_line(const char *name, const char *value, size_t *len,
+			    struct sip_span *v)
+{
+	char text[512];
+
+	*len = (size_t)snprintf(text, sizeof(text), "%s: %s", name, value);
+	v->off = strlen(name) + 2;
+	v->len = *len - v->off;
+	return dup_exact(text, *len);
 }
 
 /* ---------------------------------------------------------------- framing */
@@ -307,8 +199,7 @@ static void test_frame_case(const struct frame_case *fc)
 
 	check_start(&c, "frame_%s", fc->name);
 	ret = sip_msg_parse(buf, len, fc->stream, &m);
-	check_that(&c, ret == fc->ret, "returned %d, want %d", ret, fc->ret);
-	if (ret == 0 && fc->ret == 0) {
+	if (check_ret(&c, ret, fc->ret) && ret == 0) {
 		check_that(&c, m.request == fc->request, "request %d", m.request);
 		check_that(&c, m.method == fc->method, "method %d, want %d", m.method,
 			   fc->method);
@@ -443,8 +334,7 @@ struct hdr_case {
 #define HSTART "SIP/2.0 200 OK\r\n"
 
 static const struct hdr_case hdr_cases[] = {
-	{ "full_name", HSTART "Via: SIP/2.0/UDP 1.2.3.4\r\n\r\n", &sip_hdr_via, 0, 1,
-	  "SIP/2.0/UDP 1.2.3.4" },
+	{ "full_name", HSTART "Via: SIP/2.0/UDP 1.2.3.4\r\n\r\n", &sip_hdr_via, 0, 1, "SIP/2.0/UDP 1.2.3.4" },
 	{ "lowercase", HSTART "via: x\r\n\r\n", &sip_hdr_via, 0, 1, "x" },
 	{ "uppercase", HSTART "CONTACT: x\r\n\r\n", &sip_hdr_contact, 0, 1, "x" },
 	{ "mixed_case", HSTART "cOnTeNt-LeNgTh: 0\r\n\r\n", &sip_hdr_clen, 0, 1, "0" },
@@ -493,7 +383,7 @@ static void test_hdr_case(const struct hdr_case *hc)
 
 	check_start(&c, "header_%s", hc->name);
 	ret = find_nth(buf, len, hc->h, hc->nth, &v);
-	check_that(&c, ret == hc->ret, "returned %d, want %d", ret, hc->ret);
+	check_ret(&c, ret, hc->ret);
 	if (ret == 1 && hc->value)
 		check_that(&c, span_in(v, len) && span_is(buf, v, hc->value),
 			   "value '%s', want '%s'", span_in(v, len) ? span_text(buf, v) : "?",
@@ -544,8 +434,7 @@ static void test_cseq_case(const struct cseq_case *cc)
 	check_that(&c, ret == 0, "message: %d", ret);
 	if (ret == 0) {
 		ret = sip_cseq_parse(&m, &num, &meth);
-		check_that(&c, ret == cc->ret, "returned %d, want %d", ret, cc->ret);
-		if (ret == 0 && cc->ret == 0)
+		if (check_ret(&c, ret, cc->ret) && ret == 0)
 			check_that(&c, num == cc->num && meth == cc->method,
 				   "got %u %d, want %u %d", num, meth, cc->num, cc->method);
 	}
@@ -670,22 +559,16 @@ static const struct uri_case uri_cases[] = {
 
 static void test_uri_case(const struct uri_case *uc)
 {
-	/* the value inside a header line, so spans are not at 0 */
-	char text[512];
 	size_t len, next = 0;
-	uint8_t *buf;
 	struct sip_span v;
+	uint8_t *buf = header_line("Contact", uc->value, &len, &v);
 	struct sip_uri u;
 	struct check c;
 	int ret;
 
 	check_start(&c, "uri_%s", uc->name);
-	len = (size_t)snprintf(text, sizeof(text), "Contact: %s", uc->value);
-	buf = dup_exact(text, len);
-	v.off = 9;
-	v.len = len - 9;
 	ret = sip_uri_parse(buf, v, uc->family, &u, &next);
-	check_that(&c, ret == uc->ret, "returned %d, want %d", ret, uc->ret);
+	check_ret(&c, ret, uc->ret);
 	check_that(&c, next >= v.off && next <= len, "next %zu outside", next);
 	if (ret == 1 && uc->ret == 1) {
 		check_that(&c, addr_is(uc->family, &u.hp.addr, uc->addr), "wrong address");
@@ -828,22 +711,16 @@ static const struct via_case via_cases[] = {
 
 static void test_via_case(const struct via_case *vc)
 {
-	char text[512];
+	size_t len;
 	struct sip_span v;
+	uint8_t *buf = header_line("Via", vc->value, &len, &v);
 	struct sip_via via;
 	struct check c;
-	size_t len;
-	uint8_t *buf;
 	int ret;
 
 	check_start(&c, "via_%s", vc->name);
-	len = (size_t)snprintf(text, sizeof(text), "Via: %s", vc->value);
-	buf = dup_exact(text, len);
-	v.off = 5;
-	v.len = len - 5;
 	ret = sip_via_parse(buf, v, vc->family, &via);
-	check_that(&c, ret == vc->ret, "returned %d, want %d", ret, vc->ret);
-	if (ret == 1 && vc->ret == 1) {
+	if (check_ret(&c, ret, vc->ret) && ret == 1) {
 		check_that(&c, via.proto == vc->proto, "proto %u", via.proto);
 		check_that(&c, addr_is(vc->family, &via.hp.addr, vc->addr), "wrong address");
 		check_that(&c, via.hp.port == vc->port, "port %u", via.hp.port);
@@ -869,14 +746,16 @@ static void test_via_case(const struct via_case *vc)
 
 /* ---------------------------------------------------------------- SDP */
 
+/* Parses body from an exact-size copy behind a header (so offsets are not
+ * 0), kept in *keep until the next call frees it. */
 static int sdp_exact(const char *body, int family, struct sip_sdp *sdp, uint8_t **keep)
 {
-	/* a header in front so offsets are not 0 */
 	char text[4096];
 	size_t len = (size_t)snprintf(text, sizeof(text), "l: 0\r\n\r\n%s", body);
 	uint8_t *buf = dup_exact(text, len);
 	int ret = sip_sdp_parse(buf, 8, len - 8, family, sdp);
 
+	free(*keep);
 	*keep = buf;
 	return ret;
 }
@@ -885,7 +764,7 @@ static void test_sdp(void)
 {
 	struct sip_sdp sdp;
 	struct check c;
-	uint8_t *buf;
+	uint8_t *buf = NULL;
 	int ret;
 
 	check_start(&c, "sdp_session_c_and_o");
@@ -901,7 +780,6 @@ static void test_sdp(void)
 		   sdp.media[0].port == 49170 && !sdp.media[0].has_addr &&
 		   span_is(buf, sdp.media[0].port_span, "49170"), "media");
 	check_end(&c);
-	free(buf);
 
 	check_start(&c, "sdp_media_c_overrides");
 	ret = sdp_exact("v=0\r\nc=IN IP4 10.0.0.2\r\nm=audio 4000 RTP/AVP 0\r\n"
@@ -913,7 +791,6 @@ static void test_sdp(void)
 		   "video uses the session's");
 	check_that(&c, sdp.has_addr && addr_is(V4, &sdp.addr.addr, "10.0.0.2"), "session c=");
 	check_end(&c);
-	free(buf);
 
 	check_start(&c, "sdp_three_media_fourth_ignored");
 	ret = sdp_exact("v=0\r\nc=IN IP4 10.0.0.2\r\nm=audio 4000 RTP/AVP 0\r\n"
@@ -924,7 +801,6 @@ static void test_sdp(void)
 	check_that(&c, sdp.media[0].type == SIP_MEDIA_AUDIO && sdp.media[1].type == SIP_MEDIA_VIDEO &&
 		   sdp.media[2].type == SIP_MEDIA_IMAGE && sdp.media[2].port == 6000, "types");
 	check_end(&c);
-	free(buf);
 
 	check_start(&c, "sdp_port_0_and_other_types_do_not_count");
 	ret = sdp_exact("v=0\r\nc=IN IP4 10.0.0.2\r\nm=audio 0 RTP/AVP 0\r\n"
@@ -937,7 +813,6 @@ static void test_sdp(void)
 		   sdp.media[2].port == 6000, "ports %u %u %u", sdp.media[0].port,
 		   sdp.media[1].port, sdp.media[2].port);
 	check_end(&c);
-	free(buf);
 
 	check_start(&c, "sdp_low_and_high_ports_kept_as_written");
 	ret = sdp_exact("v=0\r\nc=IN IP4 10.0.0.2\r\nm=audio 80 RTP/AVP 0\r\n"
@@ -946,7 +821,6 @@ static void test_sdp(void)
 	check_that(&c, ret == 0 && sdp.n_media == 2 && sdp.media[0].port == 80 &&
 		   sdp.media[1].port == 70000, "returned %d, %u media", ret, sdp.n_media);
 	check_end(&c);
-	free(buf);
 
 	check_start(&c, "sdp_port_count_form");
 	ret = sdp_exact("v=0\r\nc=IN IP4 10.0.0.2\r\nm=audio 49170/2 RTP/AVP 0\r\n"
@@ -955,7 +829,6 @@ static void test_sdp(void)
 		   span_is(buf, sdp.media[0].port_span, "49170"), "returned %d, %u media",
 		   ret, sdp.n_media);
 	check_end(&c);
-	free(buf);
 
 	check_start(&c, "sdp_ip6_on_ipv4_ignored");
 	ret = sdp_exact("v=0\r\no=- 1 1 IN IP6 2001:db8::1\r\nc=IN IP6 2001:db8::1\r\n"
@@ -964,7 +837,6 @@ static void test_sdp(void)
 		   !sdp.media[0].has_addr, "returned %d owner %d addr %d", ret, sdp.has_owner,
 		   sdp.has_addr);
 	check_end(&c);
-	free(buf);
 
 	check_start(&c, "sdp_ip6_connection");
 	ret = sdp_exact("v=0\r\no=- 1 1 IN IP6 2001:db8::1\r\nc=IN IP4 10.0.0.1\r\n"
@@ -977,40 +849,33 @@ static void test_sdp(void)
 	check_that(&c, sdp.media[0].has_addr &&
 		   addr_is(V6, &sdp.media[0].addr.addr, "2001:db8::3"), "media c= in brackets");
 	check_end(&c);
-	free(buf);
 
 	check_start(&c, "sdp_missing_v");
 	ret = sdp_exact("o=- 1 1 IN IP4 10.0.0.1\r\nc=IN IP4 10.0.0.1\r\nm=audio 4000 RTP/AVP 0\r\n",
 			V4, &sdp, &buf);
 	check_that(&c, ret == -EINVAL, "returned %d", ret);
-	free(buf);
 	ret = sdp_exact("", V4, &sdp, &buf);
 	check_that(&c, ret == -EINVAL, "empty returned %d", ret);
-	free(buf);
 	ret = sdp_exact("v", V4, &sdp, &buf);
 	check_that(&c, ret == -EINVAL, "'v' returned %d", ret);
 	check_end(&c);
-	free(buf);
 
 	check_start(&c, "sdp_lf_only_and_no_final_newline");
 	ret = sdp_exact("v=0\nc=IN IP4 10.0.0.2\nm=audio 4000 RTP/AVP 0", V4, &sdp, &buf);
 	check_that(&c, ret == 0 && sdp.has_addr && sdp.n_media == 1 && sdp.media[0].port == 4000,
 		   "returned %d %u media", ret, sdp.n_media);
 	check_end(&c);
-	free(buf);
 
 	check_start(&c, "sdp_bad_addresses");
 	ret = sdp_exact("v=0\r\nc=IN IP4 pbx.example.com\r\no=x\r\nm=audio 4000 RTP/AVP 0\r\n"
 			"c=IN IP4 10.0.0.1:5000\r\n", V4, &sdp, &buf);
 	check_that(&c, ret == 0 && !sdp.has_addr && !sdp.has_owner && !sdp.media[0].has_addr,
 		   "returned %d", ret);
-	free(buf);
 	ret = sdp_exact("v=0\r\nc=IN\r\nc=\r\nc=XX IP4 10.0.0.1\r\nm=\r\nm=audio\r\n", V4, &sdp,
 			&buf);
 	check_that(&c, ret == 0 && !sdp.has_addr && sdp.n_media == 0 && sdp.n_skipped == 2,
 		   "short lines: %d, %u media", ret, sdp.n_media);
 	check_end(&c);
-	free(buf);
 
 	check_start(&c, "sdp_media_c_before_media_is_session");
 	ret = sdp_exact("v=0\r\nc=IN IP4 10.0.0.2\r\nc=IN IP4 10.0.0.3\r\nm=audio 4000 RTP/AVP 0\r\n"
@@ -1092,68 +957,13 @@ struct seed {
 	bool stream;
 };
 
-static const char fuzz_alphabet[] = "0123456789.:;,[]<>@=\"\\ /\r\nsipSIPvcmoltfV*-";
-
-static void fuzz_mutate(uint8_t *buf, size_t *len, size_t cap)
-{
-	unsigned int edits = 1 + rng_below(6);
-	size_t pos, n;
-
-	while (edits--) {
-		pos = *len ? rng_below((uint32_t)*len) : 0;
-		switch (rng_below(7)) {
-		case 0: /* random byte */
-			if (*len)
-				buf[pos] = (uint8_t)rng_next();
-			break;
-		case 1: /* byte from the protocol's alphabet */
-			if (*len)
-				buf[pos] = (uint8_t)fuzz_alphabet[rng_below(sizeof(fuzz_alphabet) - 1)];
-			break;
-		case 2: /* truncate */
-			if (rng_below(4) == 0)
-				*len = pos;
-			break;
-		case 3: /* insert */
-			if (*len < cap) {
-				memmove(buf + pos + 1, buf + pos, *len - pos);
-				buf[pos] = (uint8_t)fuzz_alphabet[rng_below(sizeof(fuzz_alphabet) - 1)];
-				(*len)++;
-			}
-			break;
-		case 4: /* delete */
-			if (*len) {
-				memmove(buf + pos, buf + pos + 1, *len - pos - 1);
-				(*len)--;
-			}
-			break;
-		case 5: /* a digit run: ports, lengths, CSeq */
-			if (*len && buf[pos] >= '0' && buf[pos] <= '9') {
-				n = 1 + rng_below(12);
-				if (*len + n <= cap) {
-					memmove(buf + pos + n, buf + pos, *len - pos);
-					for (size_t i = 0; i < n; i++)
-						buf[pos + i] = (uint8_t)('0' + rng_below(10));
-					*len += n;
-				}
-			}
-			break;
-		default: /* duplicate a chunk (more headers, media lines) */
-			n = 1 + rng_below(40);
-			if (pos + n <= *len && *len + n <= cap) {
-				size_t at = rng_below((uint32_t)*len + 1);
-				uint8_t chunk[40];
-
-				memcpy(chunk, buf + pos, n);
-				for (size_t i = *len; i > at; i--)
-					buf[i - 1 + n] = buf[i - 1];
-				memcpy(buf + at, chunk, n);
-				*len += n;
-			}
-			break;
-		}
-	}
-}
+/* Up to 6 edits of every kind, a chosen truncation one time in 4. */
+static const struct mutate_how sip_mutate = {
+	.alphabet = "0123456789.:;,[]<>@=\"\\ /\r\nsipSIPvcmoltfV*-",
+	.max_edits = 6,
+	.n_ops = 7,
+	.trunc_one_in = 4,
+};
 
 static const struct seed *fuzz_seeds(size_t *n);
 
@@ -1180,7 +990,7 @@ static void test_parse_fuzz(void)
 		int ret;
 
 		memcpy(text, sd->text, len);
-		fuzz_mutate(text, &len, CAP);
+		fuzz_mutate(&sip_mutate, text, &len, CAP);
 		buf = dup_exact(text, len);
 		ret = sip_msg_parse(buf, len, stream, &m);
 		check_that(&c, ret == 0 || ret == -EAGAIN || ret == -EINVAL, "round %u: %d", r, ret);
@@ -1277,357 +1087,7 @@ static void test_parse_fuzz(void)
 	check_end(&c);
 }
 
-/* ---------------------------------------------------------------- fake host */
-
-#define FAKE_MAX_EXP 1024u
-#define FAKE_MAX_CTL 256u
-#define FAKE_MAX_EDIT 32u
-#define FAKE_MAX_PAYLOAD (64u * 1024u)
-#define FAKE_KEEP_MAX 16384u
-
-struct fake_edit {
-	size_t off, len;     /* in the payload as shown, kept bytes included */
-	char repl[128];
-	size_t repl_len;
-};
-
-struct fake_ctl {
-	unsigned int op;
-	bool has_exp;
-	struct cth_expect exp;
-	unsigned int order;
-};
-
-/* Answers a test sets, and what the plugin asked during one packet. */
-struct fake {
-	struct cth_ctx ctx;          /* first: the plugin only passes this back */
-	/* answers */
-	uint16_t busy[16];           /* SYNC expectations to these ports: -EBUSY */
-	unsigned int n_busy;
-	unsigned int busy_left;      /* the next SYNC expectations: -EBUSY */
-	int expect_err;              /* then every expectation answers this */
-	int refresh_ret;
-	int mangle_err;
-	/* what the plugin asked */
-	unsigned int order;          /* call counter across kinds */
-	unsigned int n_exp;
-	struct cth_expect exp[FAKE_MAX_EXP];
-	unsigned int exp_how[FAKE_MAX_EXP];
-	unsigned int exp_order[FAKE_MAX_EXP];
-	char exp_fn[FAKE_MAX_EXP][32];
-	unsigned int n_ctl;
-	struct fake_ctl ctl[FAKE_MAX_CTL];
-	unsigned int n_edit, n_mangle;
-	struct fake_edit edit[FAKE_MAX_EDIT];
-	bool keep_asked;
-	size_t keep_off;
-	int keep_ret;
-	bool has_timeout;
-	uint32_t timeout;
-	unsigned int n_log;
-	char log[256];
-	/* requests the host's rules refuse: always a plugin bug */
-	unsigned int n_bad;
-	char bad[256];
-	/* the packet */
-	const struct cth_packet *pkt;
-	/* this segment's own payload as sent, edits applied */
-	uint8_t out[FAKE_MAX_PAYLOAD + 8192];
-	size_t out_len;
-};
-
-static struct fake *fake_of(struct cth_ctx *ctx)
-{
-	return (struct fake *)(void *)ctx;
-}
-
-static void fake_bad(struct fake *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fake_bad(struct fake *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (f->n_bad++)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(f->bad, sizeof(f->bad), fmt, ap);
-	va_end(ap);
-}
-
-static int pkt_family(const struct cth_packet *p)
-{
-	return p->tuple[CTH_DIR_ORIGINAL].family;
-}
-
-/* The daemon's checks on an expectation handed over (server/packet.c). */
-static bool fake_exp_valid(struct fake *f, const struct cth_expect *e)
-{
-	if (!e || e->class >= cth_plugin.n_classes || e->family != pkt_family(f->pkt) ||
-	    (e->proto != IPPROTO_TCP && e->proto != IPPROTO_UDP) || e->dport == 0)
-		return false;
-	if ((e->flags & CTH_EXPECT_NAT) && e->nat_dir != O && e->nat_dir != R)
-		return false;
-	if (e->flags & ~(unsigned int)(CTH_EXPECT_ANY_SRC | CTH_EXPECT_PERMANENT |
-				       CTH_EXPECT_INACTIVE | CTH_EXPECT_NAT | CTH_EXPECT_HELPER))
-		return false;
-	return !(e->fn && strnlen(e->fn, 32) >= 32);
-}
-
-static bool fake_port_busy(const struct fake *f, uint16_t port)
-{
-	for (unsigned int i = 0; i < f->n_busy; i++)
-		if (f->busy[i] == port)
-			return true;
-	return false;
-}
-
-static int fake_expect(struct cth_ctx *ctx, const struct cth_expect *exp, unsigned int how)
-{
-	struct fake *f = fake_of(ctx);
-	unsigned int i = f->n_exp;
-
-	if (!fake_exp_valid(f, exp) || (how & ~(unsigned int)CTH_EXPECT_SYNC)) {
-		fake_bad(f, "invalid expectation (class %u proto %u port %u flags %#x how %#x)",
-			 exp ? exp->class : 0, exp ? exp->proto : 0, exp ? exp->dport : 0,
-			 exp ? exp->flags : 0, how);
-		return -EINVAL;
-	}
-	if (i < FAKE_MAX_EXP) {
-		f->exp[i] = *exp;
-		f->exp_how[i] = how;
-		f->exp_order[i] = f->order;
-		snprintf(f->exp_fn[i], sizeof(f->exp_fn[i]), "%s", exp->fn ? exp->fn : "");
-	}
-	f->order++;
-	f->n_exp++;
-	if (how & CTH_EXPECT_SYNC) {
-		if (fake_port_busy(f, exp->dport))
-			return -EBUSY;
-		if (f->busy_left) {
-			f->busy_left--;
-			return -EBUSY;
-		}
-	}
-	return f->expect_err;
-}
-
-static int fake_expect_ctl(struct cth_ctx *ctx, unsigned int op, const struct cth_expect *exp)
-{
-	struct fake *f = fake_of(ctx);
-	struct fake_ctl *c;
-
-	if ((op == CTH_EXPECT_OP_FLUSH && exp && exp->class >= cth_plugin.n_classes) ||
-	    (op == CTH_EXPECT_OP_REFRESH && (!fake_exp_valid(f, exp) || exp->timeout > 604800)) ||
-	    (op == CTH_EXPECT_OP_REMOVE && (!exp || exp->family != pkt_family(f->pkt))) ||
-	    op < CTH_EXPECT_OP_FLUSH || op > CTH_EXPECT_OP_REFRESH) {
-		fake_bad(f, "invalid expect_ctl op %u", op);
-		return -EINVAL;
-	}
-	if (f->n_ctl < FAKE_MAX_CTL) {
-		c = &f->ctl[f->n_ctl];
-		c->op = op;
-		c->has_exp = exp != NULL;
-		if (exp)
-			c->exp = *exp;
-		c->order = f->order;
-	}
-	f->order++;
-	f->n_ctl++;
-	if (op == CTH_EXPECT_OP_REFRESH)
-		return f->refresh_ret;
-	return op == CTH_EXPECT_OP_REMOVE ? 1 : 0;
-}
-
-/* The daemon's rules (server/mangle.c), each refusal a plugin bug except
- * the edit count. */
-static int fake_mangle(struct cth_ctx *ctx, size_t off, size_t len, const void *repl,
-		       size_t repl_len)
-{
-	struct fake *f = fake_of(ctx);
-	const struct cth_packet *p = f->pkt;
-	bool tcp = p->tuple[O].proto == IPPROTO_TCP;
-	struct fake_edit *e;
-
-	f->n_mangle++;
-	if (f->mangle_err)
-		return f->mangle_err;
-	if (off > p->payload_len || len > p->payload_len - off) {
-		fake_bad(f, "edit %zu+%zu outside the %zu-byte payload", off, len, p->payload_len);
-		return -EINVAL;
-	}
-	if (off < p->kept) {
-		fake_bad(f, "edit at %zu inside %zu kept bytes", off, p->kept);
-		return -EPERM;
-	}
-	if (tcp && repl_len != len && !p->nat) {
-		fake_bad(f, "TCP length change without NAT at %zu", off);
-		return -EPERM;
-	}
-	for (unsigned int i = 0; i < f->n_edit; i++) {
-		const struct fake_edit *o = &f->edit[i];
-		bool clash = (o->len == 0 && len == 0) ? o->off == off :
-			     o->off < off + len && off < o->off + o->len;
-
-		if (clash) {
-			fake_bad(f, "edit %zu+%zu overlaps %zu+%zu", off, len, o->off, o->len);
-			return -EINVAL;
-		}
-	}
-	if (f->n_edit == FAKE_MAX_EDIT)
-		return -ENOSPC;
-	if (repl_len > sizeof(f->edit[0].repl)) {
-		fake_bad(f, "replacement of %zu bytes", repl_len);
-		return -ENOSPC;
-	}
-	e = &f->edit[f->n_edit++];
-	e->off = off;
-	e->len = len;
-	memcpy(e->repl, repl, repl_len);
-	e->repl_len = repl_len;
-	return 0;
-}
-
-static int fake_set_timeout(struct cth_ctx *ctx, uint32_t seconds)
-{
-	struct fake *f = fake_of(ctx);
-
-	f->has_timeout = true;
-	f->timeout = seconds;
-	return 0;
-}
-
-static int fake_set_mark(struct cth_ctx *ctx, uint32_t mark)
-{
-	fake_bad(fake_of(ctx), "set_mark %u", mark);
-	return 0;
-}
-
-static int fake_detach(struct cth_ctx *ctx)
-{
-	fake_bad(fake_of(ctx), "detach");
-	return 0;
-}
-
-static int fake_keep(struct cth_ctx *ctx, size_t off)
-{
-	struct fake *f = fake_of(ctx);
-	const struct cth_packet *p = f->pkt;
-
-	if (p->tuple[O].proto != IPPROTO_TCP)
-		return f->keep_ret = -EOPNOTSUPP;
-	if (off > p->payload_len) {
-		fake_bad(f, "keep at %zu past %zu", off, p->payload_len);
-		return f->keep_ret = -EINVAL;
-	}
-	if (p->payload_len - off > FAKE_KEEP_MAX)
-		return f->keep_ret = -ENOSPC;
-	f->keep_asked = true;
-	f->keep_off = off;
-	return f->keep_ret = 0;
-}
-
-static void fake_vlog(struct cth_ctx *ctx, int level, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
-static void fake_vlog(struct cth_ctx *ctx, int level, const char *fmt, va_list ap)
-{
-	struct fake *f = fake_of(ctx);
-
-	(void)level;
-	f->n_log++;
-	vsnprintf(f->log, sizeof(f->log), fmt, ap);
-}
-
-static const struct cth_host fake_host = {
-	.abi_version = CTH_ABI_VERSION,
-	.size = sizeof(struct cth_host),
-	.expect = fake_expect,
-	.mangle = fake_mangle,
-	.set_timeout = fake_set_timeout,
-	.set_mark = fake_set_mark,
-	.detach = fake_detach,
-	.vlog = fake_vlog,
-	.expect_ctl = fake_expect_ctl,
-	.keep = fake_keep,
-};
-
-/* A host from before cth_keep(): its table ends at expect_ctl. */
-static const struct cth_host fake_host_old = {
-	.abi_version = CTH_ABI_VERSION,
-	.size = offsetof(struct cth_host, keep),
-	.expect = fake_expect,
-	.mangle = fake_mangle,
-	.set_timeout = fake_set_timeout,
-	.set_mark = fake_set_mark,
-	.detach = fake_detach,
-	.vlog = fake_vlog,
-	.expect_ctl = fake_expect_ctl,
-};
-
-static struct fake *fake_new(void)
-{
-	struct fake *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		abort();
-	f->ctx.host = &fake_host;
-	return f;
-}
-
-/* Clears the answers a test set. */
-static void fake_answers_reset(struct fake *f)
-{
-	f->n_busy = 0;
-	f->busy_left = 0;
-	f->expect_err = 0;
-	f->refresh_ret = 0;
-	f->mangle_err = 0;
-	f->ctx.host = &fake_host;
-}
-
-static bool fake_edit_before(const struct fake_edit *a, const struct fake_edit *b)
-{
-	return a->off < b->off || (a->off == b->off && a->len == 0);
-}
-
-/* The payload as the host would send it: edits sorted and applied, the
- * kept bytes (sent earlier) left out. */
-static void fake_apply(struct fake *f)
-{
-	const struct cth_packet *p = f->pkt;
-	struct fake_edit *e = f->edit;
-	size_t in = p->kept, o = 0;
-
-	for (unsigned int i = 1; i < f->n_edit; i++)
-		for (unsigned int j = i; j > 0 && fake_edit_before(&e[j], &e[j - 1]); j--) {
-			struct fake_edit t = e[j];
-
-			e[j] = e[j - 1];
-			e[j - 1] = t;
-		}
-	for (unsigned int i = 0; i <= f->n_edit; i++) {
-		size_t upto = i < f->n_edit ? e[i].off : p->payload_len;
-
-		memcpy(f->out + o, p->payload + in, upto - in);
-		o += upto - in;
-		if (i == f->n_edit)
-			break;
-		memcpy(f->out + o, e[i].repl, e[i].repl_len);
-		o += e[i].repl_len;
-		in = e[i].off + e[i].len;
-	}
-	f->out_len = o;
-}
-
-/* A connection as the daemon passes it: tuples, NAT bits, configuration,
- * private state, and the bytes the plugin kept per direction. */
-struct conn {
-	struct cth_tuple t[2];
-	unsigned int nat;
-	unsigned int ct_status;
-	uint64_t cfg[32];       /* the configuration block, aligned */
-	uint8_t priv[CTH_PRIV_MAX];
-	uint8_t *kept[2];
-	size_t kept_len[2];
-};
+/* ---------------------------------------------------------------- connections */
 
 #define PHONE4 "192.168.1.10"
 #define PROXY4 "198.51.100.2"
@@ -1637,117 +1097,15 @@ struct conn {
 #define PROXY6 "2001:db8:1::2"
 #define PUB6 "2001:db8:ffff::1"
 
-static void conn_init(struct conn *c, int family, uint8_t proto, const char *a, uint16_t aport,
-		      const char *b, uint16_t bport)
+/* The usual connection: the phone talks to its proxy, both on 5060/UDP. */
+static void phone_conn(struct conn *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->t[O].family = c->t[R].family = (uint8_t)family;
-	c->t[O].proto = c->t[R].proto = proto;
-	c->t[O].src = c->t[R].dst = addr_of(family, a);
-	c->t[O].dst = c->t[R].src = addr_of(family, b);
-	c->t[O].sport = c->t[R].dport = aport;
-	c->t[O].dport = c->t[R].sport = bport;
-	c->ct_status = CTH_CT_CONFIRMED | CTH_CT_SEEN_REPLY;
-}
-
-/* The phone (original source) appears as pub:port to the other side. */
-static void conn_snat(struct conn *c, const char *pub, uint16_t port)
-{
-	c->t[R].dst = addr_of(c->t[R].family, pub);
-	c->t[R].dport = port;
-	c->nat |= CTH_NAT_SRC;
-}
-
-/* The original source connects to pub:port, forwarded to the server. */
-static void conn_dnat(struct conn *c, const char *pub, uint16_t port)
-{
-	c->t[O].dst = addr_of(c->t[O].family, pub);
-	c->t[O].dport = port;
-	c->nat |= CTH_NAT_DST;
-}
-
-static void conn_free(struct conn *c)
-{
-	for (int d = 0; d < 2; d++) {
-		free(c->kept[d]);
-		c->kept[d] = NULL;
-		c->kept_len[d] = 0;
-	}
-}
-
-static int conn_configure(struct conn *c, const char *key, const char *val)
-{
-	return cth_plugin.configure(c->cfg, key, val);
-}
-
-/*
- * Hand one packet to the plugin: its payload in an exact-size heap block,
- * behind the bytes the plugin kept from the last segment of this direction
- * (shown once, like the daemon; kept again for a dropped packet's
- * retransmission).  Returns the verdict; f->out is what would be sent.
- */
-static int run_ctinfo(struct fake *f, struct conn *c, enum cth_dir dir, enum cth_ctinfo ctinfo,
-		      const void *text, size_t len)
-{
-	/* a host without cth_keep() never shows kept bytes */
-	size_t kept = c->t[O].proto == IPPROTO_TCP && f->ctx.host == &fake_host ?
-		      c->kept_len[dir] : 0;
-	uint8_t *own = dup_exact(text, len), *shown = own;
-	struct cth_packet pkt;
-	int verdict;
-
-	if (len > FAKE_MAX_PAYLOAD)
-		abort();
-	if (kept) {
-		shown = malloc(kept + len);
-		if (!shown)
-			abort();
-		memcpy(shown, c->kept[dir], kept);
-		memcpy(shown + kept, text, len);
-	}
-	f->order = f->n_exp = f->n_ctl = f->n_edit = f->n_mangle = f->n_log = f->n_bad = 0;
-	f->keep_asked = f->has_timeout = false;
-	f->keep_ret = 1;
-	f->bad[0] = f->log[0] = '\0';
-
-	memset(&pkt, 0, sizeof(pkt));
-	pkt.data = own;
-	pkt.len = len;
-	pkt.payload = shown;
-	pkt.payload_len = kept + len;
-	pkt.kept = kept;
-	pkt.dir = dir;
-	pkt.ctinfo = ctinfo;
-	pkt.tuple[O] = c->t[O];
-	pkt.tuple[R] = c->t[R];
-	pkt.nat = c->nat;
-	pkt.ct_status = c->ct_status;
-	pkt.ct_id = 1;
-	f->pkt = &pkt;
-	verdict = cth_plugin.packet(&f->ctx, &pkt, c->priv, c->cfg);
-	if (verdict != CTH_VERDICT_ACCEPT && verdict != CTH_VERDICT_DROP)
-		fake_bad(f, "verdict %d", verdict);
-	fake_apply(f);
-	if (verdict == CTH_VERDICT_ACCEPT) {
-		free(c->kept[dir]);
-		c->kept[dir] = NULL;
-		c->kept_len[dir] = 0;
-		if (f->keep_asked && f->keep_off < pkt.payload_len) {
-			c->kept_len[dir] = pkt.payload_len - f->keep_off;
-			c->kept[dir] = dup_exact(shown + f->keep_off, c->kept_len[dir]);
-		}
-	}
-	f->pkt = NULL;
-	if (shown != own)
-		free(shown);
-	free(own);
-	return verdict;
+	conn_init(c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
 }
 
 static int run_n(struct fake *f, struct conn *c, enum cth_dir dir, const char *text, size_t len)
 {
-	return run_ctinfo(f, c, dir, dir == O ? CTH_CT_ESTABLISHED : CTH_CT_ESTABLISHED_REPLY,
-			  text, len);
+	return run_ctinfo(f, c, dir, established(dir), 0, text, len);
 }
 
 static int run(struct fake *f, struct conn *c, enum cth_dir dir, const char *text)
@@ -1840,28 +1198,6 @@ static bool media_flushed(const struct fake *f)
 {
 	return ctl_count(f, CTH_EXPECT_OP_FLUSH, 1) == 1 && ctl_count(f, CTH_EXPECT_OP_FLUSH, 2) == 1 &&
 	       ctl_count(f, CTH_EXPECT_OP_FLUSH, 3) == 1 && ctl_count(f, CTH_EXPECT_OP_FLUSH, 0) == 0;
-}
-
-static void check_out(struct check *ck, const struct fake *f, const char *want)
-{
-	size_t n = strlen(want), i = 0;
-
-	while (i < n && i < f->out_len && f->out[i] == (uint8_t)want[i])
-		i++;
-	check_that(ck, f->out_len == n && i == n,
-		   "payload differs at byte %zu (%zu bytes, want %zu): got '%.60s' want '%.60s'", i,
-		   f->out_len, n, (const char *)f->out + (i < f->out_len ? i : f->out_len),
-		   want + (i < n ? i : n));
-}
-
-static void check_clean(struct check *ck, const struct fake *f)
-{
-	check_that(ck, f->n_bad == 0, "host rule broken: %s", f->bad);
-}
-
-static void check_no_edit(struct check *ck, const struct fake *f)
-{
-	check_that(ck, f->n_mangle == 0, "%u edits", f->n_mangle);
 }
 
 /* ---------------------------------------------------------------- messages */
@@ -1968,7 +1304,7 @@ static void test_plugin_config(struct fake *f)
 	int v;
 
 	check_start(&ck, "config_keys");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	check_that(&ck, conn_configure(&c, "sip_direct_media", "yes") == 0, "media yes");
 	check_that(&ck, conn_configure(&c, "sip_direct_media", "no") == 0, "media no");
 	check_that(&ck, conn_configure(&c, "sip_direct_media", "maybe") == -EINVAL, "media maybe");
@@ -2003,7 +1339,7 @@ static void test_plugin_config(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "config_timeout_applied_to_udp_flow");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	v = run(f, &c, O, request("OPTIONS", 1, V4, PHONE4, ""));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->has_timeout && f->timeout == 3600,
 		   "default: verdict %d timeout %d %u", v, f->has_timeout, f->timeout);
@@ -2034,6 +1370,80 @@ static void test_plugin_config(struct fake *f)
 
 /* ---------------------------------------------------------------- plugin: calls */
 
+/*
+ * The phone INVITEs offering media: an SDP body announcing addr with the
+ * media lines, or (addr NULL) media as the whole body.  A row with a name
+ * starts a check on a new connection; the rows after it without one are
+ * the same check's next INVITEs, their CSeq counting up from 1.  Each
+ * INVITE is accepted with n_exp expectations: one media pair (class and
+ * RTP port) per two, from the proxy to the phone.
+ */
+static const struct media_case {
+	const char *name;
+	bool clean;             /* also checked: no host rule broken */
+	int family;
+	const char *addr;
+	const char *media;
+	unsigned int n_exp;
+	struct {
+		unsigned int class;
+		uint16_t port;
+	} pair[3];
+} media_cases[] = {
+	{ "plugin_invite_classes_audio_video_image", true, V4, PHONE4,
+	  "m=audio 4000 RTP/AVP 0\r\nm=video 5000 RTP/AVP 31\r\nm=image 6000 udptl t38\r\n"
+	  "m=audio 7000 RTP/AVP 0\r\n", 6, { { 1, 4000 }, { 2, 5000 }, { 3, 6000 } } },
+	{ "plugin_media_ports_out_of_range", true, V4, PHONE4,
+	  "m=audio 0 RTP/AVP 0\r\nm=video 1023 RTP/AVP 31\r\nm=image 65536 udptl t38\r\n"
+	  "m=audio 70000 RTP/AVP 0\r\n", 0, { { 0, 0 } } },
+	{ NULL, false, V4, PHONE4,
+	  "m=audio 1024 RTP/AVP 0\r\nm=video 65534 RTP/AVP 0\r\nm=image 65535 udptl t38\r\n",
+	  6, { { 1, 1024 }, { 2, 65534 }, { 3, 65534 } } },
+	/* RFC 3550 11: an odd port is replaced by the next lower even one */
+	{ "plugin_media_odd_port_pairs_from_even", false, V4, PHONE4,
+	  "m=audio 49171 RTP/AVP 0\r\n", 2, { { 1, 49170 } } },
+	/* no c=, IN IP6 on IPv4, no v= */
+	{ "plugin_media_no_usable_address", false, 0, NULL, "v=0\r\ns=-\r\n" AUDIO, 0,
+	  { { 0, 0 } } },
+	{ NULL, false, V6, PHONE6, AUDIO, 0, { { 0, 0 } } },
+	{ NULL, false, 0, NULL, "o=- 1 1 IN IP4 192.168.1.10\r\nc=IN IP4 192.168.1.10\r\n" AUDIO,
+	  0, { { 0, 0 } } },
+	{ "plugin_media_level_c_overrides_session", false, V4, OTHER4,
+	  "m=audio 4000 RTP/AVP 0\r\nc=IN IP4 192.168.1.10\r\nm=video 5000 RTP/AVP 0\r\n", 2,
+	  { { 1, 4000 } } },
+};
+
+static void test_media_cases(struct fake *f)
+{
+	const struct media_case *first = NULL;
+	struct check ck;
+	struct conn c;
+	uint32_t cseq = 0;
+
+	for (size_t i = 0; i < ARRAY_LEN(media_cases); i++) {
+		const struct media_case *mc = &media_cases[i];
+		const char *body = mc->addr ? sdp_body(mc->family, mc->addr, mc->media) : mc->media;
+		int v;
+
+		if (mc->name) {
+			first = mc;
+			check_start(&ck, "%s", mc->name);
+			phone_conn(&c);
+			cseq = 0;
+		}
+		v = run(f, &c, O, request("INVITE", ++cseq, V4, PHONE4, body));
+		check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == mc->n_exp,
+			   "INVITE %u: verdict %d, %u expectations", cseq, v, f->n_exp);
+		for (unsigned int p = 0; p < mc->n_exp / 2; p++)
+			check_pair(&ck, f, 2 * p, mc->pair[p].class, PROXY4, PHONE4, mc->pair[p].port);
+		if (i + 1 < ARRAY_LEN(media_cases) && !media_cases[i + 1].name)
+			continue;
+		if (first->clean)
+			check_clean(&ck, f);
+		check_end(&ck);
+	}
+}
+
 static void test_plugin_invite(struct fake *f)
 {
 	struct check ck;
@@ -2041,7 +1451,7 @@ static void test_plugin_invite(struct fake *f)
 	int v;
 
 	check_start(&ck, "plugin_invite_rtp_rtcp");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	v = run(f, &c, O, request("INVITE", 1, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_that(&ck, f->n_exp == 2, "%u expectations", f->n_exp);
@@ -2061,66 +1471,10 @@ static void test_plugin_invite(struct fake *f)
 		   "INVITE without SDP: %u flushes, %u expectations", f->n_ctl, f->n_exp);
 	check_end(&ck);
 
-	check_start(&ck, "plugin_invite_classes_audio_video_image");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
-	v = run(f, &c, O, request("INVITE", 1, V4, PHONE4, sdp_body(V4, PHONE4,
-		"m=audio 4000 RTP/AVP 0\r\nm=video 5000 RTP/AVP 31\r\nm=image 6000 udptl t38\r\n"
-		"m=audio 7000 RTP/AVP 0\r\n")));
-	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 6, "verdict %d, %u expectations",
-		   v, f->n_exp);
-	check_pair(&ck, f, 0, 1, PROXY4, PHONE4, 4000);
-	check_pair(&ck, f, 2, 2, PROXY4, PHONE4, 5000);
-	check_pair(&ck, f, 4, 3, PROXY4, PHONE4, 6000);
-	check_clean(&ck, f);
-	check_end(&ck);
-
-	check_start(&ck, "plugin_media_ports_out_of_range");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
-	v = run(f, &c, O, request("INVITE", 1, V4, PHONE4, sdp_body(V4, PHONE4,
-		"m=audio 0 RTP/AVP 0\r\nm=video 1023 RTP/AVP 31\r\nm=image 65536 udptl t38\r\n"
-		"m=audio 70000 RTP/AVP 0\r\n")));
-	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "verdict %d, %u expectations",
-		   v, f->n_exp);
-	v = run(f, &c, O, request("INVITE", 2, V4, PHONE4, sdp_body(V4, PHONE4,
-		"m=audio 1024 RTP/AVP 0\r\nm=video 65534 RTP/AVP 0\r\nm=image 65535 udptl t38\r\n")));
-	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 6, "edges: %u expectations",
-		   f->n_exp);
-	check_pair(&ck, f, 0, 1, PROXY4, PHONE4, 1024);
-	check_pair(&ck, f, 2, 2, PROXY4, PHONE4, 65534);
-	check_pair(&ck, f, 4, 3, PROXY4, PHONE4, 65534);
-	check_clean(&ck, f);
-	check_end(&ck);
-
-	/* RFC 3550 11: an odd port is replaced by the next lower even one */
-	check_start(&ck, "plugin_media_odd_port_pairs_from_even");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
-	v = run(f, &c, O, request("INVITE", 1, V4, PHONE4, sdp_body(V4, PHONE4,
-		"m=audio 49171 RTP/AVP 0\r\n")));
-	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2, "%u expectations", f->n_exp);
-	check_pair(&ck, f, 0, 1, PROXY4, PHONE4, 49170);
-	check_end(&ck);
-
-	check_start(&ck, "plugin_media_no_usable_address");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
-	v = run(f, &c, O, request("INVITE", 1, V4, PHONE4, "v=0\r\ns=-\r\n" AUDIO));
-	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "no c=: %u", f->n_exp);
-	v = run(f, &c, O, request("INVITE", 2, V4, PHONE4, sdp_body(V6, PHONE6, AUDIO)));
-	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "IN IP6 on IPv4: %u", f->n_exp);
-	v = run(f, &c, O, request("INVITE", 3, V4, PHONE4, "o=- 1 1 IN IP4 192.168.1.10\r\n"
-				  "c=IN IP4 192.168.1.10\r\n" AUDIO));
-	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "no v=: %u", f->n_exp);
-	check_end(&ck);
-
-	check_start(&ck, "plugin_media_level_c_overrides_session");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
-	v = run(f, &c, O, request("INVITE", 1, V4, PHONE4, sdp_body(V4, OTHER4,
-		"m=audio 4000 RTP/AVP 0\r\nc=IN IP4 192.168.1.10\r\nm=video 5000 RTP/AVP 0\r\n")));
-	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2, "%u expectations", f->n_exp);
-	check_pair(&ck, f, 0, 1, PROXY4, PHONE4, 4000);
-	check_end(&ck);
+	test_media_cases(f);
 
 	check_start(&ck, "plugin_200_with_sdp_creates_callee_pair");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	run(f, &c, O, request("INVITE", 7, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
 	v = run(f, &c, R, response(200, 7, "INVITE", sdp_body(V4, PROXY4,
 		"m=audio 30000 RTP/AVP 0\r\n")));
@@ -2144,7 +1498,7 @@ static void test_plugin_invite(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_failure_to_invite_flushes");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	run(f, &c, O, request("INVITE", 5, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
 	v = run(f, &c, R, response(487, 5, "INVITE", ""));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && media_flushed(f), "487: %u ctl", f->n_ctl);
@@ -2157,14 +1511,14 @@ static void test_plugin_invite(struct fake *f)
 	check_that(&ck, media_flushed(f), "408 to UPDATE with the INVITE's CSeq: %u", f->n_ctl);
 	v = run(f, &c, R, response(481, 5, "BYE", ""));
 	check_that(&ck, f->n_ctl == 0, "481 to BYE: %u ctl", f->n_ctl);
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	v = run(f, &c, R, response(403, 0, "INVITE", ""));
 	check_that(&ck, f->n_ctl == 0, "no INVITE seen: %u ctl", f->n_ctl);
 	check_clean(&ck, f);
 	check_end(&ck);
 
 	check_start(&ck, "plugin_update_ack_prack_sdp");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	v = run(f, &c, O, request("UPDATE", 3, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
 	check_that(&ck, f->n_exp == 2 && f->n_ctl == 0, "UPDATE: %u expectations %u ctl",
 		   f->n_exp, f->n_ctl);
@@ -2184,7 +1538,7 @@ static void test_plugin_invite(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_direct_media_ignores_third_address");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	v = run(f, &c, O, request("INVITE", 1, V4, PHONE4, sdp_body(V4, OTHER4, AUDIO)));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "%u expectations", f->n_exp);
 	conn_configure(&c, "sip_direct_media", "yes");
@@ -2193,7 +1547,7 @@ static void test_plugin_invite(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_direct_media_no_any_source");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	conn_configure(&c, "sip_direct_media", "no");
 	v = run(f, &c, O, request("INVITE", 1, V4, PHONE4, sdp_body(V4, OTHER4, AUDIO)));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2, "%u expectations", f->n_exp);
@@ -2204,7 +1558,7 @@ static void test_plugin_invite(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_expect_error_drops");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	f->expect_err = -ENOMEM;
 	v = run(f, &c, O, request("INVITE", 1, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
 	fake_answers_reset(f);
@@ -2233,10 +1587,10 @@ static void test_plugin_invite(struct fake *f)
 	{
 		const char *t = request("INVITE", 1, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO));
 
-		v = run_ctinfo(f, &c, O, CTH_CT_NEW, t, strlen(t));
+		v = run_ctinfo(f, &c, O, CTH_CT_NEW, 0, t, strlen(t));
 		check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && f->n_ctl == 0,
 			   "TCP NEW: %u", f->n_exp);
-		v = run_ctinfo(f, &c, R, CTH_CT_RELATED_REPLY, t, strlen(t));
+		v = run_ctinfo(f, &c, R, CTH_CT_RELATED_REPLY, 0, t, strlen(t));
 		check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && f->n_ctl == 0,
 			   "TCP RELATED: %u", f->n_exp);
 	}
@@ -2253,7 +1607,7 @@ static void test_plugin_invite(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_cseq_required");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	v = run(f, &c, O, sipmsg("INVITE sip:bob@example.org SIP/2.0\r\nVia: SIP/2.0/UDP "
 				 "192.168.1.10\r\n", sdp_body(V4, PHONE4, AUDIO)));
 	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 0, "INVITE: verdict %d", v);
@@ -2272,7 +1626,7 @@ static void test_plugin_invite(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "plugin_not_sip_accepted");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	v = run(f, &c, O, "\r\n\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && f->n_ctl == 0,
 		   "keep-alive: verdict %d", v);
@@ -2326,7 +1680,7 @@ static void test_plugin_register(struct fake *f)
 	int v;
 
 	check_start(&ck, "register_expectation");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	v = run(f, &c, O, reg_request(10, "<sip:alice@192.168.1.10:5060>;expires=1800", ""));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1 && f->n_ctl == 0,
 		   "verdict %d, %u expectations, %u ctl", v, f->n_exp, f->n_ctl);
@@ -2373,7 +1727,7 @@ static void test_plugin_register(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "register_transport_tcp");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	run(f, &c, O, reg_request(1, "<sip:alice@192.168.1.10:5060;transport=tcp>", ""));
 	check_exp(&ck, f, 0, 0, TCP, PROXY4, PHONE4, 5060, inactive, 0);
 	run(f, &c, R, reg_response(200, 1, "Contact: <sip:alice@192.168.1.10:5060;transport=TCP>\r\n"));
@@ -2384,7 +1738,7 @@ static void test_plugin_register(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "register_third_party_ignored");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	v = run(f, &c, O, reg_request(1, "<sip:alice@192.168.1.11:5060>", ""));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "%u expectations", f->n_exp);
 	v = run(f, &c, R, reg_response(200, 1, "Contact: <sip:alice@192.168.1.11:5060>\r\n"));
@@ -2398,7 +1752,7 @@ static void test_plugin_register(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "register_expires_0_then_200_flushes");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	v = run(f, &c, O, reg_request(20, "<sip:alice@192.168.1.10:5060>;expires=0", ""));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "%u expectations", f->n_exp);
 	v = run(f, &c, R, reg_response(200, 20, ""));
@@ -2410,7 +1764,7 @@ static void test_plugin_register(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "register_failure_flushes");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	run(f, &c, O, reg_request(30, "<sip:alice@192.168.1.10:5060>", ""));
 	v = run(f, &c, R, reg_response(100, 30, ""));
 	check_that(&ck, f->n_ctl == 0, "100: %u ctl", f->n_ctl);
@@ -2438,7 +1792,7 @@ static void test_plugin_register(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "register_direct_signalling_no");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	conn_configure(&c, "sip_direct_signalling", "no");
 	run(f, &c, O, reg_request(1, "<sip:alice@192.168.1.10:5060>", ""));
 	check_exp(&ck, f, 0, 0, UDP, NULL, PHONE4, 5060, inactive | CTH_EXPECT_ANY_SRC, 0);
@@ -2447,14 +1801,14 @@ static void test_plugin_register(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "register_from_expected_connection_ignored");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	c.ct_status |= CTH_CT_EXPECTED;
 	v = run(f, &c, O, reg_request(1, "<sip:alice@192.168.1.10:5060>", ""));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "%u expectations", f->n_exp);
 	check_end(&ck);
 
 	check_start(&ck, "register_expect_error_drops");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	f->expect_err = -EINVAL;
 	v = run(f, &c, O, reg_request(1, "<sip:alice@192.168.1.10:5060>", ""));
 	fake_answers_reset(f);
@@ -2496,9 +1850,65 @@ static void test_plugin_register(struct fake *f)
 	"CSeq: 1 INVITE\r\n" \
 	"Contact: <sip:bob@198.51.100.2:5060>\r\n"
 
+/*
+ * What a message template's $1..$9 stand for on one side of the NAT.  The
+ * phone's side, as it sends and receives it, and the public side SNAT
+ * shows the proxy: $1 host:port, $2 host, $3 port, then what the message
+ * needs besides (a media port; a Contact and its parameters).
+ */
+#define SIDE(...) ((const char *const[]){ __VA_ARGS__ })
+#define SNAT_PRIV(...) SIDE(PHONE4 ":5060", PHONE4, "5060", __VA_ARGS__)
+#define SNAT_PUB(...) SIDE(PUB4 ":5062", PUB4, "5062", __VA_ARGS__)
+
+/* tmpl with each $1..$9 replaced by v[0]..v[8].  Rotating buffers, like
+ * fmt(). */
+static const char *expand(const char *tmpl, const char *const *v)
+{
+	static char ring[8][8192];
+	static unsigned int i;
+	char *o = ring[i++ % 8];
+	size_t n = 0, k;
+
+	for (const char *t = tmpl; *t; t++) {
+		const char *s = t[0] == '$' && t[1] >= '1' && t[1] <= '9' ? v[t[1] - '1'] : NULL;
+
+		k = s ? strlen(s) : 1;
+		if (n + k >= sizeof(ring[0]))
+			abort();
+		memcpy(o + n, s ? s : t, k);
+		n += k;
+		t += s != NULL;
+	}
+	o[n] = '\0';
+	return o;
+}
+
+/* The message (header and body templates) with the values in through the
+ * plugin: it must go out with the values out (NULL: not checked).
+ * Returns the verdict. */
+static int rewrite(struct check *ck, struct fake *f, struct conn *c, enum cth_dir dir,
+		   const char *hdrs, const char *body, const char *const *in,
+		   const char *const *out)
+{
+	int v = run(f, c, dir, sipmsg(expand(hdrs, in), expand(body, in)));
+
+	if (out)
+		check_out(ck, f, sipmsg(expand(hdrs, out), expand(body, out)));
+	return v;
+}
+
+/* The phone's INVITE offering media at port, under SNAT: it must go out
+ * from the public side offering out_port (NULL: not checked). */
+static int snat_invite(struct check *ck, struct fake *f, struct conn *c, const char *port,
+		       const char *out_port)
+{
+	return rewrite(ck, f, c, O, NAT_INVITE_HDRS("$1"), NAT_SDP("$2", "$4"), SNAT_PRIV(port),
+		       out_port ? SNAT_PUB(out_port) : NULL);
+}
+
 static void snat_conn(struct conn *c)
 {
-	conn_init(c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(c);
 	conn_snat(c, PUB4, 5062);
 }
 
@@ -2523,24 +1933,17 @@ static void test_plugin_nat_calls(struct fake *f)
 
 	check_start(&ck, "nat_invite_snat_rewrites_headers_and_sdp");
 	snat_conn(&c);
-	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
-				 NAT_SDP("192.168.1.10", "49170")));
+	v = snat_invite(&ck, f, &c, "49170", "49170");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_out(&ck, f, sipmsg(NAT_INVITE_HDRS("203.0.113.5:5062"),
-				 NAT_SDP("203.0.113.5", "49170")));
 	check_that(&ck, f->n_exp == 2, "%u expectations", f->n_exp);
 	check_nat_pair(&ck, f, 0, 1, PROXY4, PUB4, 49170, R, PHONE4, 49170);
 	check_clean(&ck, f);
 	check_end(&ck);
 
 	check_start(&ck, "nat_200_snat_via_received_rport");
-	v = run(f, &c, R, sipmsg(NAT_200_HDRS("203.0.113.5:5062",
-					      ";received=203.0.113.5;rport=5062"),
-				 NAT_SDP("198.51.100.2", "30000")));
+	v = rewrite(&ck, f, &c, R, NAT_200_HDRS("$1", ";received=$2;rport=$3"),
+		    NAT_SDP("198.51.100.2", "30000"), SNAT_PUB(NULL), SNAT_PRIV(NULL));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_out(&ck, f, sipmsg(NAT_200_HDRS("192.168.1.10:5060",
-					      ";received=192.168.1.10;rport=5060"),
-				 NAT_SDP("198.51.100.2", "30000")));
 	/* the proxy's media needs no mapping: it reaches the phone as is */
 	check_that(&ck, f->n_exp == 2, "%u expectations", f->n_exp);
 	check_pair(&ck, f, 0, 1, PHONE4, PROXY4, 30000);
@@ -2551,14 +1954,9 @@ static void test_plugin_nat_calls(struct fake *f)
 	snat_conn(&c);
 	/* maddr= naming the phone becomes the public address; received= and
 	 * rport= in a request are the peer's business */
-	v = run(f, &c, O, sipmsg("OPTIONS sip:bob@198.51.100.2 SIP/2.0\r\n"
-				 "Via: SIP/2.0/UDP 192.168.1.10:5060;maddr=192.168.1.10;"
-				 "received=198.51.100.2;rport=5060;branch=x\r\n"
-				 "CSeq: 1 OPTIONS\r\n", ""));
-	check_out(&ck, f, sipmsg("OPTIONS sip:bob@198.51.100.2 SIP/2.0\r\n"
-				 "Via: SIP/2.0/UDP 203.0.113.5:5062;maddr=203.0.113.5;"
-				 "received=198.51.100.2;rport=5060;branch=x\r\n"
-				 "CSeq: 1 OPTIONS\r\n", ""));
+	rewrite(&ck, f, &c, O, "OPTIONS sip:bob@198.51.100.2 SIP/2.0\r\n"
+		"Via: SIP/2.0/UDP $1;maddr=$2;received=198.51.100.2;rport=5060;branch=x\r\n"
+		"CSeq: 1 OPTIONS\r\n", "", SNAT_PRIV(NULL), SNAT_PUB(NULL));
 	/* a response whose top Via is not ours: nothing changes */
 	v = run(f, &c, R, sipmsg("SIP/2.0 200 OK\r\n"
 				 "Via: SIP/2.0/UDP 10.9.9.9:5060;received=203.0.113.5;rport=5062\r\n"
@@ -2573,60 +1971,43 @@ static void test_plugin_nat_calls(struct fake *f)
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_mangle == 0, "other port: %u edits",
 		   f->n_mangle);
 	/* received= already public, rport= already the private port */
-	v = run(f, &c, R, sipmsg("SIP/2.0 200 OK\r\n"
-				 "Via: SIP/2.0/UDP 203.0.113.5:5062;received=192.168.1.10;rport=5060;rport\r\n"
-				 "CSeq: 1 OPTIONS\r\n", ""));
-	check_out(&ck, f, sipmsg("SIP/2.0 200 OK\r\n"
-				 "Via: SIP/2.0/UDP 192.168.1.10:5060;received=192.168.1.10;rport=5060;rport\r\n"
-				 "CSeq: 1 OPTIONS\r\n", ""));
+	rewrite(&ck, f, &c, R, "SIP/2.0 200 OK\r\n"
+		"Via: SIP/2.0/UDP $1;received=192.168.1.10;rport=5060;rport\r\n"
+		"CSeq: 1 OPTIONS\r\n", "", SNAT_PUB(NULL), SNAT_PRIV(NULL));
 	check_clean(&ck, f);
 	check_end(&ck);
 
 	check_start(&ck, "nat_incoming_request_uri");
 	snat_conn(&c);
-	v = run(f, &c, R, sipmsg("INVITE sip:alice@203.0.113.5:5062;transport=udp SIP/2.0\r\n"
-				 "Via: SIP/2.0/UDP 198.51.100.2:5060;branch=i1\r\n"
-				 "To: <sip:alice@203.0.113.5:5062>\r\n"
-				 "CSeq: 3 INVITE\r\n", ""));
-	check_out(&ck, f, sipmsg("INVITE sip:alice@192.168.1.10:5060;transport=udp SIP/2.0\r\n"
-				 "Via: SIP/2.0/UDP 198.51.100.2:5060;branch=i1\r\n"
-				 "To: <sip:alice@192.168.1.10:5060>\r\n"
-				 "CSeq: 3 INVITE\r\n", ""));
+	rewrite(&ck, f, &c, R, "INVITE sip:alice@$1;transport=udp SIP/2.0\r\n"
+		"Via: SIP/2.0/UDP 198.51.100.2:5060;branch=i1\r\n"
+		"To: <sip:alice@$1>\r\n"
+		"CSeq: 3 INVITE\r\n", "", SNAT_PUB(NULL), SNAT_PRIV(NULL));
 	check_clean(&ck, f);
 	check_end(&ck);
 
+	/* the caller reaches the callee at the public address, which gains
+	 * the callee's port on the way in */
 	check_start(&ck, "nat_dnat_request_uri_and_callee_sdp");
 	conn_init(&c, V4, UDP, "192.0.2.7", 5060, "10.0.0.2", 5060);
 	conn_dnat(&c, PUB4, 5060);
-	v = run(f, &c, O, sipmsg("INVITE sip:bob@203.0.113.5 SIP/2.0\r\n"
-				 "Via: SIP/2.0/UDP 192.0.2.7:5060;branch=d1\r\n"
-				 "From: <sip:carol@192.0.2.7>;tag=c\r\n"
-				 "To: <sip:bob@203.0.113.5>\r\n"
-				 "CSeq: 1 INVITE\r\n"
-				 "Contact: <sip:carol@192.0.2.7:5060>\r\n",
-				 NAT_SDP("192.0.2.7", "8000")));
-	check_out(&ck, f, sipmsg("INVITE sip:bob@10.0.0.2:5060 SIP/2.0\r\n"
-				 "Via: SIP/2.0/UDP 192.0.2.7:5060;branch=d1\r\n"
-				 "From: <sip:carol@192.0.2.7>;tag=c\r\n"
-				 "To: <sip:bob@10.0.0.2:5060>\r\n"
-				 "CSeq: 1 INVITE\r\n"
-				 "Contact: <sip:carol@192.0.2.7:5060>\r\n",
-				 NAT_SDP("192.0.2.7", "8000")));
+	rewrite(&ck, f, &c, O, "INVITE sip:bob@$1 SIP/2.0\r\n"
+		"Via: SIP/2.0/UDP 192.0.2.7:5060;branch=d1\r\n"
+		"From: <sip:carol@192.0.2.7>;tag=c\r\n"
+		"To: <sip:bob@$1>\r\n"
+		"CSeq: 1 INVITE\r\n"
+		"Contact: <sip:carol@192.0.2.7:5060>\r\n",
+		NAT_SDP("192.0.2.7", "8000"), SIDE(PUB4), SIDE("10.0.0.2:5060"));
 	check_that(&ck, f->n_exp == 2, "caller: %u expectations", f->n_exp);
 	check_pair(&ck, f, 0, 1, "10.0.0.2", "192.0.2.7", 8000);
-	v = run(f, &c, R, sipmsg("SIP/2.0 200 OK\r\n"
-				 "Via: SIP/2.0/UDP 192.0.2.7:5060;branch=d1\r\n"
-				 "To: <sip:bob@10.0.0.2:5060>;tag=b\r\n"
-				 "CSeq: 1 INVITE\r\n"
-				 "Contact: <sip:bob@10.0.0.2:5060>\r\n",
-				 NAT_SDP("10.0.0.2", "40000")));
+	v = rewrite(&ck, f, &c, R, "SIP/2.0 200 OK\r\n"
+		    "Via: SIP/2.0/UDP 192.0.2.7:5060;branch=d1\r\n"
+		    "To: <sip:bob@$1>;tag=b\r\n"
+		    "CSeq: 1 INVITE\r\n"
+		    "Contact: <sip:bob@$1>\r\n",
+		    NAT_SDP("$2", "40000"), SIDE("10.0.0.2:5060", "10.0.0.2"),
+		    SIDE(PUB4 ":5060", PUB4));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_out(&ck, f, sipmsg("SIP/2.0 200 OK\r\n"
-				 "Via: SIP/2.0/UDP 192.0.2.7:5060;branch=d1\r\n"
-				 "To: <sip:bob@203.0.113.5:5060>;tag=b\r\n"
-				 "CSeq: 1 INVITE\r\n"
-				 "Contact: <sip:bob@203.0.113.5:5060>\r\n",
-				 NAT_SDP("203.0.113.5", "40000")));
 	check_that(&ck, f->n_exp == 2, "callee: %u expectations", f->n_exp);
 	check_nat_pair(&ck, f, 0, 1, "192.0.2.7", PUB4, 40000, O, "10.0.0.2", 40000);
 	check_clean(&ck, f);
@@ -2637,8 +2018,7 @@ static void test_plugin_nat_calls(struct fake *f)
 	f->busy[0] = 49170;     /* RTP taken */
 	f->busy[1] = 49173;     /* then RTCP taken: RTP 49172 goes back */
 	f->n_busy = 2;
-	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
-				 NAT_SDP("192.168.1.10", "49170")));
+	v = snat_invite(&ck, f, &c, "49170", "49174");
 	fake_answers_reset(f);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 5, "verdict %d, %u tries", v,
 		   f->n_exp);
@@ -2653,8 +2033,6 @@ static void test_plugin_nat_calls(struct fake *f)
 		   f->ctl[3].exp.dport == 49172 && f->ctl[3].exp.proto == UDP &&
 		   f->ctl[3].order > f->exp_order[2] && f->ctl[3].order < f->exp_order[3],
 		   "RTP 49172 not taken back: %u ctl", f->n_ctl);
-	check_out(&ck, f, sipmsg(NAT_INVITE_HDRS("203.0.113.5:5062"),
-				 NAT_SDP("203.0.113.5", "49174")));
 	check_clean(&ck, f);
 	check_end(&ck);
 
@@ -2662,31 +2040,25 @@ static void test_plugin_nat_calls(struct fake *f)
 	snat_conn(&c);
 	f->busy[0] = 9998;
 	f->n_busy = 1;
-	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
-				 NAT_SDP("192.168.1.10", "9998")));
+	snat_invite(&ck, f, &c, "9998", "10000");
 	fake_answers_reset(f);
-	check_out(&ck, f, sipmsg(NAT_INVITE_HDRS("203.0.113.5:5062"),
-				 NAT_SDP("203.0.113.5", "10000")));
 	check_clean(&ck, f);
 	check_end(&ck);
 
 	check_start(&ck, "nat_media_no_free_pair_drops");
 	snat_conn(&c);
 	f->busy_left = 100000;
-	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
-				 NAT_SDP("192.168.1.10", "49170")));
+	v = snat_invite(&ck, f, &c, "49170", NULL);
 	fake_answers_reset(f);
 	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp > 1 && f->n_exp <= 128 &&
 		   f->n_mangle == 0, "verdict %d, %u tries, %u edits", v, f->n_exp, f->n_mangle);
 	f->busy_left = 100000;
-	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
-				 NAT_SDP("192.168.1.10", "65532")));
+	v = snat_invite(&ck, f, &c, "65532", NULL);
 	fake_answers_reset(f);
 	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 2, "at the top: verdict %d, %u tries",
 		   v, f->n_exp);
 	f->expect_err = -ENOMEM;
-	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
-				 NAT_SDP("192.168.1.10", "49170")));
+	v = snat_invite(&ck, f, &c, "49170", NULL);
 	fake_answers_reset(f);
 	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 1, "error: verdict %d, %u tries", v,
 		   f->n_exp);
@@ -2698,8 +2070,7 @@ static void test_plugin_nat_calls(struct fake *f)
 	f->busy[0] = 49171;
 	f->n_busy = 1;
 	f->busy_left = 0;
-	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
-				 NAT_SDP("192.168.1.10", "49170")));
+	v = snat_invite(&ck, f, &c, "49170", NULL);
 	fake_answers_reset(f);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 4 &&
 		   ctl_count(f, CTH_EXPECT_OP_REMOVE, 1) == 1, "%u tries, %u ctl", f->n_exp,
@@ -2709,8 +2080,7 @@ static void test_plugin_nat_calls(struct fake *f)
 	check_start(&ck, "nat_mangle_error_drops");
 	snat_conn(&c);
 	f->mangle_err = -ENOMEM;
-	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
-				 NAT_SDP("192.168.1.10", "49170")));
+	v = snat_invite(&ck, f, &c, "49170", NULL);
 	fake_answers_reset(f);
 	/* the session's c= fails: like the kernel, the pair stays */
 	check_that(&ck, v == CTH_VERDICT_DROP && f->n_mangle >= 1 && f->n_exp == 2 &&
@@ -2730,8 +2100,7 @@ static void test_plugin_nat_calls(struct fake *f)
 	f->busy[0] = 49170;
 	f->n_busy = 1;
 	f->mangle_err = -ENOSPC;
-	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
-				 NAT_SDP("192.168.1.10", "49170")));
+	v = snat_invite(&ck, f, &c, "49170", NULL);
 	fake_answers_reset(f);
 	check_that(&ck, v == CTH_VERDICT_DROP && f->n_mangle == 1 && f->n_exp == 3,
 		   "verdict %d, %u edits, %u expectations", v, f->n_mangle, f->n_exp);
@@ -2758,7 +2127,6 @@ static void test_plugin_nat_calls(struct fake *f)
 		   "verdict %d, %u edits, %u expectations", v, f->n_mangle, f->n_exp);
 	check_clean(&ck, f);
 	check_end(&ck);
-
 	check_start(&ck, "nat_compact_and_folded_headers");
 	snat_conn(&c);
 	{
@@ -2808,14 +2176,10 @@ static void test_plugin_nat_calls(struct fake *f)
 
 	check_start(&ck, "nat_media_level_c");
 	snat_conn(&c);
-	v = run(f, &c, O, sipmsg("INVITE sip:bob@198.51.100.2 SIP/2.0\r\nCSeq: 1 INVITE\r\n",
-				 "v=0\r\nc=IN IP4 192.0.2.99\r\nm=audio 4000 RTP/AVP 0\r\n"
-				 "c=IN IP4 192.168.1.10\r\nm=video 5000 RTP/AVP 0\r\n"
-				 "c=IN IP4 192.168.1.10\r\n"));
-	check_out(&ck, f, sipmsg("INVITE sip:bob@198.51.100.2 SIP/2.0\r\nCSeq: 1 INVITE\r\n",
-				 "v=0\r\nc=IN IP4 192.0.2.99\r\nm=audio 4000 RTP/AVP 0\r\n"
-				 "c=IN IP4 203.0.113.5\r\nm=video 5000 RTP/AVP 0\r\n"
-				 "c=IN IP4 203.0.113.5\r\n"));
+	rewrite(&ck, f, &c, O, "INVITE sip:bob@198.51.100.2 SIP/2.0\r\nCSeq: 1 INVITE\r\n",
+		"v=0\r\nc=IN IP4 192.0.2.99\r\nm=audio 4000 RTP/AVP 0\r\n"
+		"c=IN IP4 $2\r\nm=video 5000 RTP/AVP 0\r\nc=IN IP4 $2\r\n",
+		SNAT_PRIV(NULL), SNAT_PUB(NULL));
 	check_that(&ck, f->n_exp == 4, "%u expectations", f->n_exp);
 	check_nat_pair(&ck, f, 0, 1, PROXY4, PUB4, 4000, R, PHONE4, 4000);
 	check_nat_pair(&ck, f, 2, 2, PROXY4, PUB4, 5000, R, PHONE4, 5000);
@@ -2825,18 +2189,12 @@ static void test_plugin_nat_calls(struct fake *f)
 	/* the pair starts at the even port; the SDP changes only if it moves */
 	check_start(&ck, "nat_odd_media_port_pairs_from_even");
 	snat_conn(&c);
-	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
-				 NAT_SDP("192.168.1.10", "49171")));
-	check_out(&ck, f, sipmsg(NAT_INVITE_HDRS("203.0.113.5:5062"),
-				 NAT_SDP("203.0.113.5", "49171")));
+	snat_invite(&ck, f, &c, "49171", "49171");
 	check_nat_pair(&ck, f, 0, 1, PROXY4, PUB4, 49170, R, PHONE4, 49170);
 	f->busy[0] = 49170;
 	f->n_busy = 1;
-	v = run(f, &c, O, sipmsg(NAT_INVITE_HDRS("192.168.1.10:5060"),
-				 NAT_SDP("192.168.1.10", "49171")));
+	snat_invite(&ck, f, &c, "49171", "49172");
 	fake_answers_reset(f);
-	check_out(&ck, f, sipmsg(NAT_INVITE_HDRS("203.0.113.5:5062"),
-				 NAT_SDP("203.0.113.5", "49172")));
 	check_clean(&ck, f);
 	check_end(&ck);
 
@@ -2850,69 +2208,63 @@ static void test_plugin_nat_calls(struct fake *f)
 	check_pair(&ck, f, 0, 1, NULL, "192.0.2.99", 4000);
 	check_end(&ck);
 
+	/* $1 host:port, $2 host, $3 port as before; From and Contact name
+	 * the phone without its port ($4), Contact in another spelling ($5):
+	 * both get the public address and port */
 	check_start(&ck, "nat_ipv6");
 	conn_init(&c, V6, UDP, PHONE6, 5060, PROXY6, 5060);
 	conn_snat(&c, PUB6, 5062);
-	v = run(f, &c, O, sipmsg("INVITE sip:bob@[2001:db8:1::2] SIP/2.0\r\n"
-				 "Via: SIP/2.0/UDP [2001:db8::10]:5060;branch=v6\r\n"
-				 "From: <sip:alice@[2001:db8::10]>;tag=1\r\n"
-				 "To: <sip:bob@[2001:db8:1::2]>\r\n"
-				 "CSeq: 1 INVITE\r\n"
-				 "Contact: <sip:alice@[2001:DB8:0::10]>\r\n",
-				 "v=0\r\no=- 1 1 IN IP6 2001:db8::10\r\nc=IN IP6 2001:db8::10\r\n"
-				 "m=audio 49170 RTP/AVP 0\r\n"));
-	check_out(&ck, f, sipmsg("INVITE sip:bob@[2001:db8:1::2] SIP/2.0\r\n"
-				 "Via: SIP/2.0/UDP [2001:db8:ffff::1]:5062;branch=v6\r\n"
-				 "From: <sip:alice@[2001:db8:ffff::1]:5062>;tag=1\r\n"
-				 "To: <sip:bob@[2001:db8:1::2]>\r\n"
-				 "CSeq: 1 INVITE\r\n"
-				 "Contact: <sip:alice@[2001:db8:ffff::1]:5062>\r\n",
-				 "v=0\r\no=- 1 1 IN IP6 2001:db8:ffff::1\r\nc=IN IP6 2001:db8:ffff::1\r\n"
-				 "m=audio 49170 RTP/AVP 0\r\n"));
+	rewrite(&ck, f, &c, O, "INVITE sip:bob@[2001:db8:1::2] SIP/2.0\r\n"
+		"Via: SIP/2.0/UDP $1;branch=v6\r\n"
+		"From: <sip:alice@$4>;tag=1\r\n"
+		"To: <sip:bob@[2001:db8:1::2]>\r\n"
+		"CSeq: 1 INVITE\r\n"
+		"Contact: <sip:alice@$5>\r\n",
+		"v=0\r\no=- 1 1 IN IP6 $2\r\nc=IN IP6 $2\r\nm=audio 49170 RTP/AVP 0\r\n",
+		SIDE("[" PHONE6 "]:5060", PHONE6, "5060", "[" PHONE6 "]", "[2001:DB8:0::10]"),
+		SIDE("[" PUB6 "]:5062", PUB6, "5062", "[" PUB6 "]:5062", "[" PUB6 "]:5062"));
 	check_nat_pair(&ck, f, 0, 1, PROXY6, PUB6, 49170, R, PHONE6, 49170);
-	v = run(f, &c, R, sipmsg("SIP/2.0 200 OK\r\n"
-				 "Via: SIP/2.0/UDP [2001:db8:ffff::1]:5062;branch=v6;"
-				 "received=2001:db8:ffff::1;rport=5062\r\n"
-				 "CSeq: 1 INVITE\r\n", ""));
-	check_out(&ck, f, sipmsg("SIP/2.0 200 OK\r\n"
-				 "Via: SIP/2.0/UDP [2001:db8::10]:5060;branch=v6;"
-				 "received=2001:db8::10;rport=5060\r\n"
-				 "CSeq: 1 INVITE\r\n", ""));
+	rewrite(&ck, f, &c, R, "SIP/2.0 200 OK\r\n"
+		"Via: SIP/2.0/UDP $1;branch=v6;received=$2;rport=$3\r\n"
+		"CSeq: 1 INVITE\r\n", "",
+		SIDE("[" PUB6 "]:5062", PUB6, "5062"), SIDE("[" PHONE6 "]:5060", PHONE6, "5060"));
 	/* maddr= keeps its brackets */
-	v = run(f, &c, O, sipmsg("OPTIONS sip:bob@[2001:db8:1::2] SIP/2.0\r\n"
-				 "Via: SIP/2.0/UDP [2001:db8::10]:5060;maddr=[2001:db8::10]\r\n"
-				 "CSeq: 1 OPTIONS\r\n", ""));
-	check_out(&ck, f, sipmsg("OPTIONS sip:bob@[2001:db8:1::2] SIP/2.0\r\n"
-				 "Via: SIP/2.0/UDP [2001:db8:ffff::1]:5062;maddr=[2001:db8:ffff::1]\r\n"
-				 "CSeq: 1 OPTIONS\r\n", ""));
+	rewrite(&ck, f, &c, O, "OPTIONS sip:bob@[2001:db8:1::2] SIP/2.0\r\n"
+		"Via: SIP/2.0/UDP $1;maddr=[$2]\r\n"
+		"CSeq: 1 OPTIONS\r\n", "",
+		SIDE("[" PHONE6 "]:5060", PHONE6), SIDE("[" PUB6 "]:5062", PUB6));
 	check_clean(&ck, f);
 	check_end(&ck);
 }
 
-#define NAT_REG(a, params) sipmsg( \
+/* The phone's REGISTER ($4: its Contact's host and port, $5: their
+ * parameters) and the registrar's 200. */
+#define NAT_REG_HDRS \
 	"REGISTER sip:198.51.100.2 SIP/2.0\r\n" \
-	"Via: SIP/2.0/UDP 192.168.1.10:5060;branch=r1;rport\r\n" \
+	"Via: SIP/2.0/UDP $1;branch=r1;rport\r\n" \
 	"From: <sip:alice@198.51.100.2>;tag=r\r\n" \
 	"To: <sip:alice@198.51.100.2>\r\n" \
 	"Call-ID: r1\r\n" \
 	"CSeq: 10 REGISTER\r\n" \
-	"Contact: <sip:alice@" a ">" params "\r\n", "")
-#define NAT_REG_OUT(a, params) sipmsg( \
-	"REGISTER sip:198.51.100.2 SIP/2.0\r\n" \
-	"Via: SIP/2.0/UDP 203.0.113.5:5062;branch=r1;rport\r\n" \
-	"From: <sip:alice@198.51.100.2>;tag=r\r\n" \
-	"To: <sip:alice@198.51.100.2>\r\n" \
-	"Call-ID: r1\r\n" \
-	"CSeq: 10 REGISTER\r\n" \
-	"Contact: <sip:alice@" a ">" params "\r\n", "")
-#define NAT_REG_200(via, received, rport, contact) sipmsg( \
+	"Contact: <sip:alice@$4>$5\r\n"
+#define NAT_REG_200_HDRS \
 	"SIP/2.0 200 OK\r\n" \
-	"Via: SIP/2.0/UDP " via ";branch=r1;received=" received ";rport=" rport "\r\n" \
+	"Via: SIP/2.0/UDP $1;branch=r1;received=$2;rport=$3\r\n" \
 	"From: <sip:alice@198.51.100.2>;tag=r\r\n" \
 	"To: <sip:alice@198.51.100.2>;tag=s\r\n" \
 	"Call-ID: r1\r\n" \
 	"CSeq: 10 REGISTER\r\n" \
-	"Contact: <sip:alice@" contact ">;expires=600\r\n", "")
+	"Contact: <sip:alice@$1>;expires=600\r\n"
+
+/* The phone's REGISTER under SNAT, its Contact <sip:alice@contact>params:
+ * it must go out from the public side with out_contact (NULL: not
+ * checked). */
+static int snat_register(struct check *ck, struct fake *f, struct conn *c, const char *contact,
+			 const char *params, const char *out_contact)
+{
+	return rewrite(ck, f, c, O, NAT_REG_HDRS, "", SNAT_PRIV(contact, params),
+		       out_contact ? SNAT_PUB(out_contact, params) : NULL);
+}
 
 static void test_plugin_nat_register(struct fake *f)
 {
@@ -2924,9 +2276,8 @@ static void test_plugin_nat_register(struct fake *f)
 
 	check_start(&ck, "nat_register_contact_and_expectation");
 	snat_conn(&c);
-	v = run(f, &c, O, NAT_REG("192.168.1.10:5060", ";expires=600"));
+	v = snat_register(&ck, f, &c, PHONE4 ":5060", ";expires=600", PUB4 ":5062");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_out(&ck, f, NAT_REG_OUT("203.0.113.5:5062", ";expires=600"));
 	check_that(&ck, f->n_exp == 1, "%u expectations", f->n_exp);
 	/* the phone registers its source port: the one NAT gave this flow */
 	check_exp(&ck, f, 0, 0, UDP, PROXY4, PUB4, 5062, flags | CTH_EXPECT_INACTIVE,
@@ -2936,8 +2287,7 @@ static void test_plugin_nat_register(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "nat_register_200_refreshes_and_maps_back");
-	v = run(f, &c, R, NAT_REG_200("203.0.113.5:5062", "203.0.113.5", "5062",
-				      "203.0.113.5:5062"));
+	v = rewrite(&ck, f, &c, R, NAT_REG_200_HDRS, "", SNAT_PUB(NULL), SNAT_PRIV(NULL));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_refresh(&ck, f, PROXY4, PUB4, 5062, UDP, 600, flags);
 	e = &f->ctl[0].exp;
@@ -2945,8 +2295,6 @@ static void test_plugin_nat_register(struct fake *f)
 		   e->nat_port == 5060 && e->fn &&
 		   strcmp(e->fn, CTH_EXPECT_FN_NAT_FOLLOW_MASTER) == 0,
 		   "refresh NAT fields: dir %d port %u", e->nat_dir, e->nat_port);
-	check_out(&ck, f, NAT_REG_200("192.168.1.10:5060", "192.168.1.10", "5060",
-				      "192.168.1.10:5060"));
 	check_clean(&ck, f);
 	check_end(&ck);
 
@@ -2954,17 +2302,15 @@ static void test_plugin_nat_register(struct fake *f)
 	snat_conn(&c);
 	f->busy[0] = 5062;
 	f->n_busy = 1;
-	v = run(f, &c, O, NAT_REG("192.168.1.10", ""));
+	v = snat_register(&ck, f, &c, PHONE4, "", PUB4 ":5063");
 	fake_answers_reset(f);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2 && f->exp[1].dport == 5063,
 		   "verdict %d, %u tries", v, f->n_exp);
-	check_out(&ck, f, NAT_REG_OUT("203.0.113.5:5063", ""));
 	check_end(&ck);
 
 	check_start(&ck, "nat_register_other_contact_port");
 	snat_conn(&c);
-	v = run(f, &c, O, NAT_REG("192.168.1.10:5070", ";transport=udp"));
-	check_out(&ck, f, NAT_REG_OUT("203.0.113.5:5070", ";transport=udp"));
+	snat_register(&ck, f, &c, PHONE4 ":5070", ";transport=udp", PUB4 ":5070");
 	check_exp(&ck, f, 0, 0, UDP, PROXY4, PUB4, 5070, flags | CTH_EXPECT_INACTIVE,
 		  CTH_EXPECT_SYNC);
 	check_exp_nat(&ck, f, 0, R, PHONE4, 5070);
@@ -2973,7 +2319,7 @@ static void test_plugin_nat_register(struct fake *f)
 	check_start(&ck, "nat_register_rewrite_error_takes_expectation_back");
 	snat_conn(&c);
 	f->mangle_err = -ENOSPC;
-	v = run(f, &c, O, NAT_REG("192.168.1.10:5060", ""));
+	v = snat_register(&ck, f, &c, PHONE4 ":5060", "", NULL);
 	fake_answers_reset(f);
 	check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 1 && f->n_ctl == 1 &&
 		   f->ctl[0].op == CTH_EXPECT_OP_REMOVE && f->ctl[0].exp.class == 0 &&
@@ -2985,7 +2331,7 @@ static void test_plugin_nat_register(struct fake *f)
 	check_start(&ck, "nat_register_no_free_port_drops");
 	snat_conn(&c);
 	f->busy_left = 100000;
-	v = run(f, &c, O, NAT_REG("192.168.1.10:5060", ""));
+	v = snat_register(&ck, f, &c, PHONE4 ":5060", "", NULL);
 	fake_answers_reset(f);
 	check_that(&ck, v == CTH_VERDICT_DROP && f->n_mangle == 0 && f->n_exp <= 64,
 		   "verdict %d, %u tries, %u edits", v, f->n_exp, f->n_mangle);
@@ -3174,7 +2520,7 @@ static void test_plugin_state(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "state_round_trip");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	run(f, &c, O, request("INVITE", 77, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
 	run(f, &c, O, reg_request(78, "<sip:alice@192.168.1.10:5060>", ""));
 	memcpy(saved, c.priv, sizeof(saved));
@@ -3191,8 +2537,8 @@ static void test_plugin_state(struct fake *f)
 	check_end(&ck);
 
 	check_start(&ck, "state_deterministic");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
-	conn_init(&d, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
+	phone_conn(&d);
 	run(f, &c, O, request("INVITE", 5, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
 	run(f, &d, O, request("INVITE", 5, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
 	check_that(&ck, memcmp(c.priv, d.priv, sizeof(c.priv)) == 0, "same packets, other state");
@@ -3202,30 +2548,17 @@ static void test_plugin_state(struct fake *f)
 	{
 		uint8_t raw[CTH_PRIV_MAX + 8] = { 0 };
 		const char *t = request("INVITE", 9, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO));
-		uint8_t *payload = dup_exact(t, strlen(t));
-		struct cth_packet pkt;
 
-		conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
-		memset(&pkt, 0, sizeof(pkt));
-		pkt.data = pkt.payload = payload;
-		pkt.len = pkt.payload_len = strlen(t);
-		pkt.dir = O;
-		pkt.ctinfo = CTH_CT_ESTABLISHED;
-		pkt.tuple[O] = c.t[O];
-		pkt.tuple[R] = c.t[R];
-		f->pkt = &pkt;
-		f->n_exp = f->n_ctl = 0;
-		v = cth_plugin.packet(&f->ctx, &pkt, raw + 1, c.cfg);
-		f->pkt = NULL;
+		phone_conn(&c);
+		v = run_state(f, &c, O, CTH_CT_ESTABLISHED, 0, t, strlen(t), raw + 1);
 		check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2, "verdict %d, %u", v,
 			   f->n_exp);
 		check_that(&ck, raw[0] == 0 && raw[1] == SIP_PRIV_VERSION, "state at offset 1");
-		free(payload);
 	}
 	check_end(&ck);
 
 	check_start(&ck, "state_corrupt_reset");
-	conn_init(&c, V4, UDP, PHONE4, 5060, PROXY4, 5060);
+	phone_conn(&c);
 	memset(c.priv, 0xff, sizeof(c.priv));   /* unknown version, every flag, CSeq ~0 */
 	v = run(f, &c, R, response(487, 4294967295u, "INVITE", ""));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_ctl == 0, "stale INVITE CSeq used: %u ctl",
@@ -3270,9 +2603,9 @@ static const struct seed *fuzz_seeds(size_t *n)
 				NAT_SDP("192.168.1.10", "49170")), V4, false);
 		seed_add(sipmsg(NAT_200_HDRS("203.0.113.5:5062", ";received=203.0.113.5;rport=5062"),
 				NAT_SDP("198.51.100.2", "30000")), V4, false);
-		seed_add(NAT_REG("192.168.1.10:5060", ";expires=600"), V4, false);
-		seed_add(NAT_REG_200("203.0.113.5:5062", "203.0.113.5", "5062", "203.0.113.5:5062"),
+		seed_add(sipmsg(expand(NAT_REG_HDRS, SNAT_PRIV(PHONE4 ":5060", ";expires=600")), ""),
 			 V4, false);
+		seed_add(sipmsg(expand(NAT_REG_200_HDRS, SNAT_PUB(NULL)), ""), V4, false);
 		seed_add(request("INVITE", 1, V4, PHONE4, sdp_body(V4, PHONE4,
 			 "m=audio 4000 RTP/AVP 0\r\nc=IN IP4 192.168.1.10\r\n"
 			 "m=video 5000 RTP/AVP 0\r\nm=image 6000 udptl t38\r\n")), V4, false);
@@ -3410,7 +2743,7 @@ static void test_plugin_fuzz(struct fake *f)
 			continue;
 		memcpy(buf, sd->text, len);
 		if (rng_below(5))
-			fuzz_mutate(buf, &len, CAP);
+			fuzz_mutate(&sip_mutate, buf, &len, CAP);
 		if (rng_below(2))
 			fix_clen(buf, &len, CAP);
 		if (len == 0)
