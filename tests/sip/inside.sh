@@ -112,6 +112,10 @@ diagnose() {
 	local impl=$1 f
 	for f in "$CALLER" "$CALLEE"; do
 		show_tail "$f.err" 6
+		if grep -q '^segments ' "$f.out" 2>/dev/null; then
+			echo "  $(basename "$f"): tests/lib/sip.py says: $(paste -sd';' "$f.out")"
+			continue
+		fi
 		[ -s "$f.out" ] && echo "  $(basename "$f"): sipp says: $(grep -E 'Successful call|Failed call' "$f.out" | tr -s ' |' ' ' | paste -sd';' -)$(grep -iE 'error|abort|unable' "$f.out" | tail -n 2 | paste -sd';' -)"
 	done
 	echo "  --- conntrack -L (udp, tcp)"
