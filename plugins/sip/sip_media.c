@@ -161,11 +161,19 @@ static void sip_media_take_back(struct sip_ctx *s, unsigned int class, uint16_t 
 	}
 }
 
-/* Does this side's address need replacing for the peer (SNAT here)? */
+/*
+ * Media for the sender itself on a NATed call: the peer reaches it at the
+ * reverse tuple's destination (the same address when this direction is
+ * not source-NATed), and the media must be translated like the master
+ * even when the SDP needs no rewrite.  Under DNAT the caller's media
+ * offer names its own routable address, yet the callee's media must
+ * reach the caller from the address the caller dialled (measured with
+ * nf_nat_sip, tests/sip dnat-call): a plain expectation would let it
+ * arrive from the callee's real address.
+ */
 static bool sip_media_mapped(struct sip_ctx *s, const union cth_addr *addr)
 {
-	return s->nat && cth_addr_equal(s->family, addr, &s->own->src) &&
-	       !cth_addr_equal(s->family, &s->own->src, &s->rev->dst);
+	return s->nat && cth_addr_equal(s->family, addr, &s->own->src);
 }
 
 /* One media line.  A cth_verdict. */
