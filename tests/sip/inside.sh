@@ -591,6 +591,17 @@ call_media() {
 		"rtcp-to-callee,$uac_ns,$to_uas,$((a_uas + 1))"
 	say "$impl/$case: media while the call is up (callee -> $to_uac:$a_uac/+1, caller -> $to_uas:$a_uas/+1): arrived: ${GOT[*]:-none}; listeners saw: ${ARRIVALS:-nothing}"
 	local up_got=("${GOT[@]}") up_missed=("${MISSED[@]}")
+	# Under DNAT the caller only knows the address it dialled: the
+	# callee's media must come from there (nf_nat_sip maps it so), or a
+	# phone that answers media to its source (symmetric RTP) sends it
+	# nowhere.
+	if [ "$TOPO_MODE" = dnat ] && [ "$impl" != none ]; then
+		local src
+		src=$(tr ';' '\n' <<<"$ARRIVALS" | awk -v p="$a_uac" '$1 == p { print $2; exit }')
+		say "$impl/$case: the callee's RTP reached the caller from ${src:-nowhere}"
+		[ "$src" = "$R_CL4" ] ||
+			why="${why:+$why; }the callee's RTP reached the caller from ${src:-nowhere}, want the address the caller dialled, $R_CL4"
+	fi
 	# Without these the after-BYE check below proves nothing.
 	if [ "$impl" != none ]; then
 		local vmiss=()
