@@ -521,8 +521,8 @@ call_case() {
 	fi
 	if [ "$impl" != none ]; then
 		case $TOPO_MODE in
-		masq) why=$(masq_headers "$invite") ;;
-		dnat) why=$(dnat_headers "$ok200") ;;
+		masq) why=$(nat_headers "$invite" "$R_SV4" callee via) ;;
+		dnat) why=$(nat_headers "$ok200" "$R_CL4" caller) ;;
 		esac
 		[ "$TOPO_MODE" = masq ] || [ "$(sdp_field "$invite" c)" = "$to_caller" ] ||
 			why="${why:+$why; }the INVITE's SDP reached the callee with c=$(sdp_field "$invite" c), want $to_caller"
@@ -687,33 +687,25 @@ event_seen() {
 	done
 }
 
-# masq_headers INVITE: what is wrong with the INVITE as the callee got it
-# when the caller is behind MASQUERADE (empty: nothing).  Via, Contact and
-# the SDP's o= and c= must carry the router's address, not the caller's.
-masq_headers() {
-	local invite=$1 via contact bad=()
-	via=$(first_line "$invite" Via:) contact=$(first_line "$invite" Contact:)
-	[[ $via == *"$R_SV4:"* ]] || bad+=("$via")
-	[[ $contact == *"@$R_SV4:"* ]] || bad+=("$contact")
-	[ "$(sdp_field "$invite" o)" = "$R_SV4" ] || bad+=("$(first_line "$invite" o=)")
-	[ "$(sdp_field "$invite" c)" = "$R_SV4" ] || bad+=("$(first_line "$invite" c=)")
+# nat_headers MSG ADDR WHERE [via]: what is wrong with MSG as WHERE (the
+# callee, the caller) got it through the NAT (empty: nothing).  Contact
+# (and with via the top Via) and the SDP's o= and c= must carry the
+# router's address ADDR: the caller behind MASQUERADE (the INVITE at the
+# callee, $R_SV4, Via included), the callee behind DNAT (the 200 at the
+# caller, $R_CL4, the address it dialled).
+nat_headers() {
+	local msg=$1 addr=$2 where=$3 via contact bad=()
+	if [ "${4:-}" = via ]; then
+		via=$(first_line "$msg" Via:)
+		[[ $via == *"$addr:"* ]] || bad+=("$via")
+	fi
+	contact=$(first_line "$msg" Contact:)
+	[[ $contact == *"@$addr:"* ]] || bad+=("$contact")
+	[ "$(sdp_field "$msg" o)" = "$addr" ] || bad+=("$(first_line "$msg" o=)")
+	[ "$(sdp_field "$msg" c)" = "$addr" ] || bad+=("$(first_line "$msg" c=)")
 	[ ${#bad[@]} = 0 ] && return 0
 	local IFS=';'
-	echo "not rewritten to the router's address $R_SV4 at the callee: ${bad[*]}"
-}
-
-# dnat_headers 200: what is wrong with the 200 as the caller got it when
-# the callee is behind DNAT (empty: nothing).  Contact and the SDP's o=
-# and c= must carry the router's address the caller dialled.
-dnat_headers() {
-	local ok=$1 contact bad=()
-	contact=$(first_line "$ok" Contact:)
-	[[ $contact == *"@$R_CL4:"* ]] || bad+=("$contact")
-	[ "$(sdp_field "$ok" o)" = "$R_CL4" ] || bad+=("$(first_line "$ok" o=)")
-	[ "$(sdp_field "$ok" c)" = "$R_CL4" ] || bad+=("$(first_line "$ok" c=)")
-	[ ${#bad[@]} = 0 ] && return 0
-	local IFS=';'
-	echo "not rewritten to the router's address $R_CL4 at the caller: ${bad[*]}"
+	echo "not rewritten to the router's address $addr at the $where: ${bad[*]}"
 }
 
 # nat_diff IMPL CASE: print what NAT changed between what each side sent
@@ -739,16 +731,28 @@ line_diff() {
 	echo "${all//$'\x1f'/ | }"
 }
 
-# register-invite: the phone (client ns) registers its contact
-# $CL4:5060 with the registrar (server ns), which answers 200 with the
-# contact and expires=.  Then a caller in the server ns, from port 5070,
-# calls the contact: NEW from the server side is dropped, so the INVITE
-# reaches the phone only through the helper's signalling expectation
-# (from the registrar's address, any port, to the contact).
-case_register_invite() {
-	local impl=$1 case=register-invite why="" rc reg exp
-	progress "$impl/$case"
-	events_mark
+# phone_call_failed IMPL CASE WHY: the registrar side's call to the phone
+# did not complete.  Without a helper, stopping at the INVITE is what the
+# firewall must do (blocked); anything else is the case's failure (WHY).
+phone_call_failed() {
+	local impl=$1 case=$2 why=$3
+	call_abort
+	if [ "$impl" = none ] && [ "$CALL_STEP" = invite ]; then
+		CELL[$impl/$case]=blocked
+		verdict none "$case" ""
+		return
+	fi
+	[ "$impl" = none ] && CELL[$impl/$case]=error
+	verdict "$impl" "$case" "$why"
+	diagnose "$impl"
+}
+
+# register_phone IMPL CASE: the phone (client ns, $CL4:5060) registers
+# over UDP with the registrar (server ns, sipp).  Sets CALLER and CALLEE
+# (the two sides' log prefixes); on failure prints the verdict and
+# returns 1.
+register_phone() {
+	local impl=$1 case=$2 why="" rc
 	CALLER=$LOGS/$impl-$case-phone CALLEE=$LOGS/$impl-$case-registrar
 	sipp_start "$TOPO_SV_NS" "$impl-$case-registrar" -sf "$SCEN/registrar.xml" -i "$SV4" -p 5060
 	local reg_pid=$SIPP_PID
@@ -765,8 +769,21 @@ case_register_invite() {
 		[ "$impl" = none ] && CELL[$impl/$case]=error
 		verdict "$impl" "$case" "$why"
 		diagnose "$impl"
-		return
+		return 1
 	fi
+}
+
+# register-invite: the phone (client ns) registers its contact
+# $CL4:5060 with the registrar (server ns), which answers 200 with the
+# contact and expires=.  Then a caller in the server ns, from port 5070,
+# calls the contact: NEW from the server side is dropped, so the INVITE
+# reaches the phone only through the helper's signalling expectation
+# (from the registrar's address, any port, to the contact).
+case_register_invite() {
+	local impl=$1 case=register-invite why="" rc reg exp
+	progress "$impl/$case"
+	events_mark
+	register_phone "$impl" "$case" || return
 	reg=$(sip_msg "$CALLER.msg" received '^SIP/2.0 200' REGISTER)
 	exp=$(conntrack -L expect 2>/dev/null | grep "dport=5060" | tr -s ' ')
 	say "$impl/$case: the 200 as the phone got it: $(grep -m1 '^Contact:' <<<"$reg"); expectation: ${exp:-none}"
@@ -784,16 +801,7 @@ case_register_invite() {
 	fi
 
 	if ! call_begin "$case" udp "$TOPO_SV_NS" "$SV4" 5070 "$TOPO_CL_NS" "$CL4" "$CL4"; then
-		call_abort
-		CALL_WHY="${why:+$why; }$CALL_WHY"
-		if [ "$impl" = none ] && [ "$CALL_STEP" = invite ]; then
-			CELL[$impl/$case]=blocked
-			verdict none "$case" ""
-			return
-		fi
-		[ "$impl" = none ] && CELL[$impl/$case]=error
-		verdict "$impl" "$case" "$CALL_WHY"
-		diagnose "$impl"
+		phone_call_failed "$impl" "$case" "${why:+$why; }$CALL_WHY"
 		return
 	fi
 	# The connection the expectation let in must itself be helped by sip
@@ -830,24 +838,7 @@ case_masq_register() {
 	local impl=$1 case=masq-register why="" rc req contact caddr=$R_SV4 cport=5060 exp
 	progress "$impl/$case"
 	events_mark
-	CALLER=$LOGS/$impl-$case-phone CALLEE=$LOGS/$impl-$case-registrar
-	sipp_start "$TOPO_SV_NS" "$impl-$case-registrar" -sf "$SCEN/registrar.xml" -i "$SV4" -p 5060
-	local reg_pid=$SIPP_PID
-	if ! wait_listen "$TOPO_SV_NS" udp 4; then
-		why="the registrar (sipp) is not listening on $SV4:5060"
-	else
-		sipp_start "$TOPO_CL_NS" "$impl-$case-phone" -sf "$SCEN/register.xml" \
-			-i "$CL4" -p 5060 "$SV4:5060"
-		wait "$SIPP_PID"; rc=$?
-		[ $rc = 0 ] || why="REGISTER got no 200 (phone sipp status $rc)"
-	fi
-	kill "$reg_pid" 2>/dev/null; wait "$reg_pid" 2>/dev/null
-	if [ -n "$why" ]; then
-		[ "$impl" = none ] && CELL[$impl/$case]=error
-		verdict "$impl" "$case" "$why"
-		diagnose "$impl"
-		return
-	fi
+	register_phone "$impl" "$case" || return
 	req=$(sip_msg "$CALLEE.msg" received '^REGISTER ')
 	contact=$(first_line "$req" Contact:)
 	[[ $contact =~ @([0-9.]+):([0-9]+) ]] && caddr=${BASH_REMATCH[1]} cport=${BASH_REMATCH[2]}
@@ -861,15 +852,7 @@ case_masq_register() {
 	[ "$caddr" = "$R_SV4" ] || caddr=$R_SV4 cport=5060
 
 	if ! call_begin "$case" udp "$TOPO_SV_NS" "$SV4" 5070 "$TOPO_CL_NS" "$CL4" "$caddr" "$cport"; then
-		call_abort
-		if [ "$impl" = none ] && [ "$CALL_STEP" = invite ]; then
-			CELL[$impl/$case]=blocked
-			verdict none "$case" ""
-			return
-		fi
-		[ "$impl" = none ] && CELL[$impl/$case]=error
-		verdict "$impl" "$case" "${why:+$why; }the call to $caddr:$cport: $CALL_WHY"
-		diagnose "$impl"
+		phone_call_failed "$impl" "$case" "${why:+$why; }the call to $caddr:$cport: $CALL_WHY"
 		return
 	fi
 	if [ "$impl" = none ]; then
