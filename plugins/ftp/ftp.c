@@ -161,30 +161,6 @@ static void ftp_log_addr(struct cth_ctx *ctx, int level, const char *what,
 	cth_log(ctx, level, "%s %s port %u", what, text, (unsigned int)port);
 }
 
-/* Try the announced port, then the next ones, until the kernel takes one. */
-static int ftp_nat_expect(struct cth_ctx *ctx, struct cth_expect *exp,
-			  uint16_t first, uint16_t *port)
-{
-	uint32_t p = first;
-	unsigned int tries;
-	int ret;
-
-	for (tries = 0; tries < FTP_NAT_PORT_TRIES && p <= 65535u;
-	     tries++, p++) {
-		exp->dport = (uint16_t)p;
-		ret = cth_expect(ctx, exp, CTH_EXPECT_SYNC);
-		if (ret == 0) {
-			*port = (uint16_t)p;
-			return 0;
-		}
-		/* EEXIST: ctnetlink's answer for an identical expectation
-		 * when asked with NLM_F_EXCL; the port is just as taken. */
-		if (ret != -EBUSY && ret != -EEXIST)
-			return ret;
-	}
-	return -EBUSY;
-}
-
 /*
  * Under NAT the peer must be told where it can really connect: the
  * reverse tuple's destination and a port free there.  The expected
@@ -199,7 +175,6 @@ static int ftp_nat(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	enum cth_dir rdir = ftp_other_dir(pkt->dir);
 	int family = exp->family;
 	char text[FTP_FORMAT_MAX];
-	uint16_t port = 0;
 	int len;
 	int ret;
 
@@ -209,13 +184,13 @@ static int ftp_nat(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	exp->nat_port = cmd->port;
 	exp->fn = CTH_EXPECT_FN_NAT_FOLLOW_MASTER;
 
-	ret = ftp_nat_expect(ctx, exp, cmd->port, &port);
+	ret = cth_expect_free_port(ctx, exp, cmd->port, FTP_NAT_PORT_TRIES);
 	if (ret < 0) {
 		cth_log(ctx, CTH_LOG_INFO, "%s: no free port from %u (%d)",
 			ftp_cmd_name(cmd->type), (unsigned int)cmd->port, ret);
 		return CTH_VERDICT_DROP;
 	}
-	len = ftp_format(cmd->type, family, &pkt->tuple[rdir].dst, port, text,
+	len = ftp_format(cmd->type, family, &pkt->tuple[rdir].dst, exp->dport, text,
 			 sizeof(text));
 	if (len < 0) {
 		cth_log(ctx, CTH_LOG_INFO, "%s: cannot format (%d)",

@@ -142,8 +142,7 @@ static int sip_register_nat(struct sip_ctx *s, struct cth_expect *exp,
 			    const struct sip_uri *u)
 {
 	char text[SIP_FORMAT_MAX];
-	uint32_t p;
-	int ret = -EBUSY, n;
+	int ret, n;
 
 	exp->flags |= CTH_EXPECT_NAT;
 	exp->nat_dir = s->dir == CTH_DIR_ORIGINAL ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL;
@@ -151,13 +150,9 @@ static int sip_register_nat(struct sip_ctx *s, struct cth_expect *exp,
 	exp->nat_port = u->hp.port;
 	exp->fn = CTH_EXPECT_FN_NAT_FOLLOW_MASTER;
 	cth_addr_copy(s->family, &exp->dst, &s->rev->dst);
-	p = u->hp.port == s->own->sport ? s->rev->dport : u->hp.port;
-	for (unsigned int tries = 0; tries < 64 && p <= 65535u; tries++, p++) {
-		exp->dport = (uint16_t)p;
-		ret = cth_expect(s->ctx, exp, CTH_EXPECT_SYNC);
-		if (ret != -EBUSY && ret != -EEXIST)
-			break;
-	}
+	ret = cth_expect_free_port(s->ctx, exp,
+				   u->hp.port == s->own->sport ? s->rev->dport : u->hp.port,
+				   SIP_NAT_PORT_TRIES);
 	if (ret < 0)
 		return ret;
 	n = sip_format_hostport(s->family, &s->rev->dst, exp->dport, true, true,

@@ -34,6 +34,10 @@ enum sip_class {
  * choose; an hour is the common choice (the kernel creates nothing). */
 #define SIP_EXPIRES_DEFAULT 3600u
 
+/* Ports tried from the contact's under NAT (a registration); each try is
+ * a netlink round trip, where the kernel walks up to 65535. */
+#define SIP_NAT_PORT_TRIES 64u
+
 /* Signalling ports a helper looks at, "ports = 5060,5070". */
 #define SIP_PORTS_MAX 8u
 

@@ -151,3 +151,18 @@ void cth_addr_copy(int family, union cth_addr *dst, const union cth_addr *src)
 	memset(dst, 0, sizeof(*dst));
 	memcpy(dst->raw, src->raw, n);
 }
+
+int cth_expect_free_port(struct cth_ctx *ctx, struct cth_expect *exp,
+			 uint16_t first, unsigned int tries)
+{
+	uint32_t p = first;
+	int ret;
+
+	for (unsigned int i = 0; i < tries && p <= 65535u; i++, p++) {
+		exp->dport = (uint16_t)p;
+		ret = cth_expect(ctx, exp, CTH_EXPECT_SYNC);
+		if (ret != -EBUSY && ret != -EEXIST)
+			return ret;
+	}
+	return -EBUSY;
+}

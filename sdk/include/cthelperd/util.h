@@ -135,6 +135,26 @@ bool cth_addr_equal(int family, const union cth_addr *a,
  */
 void cth_addr_copy(int family, union cth_addr *dst, const union cth_addr *src);
 
+/**
+ * Create an expectation on the first free port from @p first upwards: what
+ * a NAT helper does when the port it must announce is taken on the
+ * translated address.
+ *
+ * Tries exp->dport = @p first, @p first + 1, ... (never past 65535, at most
+ * @p tries ports) with cth_expect(::CTH_EXPECT_SYNC); a port another
+ * expectation holds (-EBUSY, or -EEXIST, ctnetlink's answer for a taken
+ * tuple asked for exclusively) moves on to the next one.
+ *
+ * @param ctx   the packet context
+ * @param exp   the expectation; exp->dport receives the port created
+ * @param first the port to try first
+ * @param tries how many ports to try at most
+ * @return 0, -EBUSY when every port tried was taken, or the first other
+ *         error cth_expect() returned
+ */
+int cth_expect_free_port(struct cth_ctx *ctx, struct cth_expect *exp,
+			 uint16_t first, unsigned int tries);
+
 #ifdef __cplusplus
 }
 #endif
