@@ -54,7 +54,7 @@ static int sip_configure(void *config, const char *key, const char *value)
 		ret = cth_parse_bool(value, &yes);
 		if (ret < 0)
 			return ret;
-		if (key[11] == 'm')
+		if (strcmp(key, "sip_direct_media") == 0)
 			cfg->media_any_src = !yes;
 		else
 			cfg->signalling_any_src = !yes;
@@ -261,34 +261,26 @@ static bool sip_register_refresh(struct sip_ctx *s, const struct sip_uri *u,
 static int sip_register_response(struct sip_ctx *s, uint32_t cseq)
 {
 	const struct sip_msg *m = s->m;
-	struct sip_span v;
+	struct sip_uri_iter it = { 0 };
 	struct sip_uri u;
-	size_t pos = 0, next;
+	int parsed;
 
 	if (!(s->priv->flags & SIP_PRIV_REGISTER) || s->priv->register_cseq != cseq ||
 	    m->code < 200)
 		return CTH_VERDICT_ACCEPT;
-	if (m->code <= 299) {
-		while (sip_hdr_find(m, &sip_hdr_contact, &pos, &v) == 1) {
-			while (v.len) {
-				size_t end = v.off + v.len;
-				uint32_t expires = SIP_EXPIRES_DEFAULT;
+	while (m->code <= 299 &&
+	       sip_uri_next(m, &sip_hdr_contact, s->family, &it, &u, &parsed)) {
+		uint32_t expires = SIP_EXPIRES_DEFAULT;
 
-				if (sip_uri_parse(m->buf, v, s->family, &u, &next) == 1 &&
-				    cth_addr_equal(s->family, &u.hp.addr, &s->own->dst) &&
-				    (u.transport ? u.transport : s->own->proto) == s->priv->reg_proto) {
-					sip_expires(m, &u, &expires);
-					if (expires == 0)
-						goto flush;
-					if (sip_register_refresh(s, &u, expires))
-						return CTH_VERDICT_ACCEPT;
-				}
-				v.off = next;
-				v.len = end - next;
-			}
-		}
+		if (parsed != 1 || !cth_addr_equal(s->family, &u.hp.addr, &s->own->dst) ||
+		    (u.transport ? u.transport : s->own->proto) != s->priv->reg_proto)
+			continue;
+		sip_expires(m, &u, &expires);
+		if (expires == 0)
+			break;
+		if (sip_register_refresh(s, &u, expires))
+			return CTH_VERDICT_ACCEPT;
 	}
-flush:
 	sip_register_flush(s);
 	return CTH_VERDICT_ACCEPT;
 }

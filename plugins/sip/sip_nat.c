@@ -84,23 +84,15 @@ static int sip_nat_hostport(struct sip_ctx *s, const struct sip_hostport *hp)
 static int sip_nat_uris(struct sip_ctx *s, const struct sip_hdr_name *h,
 			bool all)
 {
-	struct sip_span v;
+	struct sip_uri_iter it = { 0 };
 	struct sip_uri u;
-	size_t pos = 0, next;
 	int ret;
 
-	while (sip_hdr_find(s->m, h, &pos, &v) == 1) {
-		while (v.len) {
-			size_t end = v.off + v.len;
-
-			ret = sip_uri_parse(s->m->buf, v, s->family, &u, &next);
-			if (ret == 1 && (ret = sip_nat_hostport(s, &u.hp)) < 0)
-				return ret;
-			if (!all)
-				return 0;
-			v.off = next;
-			v.len = end - next;
-		}
+	while (sip_uri_next(s->m, h, s->family, &it, &u, &ret)) {
+		if (ret == 1 && (ret = sip_nat_hostport(s, &u.hp)) < 0)
+			return ret;
+		if (!all)
+			return 0;
 	}
 	return 0;
 }

@@ -556,6 +556,23 @@ int sip_uri_parse(const uint8_t *buf, struct sip_span v, int family,
 	return 1;
 }
 
+bool sip_uri_next(const struct sip_msg *m, const struct sip_hdr_name *h,
+		  int family, struct sip_uri_iter *it, struct sip_uri *u,
+		  int *parsed)
+{
+	size_t end, next;
+
+	while (it->v.len == 0)
+		if (sip_hdr_find(m, h, &it->pos, &it->v) != 1)
+			return false;
+	end = it->v.off + it->v.len;
+	*parsed = sip_uri_parse(m->buf, it->v, family, u, &next);
+	/* next > v.off whenever v is not empty: the loop always moves on */
+	it->v.off = next;
+	it->v.len = end - next;
+	return true;
+}
+
 int sip_request_uri(const struct sip_msg *m, int family, struct sip_uri *u)
 {
 	size_t next;

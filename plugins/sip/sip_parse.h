@@ -145,6 +145,22 @@ struct sip_uri {
 int sip_uri_parse(const uint8_t *buf, struct sip_span v, int family,
 		  struct sip_uri *u, size_t *next);
 
+/* Where sip_uri_next() is among the entries of a header; zero it first. */
+struct sip_uri_iter {
+	size_t pos;          /* sip_hdr_find()'s position */
+	struct sip_span v;   /* what is left of the current header's value */
+};
+
+/*
+ * The next URI entry among all headers called h of m (a Contact header can
+ * list several, and a message can carry several Contact headers).  Returns
+ * false when there is none left; otherwise *parsed receives what
+ * sip_uri_parse() said of the entry (1 with *u filled, 0, -errno).
+ */
+bool sip_uri_next(const struct sip_msg *m, const struct sip_hdr_name *h,
+		  int family, struct sip_uri_iter *it, struct sip_uri *u,
+		  int *parsed);
+
 /* The top Via header's sent-by and the parameters NAT rewrites. */
 struct sip_via {
 	uint8_t proto;              /* IPPROTO_UDP or IPPROTO_TCP, 0 other */
