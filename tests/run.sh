@@ -101,6 +101,14 @@ else
 	echo "FAIL sip: tests/sip/run.sh missing" | tee -a "$LOG/all.txt"
 fi
 
+# Oracle TNS and SunRPC end to end (redirects, rpcbind, conntrackd's
+# helpers side by side), one VM boot.
+if [ -x tests/tnsrpc/run.sh ]; then
+	run_suite tnsrpc tests/tnsrpc/run.sh
+else
+	echo "FAIL tnsrpc: tests/tnsrpc/run.sh missing" | tee -a "$LOG/all.txt"
+fi
+
 p=$(grep -c '^PASS ' "$LOG/all.txt")
 f=$(grep -c '^FAIL ' "$LOG/all.txt")
 s=$(grep -c '^SKIP ' "$LOG/all.txt")

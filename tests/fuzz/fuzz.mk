@@ -16,9 +16,11 @@ FUZZ_CFLAGS = $(FUZZ_FLAGS) -std=gnu11 $(CWARN) \
 fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/%)
 
 $(B)/fuzz/%: tests/fuzz/%.c $$(FUZZ_SRC_$$*) $(wildcard tests/fuzz/*.h server/*.h \
-             plugins/ftp/*.h sdk/include/cthelperd/*.h)
+             plugins/*/*.h sdk/include/cthelperd/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
 FUZZ_SRC_fuzz_qmsg := $(FUZZ_HOST_SRC) server/qmsg.c
 FUZZ_SRC_fuzz_sip := $(FUZZ_HOST_SRC) plugins/sip/sip.c plugins/sip/sip_parse.c plugins/sip/sip_sdp.c \
                      plugins/sip/sip_media.c plugins/sip/sip_nat.c sdk/lib/util.c $(wildcard plugins/sip/*.h)
+FUZZ_SRC_fuzz_tns := $(FUZZ_HOST_SRC) $(sort $(wildcard plugins/tns/*.c)) sdk/lib/util.c
+FUZZ_SRC_fuzz_rpc := $(FUZZ_HOST_SRC) $(sort $(wildcard plugins/rpc/*.c)) sdk/lib/util.c
