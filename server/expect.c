@@ -26,6 +26,11 @@ static void expect_ct_set(struct nf_conntrack *ct, int family, int proto,
 	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_DST, htons(dport));
 }
 
+void expect_ct_set_tuple(struct nf_conntrack *ct, const struct cth_tuple *t)
+{
+	expect_ct_set(ct, t->family, t->proto, &t->src, &t->dst, t->sport, t->dport);
+}
+
 static void expect_mask_set(struct nf_conntrack *mask, const struct cth_expect *e)
 {
 	union cth_addr ones, zero;
@@ -218,18 +223,18 @@ int expect_master_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int expect_put_master(struct nlmsghdr *nlh, const struct cth_packet *pkt)
+int expect_put_master(struct nlmsghdr *nlh, const struct cth_tuple *orig,
+		      uint16_t zone)
 {
-	const struct cth_tuple *t = &pkt->tuple[CTH_DIR_ORIGINAL];
 	struct nf_conntrack *ct = nfct_new();
 	int rc;
 
 	if (!ct)
 		return -ENOMEM;
-	expect_ct_set(ct, t->family, t->proto, &t->src, &t->dst, t->sport, t->dport);
+	expect_ct_set_tuple(ct, orig);
 	rc = expect_put_tuple(nlh, CTA_EXPECT_MASTER, ct);
 	nfct_destroy(ct);
-	mnl_attr_put_u16(nlh, CTA_EXPECT_ZONE, htons(pkt->zone));
+	mnl_attr_put_u16(nlh, CTA_EXPECT_ZONE, htons(zone));
 	return rc;
 }
 

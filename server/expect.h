@@ -37,9 +37,12 @@ struct expect_owner {
 };
 int expect_master_cb(const struct nlmsghdr *nlh, void *data);
 
-/* CTA_EXPECT_MASTER (the packet's original tuple) and CTA_EXPECT_ZONE:
+/* CTA_EXPECT_MASTER (the master's original tuple) and CTA_EXPECT_ZONE:
  * the body of a dump of one master's expectations. */
-int expect_put_master(struct nlmsghdr *nlh, const struct cth_packet *pkt);
+int expect_put_master(struct nlmsghdr *nlh, const struct cth_tuple *orig,
+		      uint16_t zone);
+/* Set a conntrack object's original tuple (ATTR_ORIG_*). */
+void expect_ct_set_tuple(struct nf_conntrack *ct, const struct cth_tuple *t);
 
 /* What a master dump found (expect_list_cb as the nlreq callback), enough
  * to delete each by tuple and id. */

@@ -92,14 +92,6 @@ void overlay_put(struct overlay *o, uint32_t id, uint32_t key,
 	memcpy(e->state, state, len);
 }
 
-void overlay_drop(struct overlay *o, uint32_t id, uint32_t key)
-{
-	struct overlay_entry *e = overlay_find(o, id, key);
-
-	if (e)
-		e->written_ms = 0;
-}
-
 /*
  * The verdict writes the state whenever it differs from what the kernel
  * sent, or the overlay was used (the kernel may be behind: even a state
@@ -123,9 +115,10 @@ int overlay_call_run(struct overlay *o, struct pkt_call *c,
 	c->priv_changed = newer || pkt_call_priv_differs(c, kpriv, klen);
 	if (!track)
 		return verdict;
-	if (c->detach)
-		overlay_drop(o, c->pkt.ct_id, key);
-	else if (c->priv_changed)
+	/* also when the plugin detaches: the detach may wait for the
+	 * connection's expectations (detach.h), and packets meanwhile must
+	 * see this state; after a detach the entry just ages out */
+	if (c->priv_changed)
 		overlay_put(o, c->pkt.ct_id, key, c->priv, n, now_ms);
 	return verdict;
 }

@@ -46,8 +46,6 @@ const uint8_t *overlay_get(struct overlay *o, uint32_t id, uint32_t key,
 /* A verdict wrote state (len bytes) for the connection. */
 void overlay_put(struct overlay *o, uint32_t id, uint32_t key,
 		 const uint8_t *state, size_t len, uint64_t now_ms);
-/* The connection is no longer helped, or the kernel holds its newest state. */
-void overlay_drop(struct overlay *o, uint32_t id, uint32_t key);
 
 struct pkt_call;
 /* Run the plugin (pkt_call_run) with the newest state: the overlay's, or

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "detach.h"
 #include "expect.h"
 #include "keep.h"
 #include "overlay.h"
@@ -266,6 +267,26 @@ static int worker_expect_forget(struct worker_pkt *wp, unsigned int op,
 	return n;
 }
 
+/* The master's expectations (of one class, or -1: all) into w->xlist:
+ * 0 or a negative errno (-ENOENT: no such master). */
+static int worker_master_list(struct worker *w, const struct cth_tuple *orig,
+			      uint16_t zone, int class)
+{
+	struct expect_list *l = w->xlist;
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	int rc;
+
+	l->class = class;
+	l->n = 0;
+	l->truncated = false;
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_GET,
+			    NLM_F_DUMP, (uint8_t)orig->family);
+	if ((rc = expect_put_master(nlh, orig, zone)) < 0)
+		return rc;
+	return nlreq_talk_cb(&w->ctnl, nlh, expect_list_cb, l);
+}
+
 /*
  * Linux 6.1 has no "delete by master": dump the master's expectations
  * (CTA_EXPECT_MASTER), then delete each by tuple and id (an expectation
@@ -279,13 +300,8 @@ static int worker_expect_flush(struct worker *w, const struct pkt_call *c,
 	struct nlmsghdr *nlh;
 	int rc, n = 0;
 
-	l->class = class;
-	l->n = 0;
-	l->truncated = false;
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_GET,
-			    NLM_F_DUMP, c->pkt.tuple[0].family);
-	if ((rc = expect_put_master(nlh, &c->pkt)) < 0 ||
-	    (rc = nlreq_talk_cb(&w->ctnl, nlh, expect_list_cb, l)) < 0)
+	if ((rc = worker_master_list(w, &c->pkt.tuple[CTH_DIR_ORIGINAL],
+				     c->pkt.zone, class)) < 0)
 		return rc;
 	if (l->truncated)
 		log_warn("%s: more than %u expectations to flush: the first %u only",
@@ -501,6 +517,92 @@ static uint64_t worker_mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* Detach e's connection over ctnetlink (it is not queued right now). */
+static int worker_detach_send(struct worker *w, const struct detach_entry *e)
+{
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	int rc;
+
+	/* no NLM_F_CREATE: only an existing conntrack is changed */
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK, IPCTNL_MSG_CT_NEW, 0,
+			    (uint8_t)e->orig.family);
+	if ((rc = detach_put_update(nlh, e)) < 0)
+		return rc;
+	return nlreq_talk(&w->ctnl, nlh);
+}
+
+/* Check a few waiting connections: detach those whose expectations are
+ * all gone, forget those whose conntrack is gone. */
+static void worker_detach_poll_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct worker *w = t->data;
+	uint64_t now = worker_mono_ms();
+	unsigned int n = w->detach.waiting < DETACH_POLL_BATCH ?
+			 w->detach.waiting : DETACH_POLL_BATCH;
+
+	(void)revents;
+	while (n--) {
+		struct detach_entry *e = detach_next_waiting(&w->detach);
+		int rc;
+
+		if (!e)
+			break;
+		rc = worker_master_list(w, &e->orig, e->zone, -1);
+		if (rc == -ENOENT) {
+			detach_settle(&w->detach, e, false, now);
+			continue;
+		}
+		if (rc < 0 || w->xlist->n)
+			continue;     /* still expecting, or ask again later */
+		rc = worker_detach_send(w, e);
+		if (rc < 0 && rc != -ENOENT)
+			log_warn("%s: cannot detach a connection whose expectations are done: %s",
+				 e->helper, strerror(-rc));
+		else
+			log_debug("%s: connection detached, its expectations are done",
+				  e->helper);
+		detach_settle(&w->detach, e, rc == 0, now);
+	}
+	if (!w->detach.waiting)
+		ev_timer_stop(loop, t);
+}
+
+/*
+ * The plugin asked to detach (cth_detach()): on this verdict when the
+ * connection expects nothing, else once its expectations are used or
+ * expired (detach.h says why).  An answer-less error counts as expecting.
+ */
+static void worker_detach_decide(struct worker *w, const struct worker_pkt *wp,
+				 struct pkt_call *c, uint64_t now)
+{
+	bool pending = wp->has_exp || wp->n_later || c->n_expect;
+
+	if (detach_lookup(&w->detach, &c->pkt, now) == DETACH_WAIT) {
+		c->detach = false;
+		return;
+	}
+	if (!pending && (c->pkt.ct_status & CTH_CT_CONFIRMED)) {
+		int rc = worker_master_list(w, &c->pkt.tuple[CTH_DIR_ORIGINAL],
+					    c->pkt.zone, -1);
+
+		pending = rc < 0 || w->xlist->n;
+	}
+	if (!pending) {
+		detach_add(&w->detach, &c->pkt, c->inst->name, DETACH_DONE, now);
+		return;
+	}
+	c->detach = false;
+	if (detach_add(&w->detach, &c->pkt, c->inst->name, DETACH_WAIT, now) < 0) {
+		log_warn("%s: %u connections already wait to detach: this one stays helped",
+			 c->inst->name, DETACH_ENTRIES);
+		return;
+	}
+	log_debug("%s: detach waits for the connection's expectations", c->inst->name);
+	if (!ev_is_active(&w->detach_poll))
+		ev_timer_start(w->loop, &w->detach_poll);
+}
+
 /* Run the plugin for a packet with payload and send its verdict. */
 static void worker_packet_help(struct worker *w, struct qmsg *m)
 {
@@ -530,16 +632,24 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 			  m->queue, m->id, m->helper[0] ? m->helper : "(none)");
 		goto out;
 	}
+	now = worker_mono_ms();
+	if (w->detach.used && detach_lookup(&w->detach, &m->view, now) == DETACH_DONE) {
+		log_debug("queue %u: packet %u: queued before its connection was detached, accepted",
+			  m->queue, m->id);
+		in = NULL;
+		goto out;
+	}
 	c.pkt = m->view;
 	c.inst = in;
 	c.truncated = m->truncated;
 	c.gso = m->gso;
 	c.keep = &w->keep;
-	now = worker_mono_ms();
 	keep_join(&w->keep, &c, now);
 	verdict = overlay_call_run(&w->overlay, &c, m->kpriv, m->klen,
 				   worker_now_ms(w));
 	keep_done(&w->keep, &c, verdict, now);
+	if (c.detach)
+		worker_detach_decide(w, &wp, &c, now);
 out:
 	worker_verdict_send(w, m->queue, m->id, verdict, in ? &c : NULL,
 			    wp.has_exp ? &wp.exp : NULL);
@@ -661,6 +771,9 @@ int worker_start(struct worker *w)
 	ev_io_init(&w->io, worker_io_cb, mnl_socket_get_fd(w->nfq.nl), EV_READ);
 	w->io.data = w;
 	ev_io_start(w->loop, &w->io);
+	ev_timer_init(&w->detach_poll, worker_detach_poll_cb, DETACH_POLL_MS / 1000.,
+		      DETACH_POLL_MS / 1000.);
+	w->detach_poll.data = w;
 	ev_async_init(&w->stop, worker_stop_cb);
 	w->stop.data = w;
 	ev_async_start(w->loop, &w->stop);

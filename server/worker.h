@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cthelper.h"
+#include "detach.h"
 #include "expect.h"
 #include "keep.h"
 #include "overlay.h"
@@ -24,12 +25,14 @@ struct worker {
 	ev_io io;
 	ev_async stop;
 	ev_timer drain;
+	ev_timer detach_poll;          /* while connections wait to detach */
 	pthread_t thread;
 	char *rbuf, *sbuf;
 	unsigned long packets, verdict_errors;
 	struct overlay overlay;        /* newest state of connections in flight */
 	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
-	struct expect_list *xlist;     /* scratch for flushing a master's expectations */
+	struct expect_list *xlist;     /* scratch for a master's expectations */
+	struct detach detach;          /* detaches waiting for expectations (cth_detach) */
 };
 
 /* Open and bind the queue (before helpers are enabled, so no packet is

@@ -172,16 +172,36 @@ for p in 7111 7112 7113 7114; do
 done
 check multi-expect "$why"
 
-# --- detach: the connection is no longer queued, and (kernel fact) its
-# pending expectations go with its helper
+# --- detach with an expectation pending: the kernel would remove it with
+# the helper, so the host waits until it is used, then detaches over
+# ctnetlink; the 20 segments sent after that are not queued (each would
+# be queued with its ACK otherwise)
 progress detach
+conntrack -D -p tcp --dport 7000 >/dev/null 2>&1
 q0=$(qcount)
-control "EXP 7115 0 s\nDETACH\n" 1
+out=$(in_client timeout 30 python3 "$PEER" send "$SV4" 7000 "EXP 7115 0\nDETACH\n||@7115||~0.5||*20" 2>&1)
+echo "$out" >>"$LOGS/control.log"
+dq=$(($(qcount) - q0))
 why=
-[ -z "$(exp_line 7115)" ] || why="expectation to 7115 survived the detach (the SDK says it is removed)"
-grep -q "DETACH: 0" "$LOGS/cthelperd.log" || why="${why:+$why; }cth_detach did not return 0"
-echo "# detach: $(($(qcount) - q0)) packets queued for the whole control connection"
-check detach-removes-expectations "$why"
+grep -q "DETACH: 0" "$LOGS/cthelperd.log" || why="cth_detach did not return 0"
+grep -q "to 7115: GOT 1000" <<<"$out" || why="${why:+$why; }the expected connection did not pass (expectation lost with the detach?): $(grep 'to 7115' <<<"$out")"
+[ "$dq" -lt 20 ] || why="${why:+$why; }$dq packets queued: the connection was not detached once its expectation was used"
+grep -q "detach waits for the connection's expectations" "$LOGS/cthelperd.log" || why="${why:+$why; }the detach did not wait"
+echo "# detach-keeps-expectation: $dq packets queued for the control connection and the 20 segments after the detach"
+check detach-keeps-expectation "$why"
+
+# --- detach without expectations rides on the verdict at once
+progress detach-now
+conntrack -D -p tcp --dport 7000 >/dev/null 2>&1
+q0=$(qcount)
+out=$(in_client timeout 30 python3 "$PEER" send "$SV4" 7000 "DETACH\n||*20" 2>&1)
+dq=$(($(qcount) - q0))
+helper=$(conntrack -L -p tcp --dport 7000 2>/dev/null | grep -c 'helper=probe')
+why=
+[ "$dq" -lt 20 ] || why="$dq packets queued after a detach without expectations"
+[ "$helper" = 0 ] || why="${why:+$why; }the connection still has helper probe"
+echo "# detach-now: $dq packets queued"
+check detach-without-expectations "$why"
 
 # --- several expectations from the first packet of a UDP flow: its
 # conntrack is not confirmed while queued, ctnetlink cannot reach it

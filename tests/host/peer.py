@@ -131,12 +131,25 @@ def main():
     elif cmd == "send":
         s = connect(sys.argv[2], sys.argv[3])
         # "||" separates segments sent 0.3 s apart (one packet each); a
-        # part "~S" waits S seconds instead
+        # part "~S" waits S seconds instead, "@PORT" makes a connection
+        # to PORT on the same host meanwhile (1000 bytes, answer printed),
+        # "*N" sends N one-line segments 50 ms apart
         for i, part in enumerate(sys.argv[4].split("||")):
             if i:
                 time.sleep(0.3)
             if part.startswith("~"):
                 time.sleep(float(part[1:]))
+            elif part.startswith("@"):
+                try:
+                    d = connect(sys.argv[2], part[1:])
+                    d.sendall(b"x" * 1000)
+                    print("to %s: %s" % (part[1:], answer(d)), flush=True)
+                except OSError as e:
+                    print("to %s: ERROR %s" % (part[1:], e), flush=True)
+            elif part.startswith("*"):
+                for _ in range(int(part[1:])):
+                    s.sendall(b"x\n")
+                    time.sleep(0.05)
             else:
                 s.sendall(part.replace("\\n", "\n").encode())
         if len(sys.argv) > 5:

@@ -541,13 +541,19 @@ static inline int cth_set_mark(struct cth_ctx *ctx, uint32_t mark)
 }
 
 /**
- * Stop helping this connection: the kernel stops queueing its packets
- * after this verdict, and its private state is no longer kept.
+ * Stop helping this connection: the kernel stops queueing its packets,
+ * and its private state is no longer kept.
  *
- * The kernel removes the connection's pending expectations when its
- * helper goes (Linux 6.1, ctnetlink_change_helper), including one created
- * by this very packet: detach only once the expected connections have
- * arrived, or are not needed.
+ * Pending expectations survive: the kernel would remove them with the
+ * helper (Linux 6.1, ctnetlink_change_helper), so when the connection has
+ * any (created by this very packet or earlier), the host keeps helping it
+ * until they are all used, expired or removed, then detaches it (within
+ * some tens of milliseconds); until then its packets still reach the
+ * plugin, which may call this again (a no-op).  Without expectations the
+ * detach rides on this packet's verdict.  The host remembers a waiting
+ * detach in memory only (a restart forgets it, the connection then stays
+ * helped), and at most a bounded number of them: beyond, the connection
+ * stays helped and a warning is logged.
  * @return 0, or -EOPNOTSUPP for an expected connection (::CTH_CT_EXPECTED:
  *         the kernel refuses to change a helper of a connection with a
  *         master)
