@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Oracle TNS helper plugin: a listener answering a CONNECT with a REDIRECT
+ * names the address and port the client must connect to next; this lets
+ * that connection through the firewall and, under NAT, rewrites the
+ * descriptor and the TNS lengths so the client is sent where it can
+ * connect.  Only the server's packets are read.  Behaviour and the
+ * differences from conntrackd's tns helper are in docs/plugins/tns.md.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "tns.h"
+
+static int tns_configure(void *config, const char *key, const char *value)
+{
+	struct tns_config *cfg = config;
+	bool yes;
+	int ret;
+
+	if (strcmp(key, "tns_detach") != 0)
+		return -ENOENT;
+	ret = cth_parse_bool(value, &yes);
+	if (ret < 0)
+		return ret;
+	cfg->no_detach = !yes;
+	return 0;
+}
+
+void tns_log_addr(struct tns_ctx *t, int level, const char *what,
+		  int family, const union cth_addr *addr, unsigned int port)
+{
+	char text[CTH_ADDR_STRLEN];
+
+	if (cth_addr_format(family, addr, text, sizeof(text)) < 0)
+		strcpy(text, "?");
+	cth_log(t->ctx, level, "%s %s port %u", what, text, port);
+}
+
+/* Sequence comparison modulo 2^32, as TCP does it. */
+static bool tns_seq_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+/* State from an unknown plugin version, or corrupt, starts over. */
+static void tns_priv_check(struct tns_priv *priv)
+{
+	if (priv->version != 0 && priv->version != TNS_PRIV_VERSION)
+		memset(priv, 0, sizeof(*priv));
+	priv->version = TNS_PRIV_VERSION;
+}
+
+/* Only the server redirects; like conntrackd, only once the connection
+ * is established both ways.  An expected connection keeps no state. */
+static bool tns_packet_wanted(const struct cth_packet *pkt)
+{
+	const struct cth_tuple *orig = &pkt->tuple[CTH_DIR_ORIGINAL];
+
+	if (pkt->dir != CTH_DIR_REPLY || pkt->ctinfo != CTH_CT_ESTABLISHED_REPLY)
+		return false;
+	if (pkt->ct_status & CTH_CT_EXPECTED)
+		return false;
+	if (orig->proto != IPPROTO_TCP)
+		return false;
+	if (orig->family != AF_INET && orig->family != AF_INET6)
+		return false;
+	return pkt->payload != NULL && pkt->payload_len != 0;
+}
+
+/* Addresses no connection goes to: nothing to expect. */
+static bool tns_addr_usable(int family, const union cth_addr *a)
+{
+	static const union cth_addr any;
+
+	if (cth_addr_equal(family, a, &any))
+		return false;
+	if (family == AF_INET)
+		return (a->raw[0] & 0xf0) != 0xe0 && a->ip != 0xffffffffu;
+	return a->raw[0] != 0xff;
+}
+
+/* ------------------------------------------------------------ redirect */
+
+/* The expected connection: from the client (the master's original
+ * source, any port) to the descriptor's address and port, TCP. */
+static void tns_expect_init(const struct tns_ctx *t, const struct tns_addr *a,
+			    struct cth_expect *exp)
+{
+	const struct cth_tuple *orig = &t->pkt->tuple[CTH_DIR_ORIGINAL];
+
+	memset(exp, 0, sizeof(*exp));
+	exp->class = TNS_CLASS_REDIRECT;
+	exp->family = (uint8_t)t->family;
+	exp->proto = IPPROTO_TCP;
+	exp->dport = a->port_val;
+	cth_addr_copy(t->family, &exp->src, &orig->src);
+	cth_addr_copy(t->family, &exp->dst, &a->addr);
+}
+
+/* The descriptor at t->desc_off.  A cth_verdict; *expected tells whether
+ * the redirect was handled (an expectation created). */
+static int tns_redirect(struct tns_ctx *t, bool *expected)
+{
+	const uint8_t *desc = t->pkt->payload + t->desc_off;
+	const char *what = tns_type_name(t->hdr.type);
+	struct cth_expect exp;
+	struct tns_addr a;
+	int ret;
+
+	ret = tns_desc_parse(desc, t->desc_len, &a);
+	if (ret <= 0) {
+		cth_log(t->ctx, CTH_LOG_DEBUG, "%s: no TCP address in the descriptor (%d)", what, ret);
+		return CTH_VERDICT_ACCEPT;
+	}
+	if (a.family == 0) {
+		/* resolving it here would be slow and could disagree with the
+		 * client's resolver: the name is reported, nothing expected */
+		cth_log(t->ctx, CTH_LOG_INFO, "%s to host name %.*s port %u: nothing expected",
+			what, (int)(a.host.len < 64 ? a.host.len : 64),
+			(const char *)desc + a.host.off, (unsigned int)a.port_val);
+		return CTH_VERDICT_ACCEPT;
+	}
+	if (a.family != t->family || !tns_addr_usable(a.family, &a.addr)) {
+		tns_log_addr(t, CTH_LOG_INFO, "REDIRECT: not expecting", a.family, &a.addr,
+			     a.port_val);
+		return CTH_VERDICT_ACCEPT;
+	}
+	tns_expect_init(t, &a, &exp);
+	if (t->nat)
+		return tns_nat_redirect(t, &a, &exp, expected);
+	/* like conntrackd: the client would fail to follow the redirect */
+	ret = cth_expect(t->ctx, &exp, 0);
+	if (ret < 0) {
+		tns_log_addr(t, CTH_LOG_INFO, "REDIRECT: cannot expect", a.family, &a.addr,
+			     a.port_val);
+		return CTH_VERDICT_DROP;
+	}
+	*expected = true;
+	return CTH_VERDICT_ACCEPT;
+}
+
+/* A REDIRECT: its descriptor follows, or comes in the next DATA packet. */
+static int tns_redirect_packet(struct tns_ctx *t, const uint8_t *p, bool *expected)
+{
+	uint32_t dlen;
+
+	t->priv->flags &= (uint8_t)~TNS_PRIV_DATA_NEXT;
+	if (t->hdr.len < TNS_REDIRECT_BODY) {
+		cth_log(t->ctx, CTH_LOG_DEBUG, "REDIRECT of %u bytes ignored", t->hdr.len);
+		return CTH_VERDICT_ACCEPT;
+	}
+	dlen = tns_get16(p + TNS_HDR_LEN);
+	if (dlen == 0) {
+		t->priv->flags |= TNS_PRIV_DATA_NEXT;
+		return CTH_VERDICT_ACCEPT;
+	}
+	if (dlen > t->hdr.len - TNS_REDIRECT_BODY) {
+		cth_log(t->ctx, CTH_LOG_INFO, "REDIRECT: data length %u beyond its %u bytes, ignored",
+			dlen, t->hdr.len);
+		return CTH_VERDICT_ACCEPT;
+	}
+	t->redirect = true;
+	t->desc_off = t->off + TNS_REDIRECT_BODY;
+	t->desc_len = dlen;
+	return tns_redirect(t, expected);
+}
+
+/* A DATA packet: the descriptor only right after an empty REDIRECT, or
+ * when it is that packet again (a retransmission must be rewritten the
+ * same way). */
+static int tns_data_packet(struct tns_ctx *t, uint32_t seq, bool *expected)
+{
+	struct tns_priv *priv = t->priv;
+
+	if (priv->flags & TNS_PRIV_DATA_NEXT) {
+		priv->flags = (uint8_t)((priv->flags & ~TNS_PRIV_DATA_NEXT) | TNS_PRIV_DATA_SEQ);
+		priv->data_seq = seq;
+	} else if (!(priv->flags & TNS_PRIV_DATA_SEQ) || priv->data_seq != seq) {
+		return CTH_VERDICT_ACCEPT;
+	}
+	if (t->hdr.len < TNS_DATA_BODY)
+		return CTH_VERDICT_ACCEPT;
+	t->redirect = false;
+	t->desc_off = t->off + TNS_DATA_BODY;
+	t->desc_len = t->hdr.len - TNS_DATA_BODY;
+	return tns_redirect(t, expected);
+}
+
+/* One whole packet at t->off, its header in t->hdr; seq is its first
+ * byte's sequence number.  A cth_verdict. */
+static int tns_packet_one(struct tns_ctx *t, uint32_t seq, bool *expected)
+{
+	const uint8_t *p = t->pkt->payload + t->off;
+
+	switch (t->hdr.type) {
+	case TNS_TYPE_REDIRECT:
+		return tns_redirect_packet(t, p, expected);
+	case TNS_TYPE_DATA:
+		return tns_data_packet(t, seq, expected);
+	default:
+		/* conntrackd's rule: only the very next packet */
+		t->priv->flags &= (uint8_t)~TNS_PRIV_DATA_NEXT;
+		return CTH_VERDICT_ACCEPT;
+	}
+}
+
+/* ------------------------------------------------------------ framing */
+
+/*
+ * Where the segment's first packet header is: the payload (kept bytes
+ * included) starts at sequence number s0.  SIZE_MAX: nowhere, the segment
+ * lies inside a packet that started earlier.
+ */
+static size_t tns_seg_start(const struct tns_priv *priv, uint32_t s0, size_t len)
+{
+	uint32_t d = priv->next_seq - s0;
+
+	if (!(priv->flags & TNS_PRIV_SYNC) || d == 0)
+		return 0;
+	/* bytes went by unseen: take the segment as starting a packet */
+	if ((int32_t)d < 0)
+		return 0;
+	/* a retransmission from a packet start (or before): read it again */
+	if (!tns_seq_after(s0, priv->pkt_start))
+		return 0;
+	return d < len ? d : SIZE_MAX;
+}
+
+/* The server's stream is framed up to next; a retransmission read again
+ * never moves it back. */
+static void tns_sync(struct tns_priv *priv, uint32_t start, uint32_t next)
+{
+	if ((priv->flags & TNS_PRIV_SYNC) && tns_seq_after(priv->next_seq, next))
+		return;
+	priv->flags |= TNS_PRIV_SYNC;
+	priv->next_seq = next;
+	priv->pkt_start = start;
+}
+
+/* Does the rest of this packet matter?  A REDIRECT, or the DATA packet
+ * that may carry its descriptor. */
+static bool tns_packet_matters(const struct tns_ctx *t)
+{
+	return t->hdr.type == TNS_TYPE_REDIRECT ||
+	       (t->hdr.type == TNS_TYPE_DATA && (t->priv->flags & TNS_PRIV_DATA_NEXT));
+}
+
+/*
+ * A packet that goes on in the next segment: when it matters, the host
+ * shows this part again in front of it (cth_keep()).  True when kept.
+ */
+static bool tns_keep(struct tns_ctx *t, size_t need)
+{
+	int ret;
+
+	if (!tns_packet_matters(t) && need >= TNS_HDR_LEN)
+		return false;
+	if (need > TNS_KEEP_MAX) {
+		cth_log(t->ctx, CTH_LOG_INFO, "%s of %zu bytes across segments: not kept, ignored",
+			tns_type_name(t->hdr.type), need);
+		return false;
+	}
+	ret = cth_keep(t->ctx, t->off);
+	cth_log(t->ctx, ret < 0 ? CTH_LOG_INFO : CTH_LOG_DEBUG,
+		"TNS packet continues in the next segment%s (%d)",
+		ret < 0 ? ", not kept: ignored" : ": kept", ret);
+	return ret == 0;
+}
+
+/* Every packet of the server's segment.  A cth_verdict. */
+static int tns_segment(struct tns_ctx *t, bool *expected)
+{
+	const struct cth_packet *pkt = t->pkt;
+	uint32_t s0 = pkt->seq - (uint32_t)t->kept;
+	size_t len = pkt->payload_len;
+	int ret, verdict;
+
+	t->off = tns_seg_start(t->priv, s0, len);
+	if (t->off == SIZE_MAX)
+		return CTH_VERDICT_ACCEPT;
+	while (t->off < len) {
+		uint32_t seq = s0 + (uint32_t)t->off;
+
+		ret = tns_hdr_parse(pkt->payload + t->off, len - t->off, &t->hdr);
+		if (ret == -EAGAIN) {
+			/* a header cut short: its type is not known yet */
+			t->hdr.type = 0;
+			if (tns_keep(t, len - t->off))
+				tns_sync(t->priv, seq, seq);
+			else
+				t->priv->flags &= (uint8_t)~TNS_PRIV_SYNC;
+			break;
+		}
+		if (ret < 0) {
+			cth_log(t->ctx, CTH_LOG_DEBUG, "not a TNS header at offset %zu", t->off);
+			t->priv->flags &= (uint8_t)~(TNS_PRIV_SYNC | TNS_PRIV_DATA_NEXT);
+			break;
+		}
+		if (t->hdr.len > len - t->off) {
+			if (tns_keep(t, t->hdr.len)) {
+				tns_sync(t->priv, seq, seq);
+			} else {
+				t->priv->flags &= (uint8_t)~TNS_PRIV_DATA_NEXT;
+				tns_sync(t->priv, seq, seq + t->hdr.len);
+			}
+			break;
+		}
+		verdict = tns_packet_one(t, seq, expected);
+		if (verdict != CTH_VERDICT_ACCEPT)
+			return verdict;
+		tns_sync(t->priv, seq, seq + t->hdr.len);
+		t->off += t->hdr.len;
+	}
+	return CTH_VERDICT_ACCEPT;
+}
+
+/* The state is copied so the host need not align it for uint32_t; a
+ * dropped packet leaves it as it was, for the retransmission. */
+static int tns_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
+		      void *priv_state, const void *config)
+{
+	const struct tns_config *cfg = config;
+	struct tns_priv priv;
+	struct tns_ctx t = {
+		.ctx = ctx,
+		.pkt = pkt,
+		.priv = &priv,
+		.cfg = cfg,
+		.family = pkt->tuple[CTH_DIR_ORIGINAL].family,
+		.nat = (pkt->nat & (CTH_NAT_SRC | CTH_NAT_DST)) != 0,
+	};
+	bool expected = false;
+	int verdict, ret;
+
+	if (!tns_packet_wanted(pkt))
+		return CTH_VERDICT_ACCEPT;
+	t.kept = cth_kept(ctx, pkt);
+	memcpy(&priv, priv_state, sizeof(priv));
+	tns_priv_check(&priv);
+	verdict = tns_segment(&t, &expected);
+	if (verdict != CTH_VERDICT_ACCEPT)
+		return verdict;
+	memcpy(priv_state, &priv, sizeof(priv));
+	/* the redirect is followed on another connection: this one has
+	 * nothing more to say, and the host keeps the expectation until it
+	 * is used or expires */
+	if (expected && !cfg->no_detach) {
+		ret = cth_detach(ctx);
+		if (ret < 0)
+			cth_log(ctx, CTH_LOG_DEBUG, "cannot detach (%d)", ret);
+	}
+	return verdict;
+}
+
+CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
+	.abi_version = CTH_ABI_VERSION,
+	.size = sizeof(struct cth_plugin_desc),
+	.name = "tns",
+	.version = "1.0.0",
+	.description = "Oracle TNS: REDIRECT to another address/port, NAT",
+	.protocols = CTH_PROTO_TCP,
+	.families = CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6,
+	.priv_size = CTH_PRIV_SIZE(struct tns_priv),
+	.config_size = sizeof(struct tns_config),
+	.n_classes = 1,
+	/* the follow-up connection comes at once; a listener redirecting
+	 * several clients over one connection does not exist, 4 leaves room
+	 * for retransmitted or repeated redirects */
+	.classes = {
+		[TNS_CLASS_REDIRECT] = { .name = "redirect", .max = 4, .timeout = 60 },
+	},
+	.configure = tns_configure,
+	.packet = tns_packet,
+};

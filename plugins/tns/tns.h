@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The TNS plugin's internal interfaces: per-connection state, per-helper
+ * configuration, and the per-packet context its files share (tns.c:
+ * framing of the server's stream, REDIRECT and DATA, detach; tns_nat.c:
+ * the NATed expectation and the rewrite of the descriptor and the
+ * lengths).  Behaviour and the differences from conntrackd's tns helper
+ * are in docs/plugins/tns.md.
+ */
+#ifndef CTH_TNS_H
+#define CTH_TNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cthelperd/plugin.h>
+#include <cthelperd/util.h>
+
+#include "tns_parse.h"
+
+/* Expectation classes, in cth_plugin_desc::classes order. */
+enum tns_class {
+	TNS_CLASS_REDIRECT = 0,
+};
+
+/* Ports tried from the announced one under NAT; each try is a netlink
+ * round trip. */
+#define TNS_NAT_PORT_TRIES 128u
+
+/* Largest REDIRECT (or descriptor DATA packet) kept when a segment ends
+ * inside it: a redirect is a few hundred bytes, and the host keeps at most
+ * 16 KiB per direction. */
+#define TNS_KEEP_MAX 4096u
+
+/* Layout version of struct tns_priv; 0 is a brand-new connection. */
+#define TNS_PRIV_VERSION 1u
+
+/* Bits of tns_priv::flags. */
+enum tns_priv_flags {
+	/* A REDIRECT with an empty descriptor: the server's next packet,
+	 * if DATA, carries it. */
+	TNS_PRIV_DATA_NEXT = 1u << 0,
+	/* next_seq and pkt_start are valid. */
+	TNS_PRIV_SYNC = 1u << 1,
+	/* data_seq is valid. */
+	TNS_PRIV_DATA_SEQ = 1u << 2,
+};
+
+/*
+ * Per-connection state, in the conntrack entry (CTA_HELP_INFO), host byte
+ * order.  Only the server's direction is tracked: where its next packet
+ * header starts, so a segment in the middle of a long packet is not read
+ * as a header, and where the descriptor DATA packet was, so its
+ * retransmission is rewritten the same way.
+ */
+struct tns_priv {
+	uint8_t version;
+	uint8_t flags;      /* tns_priv_flags */
+	uint16_t reserved;
+	uint32_t next_seq;  /* sequence number of the next packet header */
+	uint32_t pkt_start; /* start of the packet that ends at next_seq */
+	uint32_t data_seq;  /* start of the DATA packet read for a REDIRECT */
+};
+
+_Static_assert(sizeof(struct tns_priv) == 16, "tns_priv must have no padding");
+
+/* Per helper instance; the daemon zeroes it, so false means the default. */
+struct tns_config {
+	bool no_detach;     /* tns_detach = no */
+};
+
+/* One TNS packet being handled. */
+struct tns_ctx {
+	struct cth_ctx *ctx;
+	const struct cth_packet *pkt;
+	struct tns_priv *priv;
+	const struct tns_config *cfg;
+	int family;
+	bool nat;
+	size_t kept;                /* cth_kept() */
+	/* the packet: its offset in the payload, header, descriptor */
+	size_t off;
+	struct tns_hdr hdr;
+	size_t desc_off;            /* in the payload */
+	size_t desc_len;
+	bool redirect;              /* a REDIRECT (it has a data length) */
+};
+
+/* tns_nat.c: expect and rewrite for a NATed connection.  A cth_verdict;
+ * *expected tells whether an expectation was created. */
+int tns_nat_redirect(struct tns_ctx *t, const struct tns_addr *a,
+		     struct cth_expect *exp, bool *expected);
+
+/* Log an address and port with a prefix, at level. */
+void tns_log_addr(struct tns_ctx *t, int level, const char *what,
+		  int family, const union cth_addr *addr, unsigned int port);
+
+#endif /* CTH_TNS_H */
