@@ -12,7 +12,7 @@
 # a helper created an expectation for it.
 #
 #   topo_setup                  modules, namespaces, addresses, firewall (ftp)
-#   topo_firewall ftp|sip       which NEW connections FORWARD admits and
+#   topo_firewall ftp|sip|tnsrpc  which NEW connections FORWARD admits and
 #                               which ports topo_ct_add hands to the helper
 #   topo_mode plain|masq|dnat|masq6   routing/NAT variant (see topo_mode)
 #   topo_ct_add NAME [ZONE]     raw PREROUTING "CT --helper NAME" for the
@@ -20,6 +20,11 @@
 #                               with ZONE every connection of the topology
 #                               (both interfaces, v4 and v6) lives in that
 #                               conntrack zone
+#   topo_ct_add_port NAME PROTO:PORT [4|6|46]
+#                               raw PREROUTING "CT --helper NAME" for one
+#                               port only (profiles whose ports go to
+#                               different helpers, e.g. tnsrpc); families:
+#                               4, 6 or 46 (default)
 #   topo_ct_del                 remove those rules (before deleting a helper!)
 #   topo_flush_conntrack        forget connections and expectations
 #   topo_assert_no_kernel_helper NAME   fail loudly if nf_conntrack_NAME
@@ -126,11 +131,16 @@ TOPO_CTL_PORTS=
 #   sip  udp/5060 and tcp/5060, from the client side only (-i r-cl): a call
 #        to the client (an INVITE to a registered phone) passes only as
 #        RELATED, i.e. if the helper expected it
+#   tnsrpc  tcp/1521 (Oracle TNS) and tcp/111, udp/111 (SunRPC portmapper/
+#        rpcbind), from the client side only: the connection a TNS redirect
+#        or a portmapper answer announces passes only as RELATED (the
+#        helpers differ by port: topo_ct_add_port)
 topo_firewall() {
 	local profile=$1 side=() t p
 	case $profile in
 	ftp) TOPO_CTL_PORTS="tcp:21" ;;
 	sip) TOPO_CTL_PORTS="udp:5060 tcp:5060"; side=(-i r-cl) ;;
+	tnsrpc) TOPO_CTL_PORTS="tcp:1521 tcp:111 udp:111"; side=(-i r-cl) ;;
 	*) topo_err "unknown firewall profile $profile"; return 1 ;;
 	esac
 	for t in "$IPT" "$IP6T"; do
@@ -234,6 +244,20 @@ topo_ct_add() {
 		"$t" -t raw -A PREROUTING -i r-cl -j CT --zone "$zone" &&
 		"$t" -t raw -A PREROUTING -i r-sv -j CT --zone "$zone" ||
 			topo_err "$t: CT --zone $zone rules failed" || return 1
+	done
+}
+
+# topo_ct_add_port NAME PROTO:PORT [FAMILIES]: "CT --helper NAME" for one
+# port, IPv4 and/or IPv6 (FAMILIES 4, 6 or 46, default 46): a user-space
+# helper registered for one family only (conntrackd's inet ones) cannot be
+# named by an ip6tables rule.
+topo_ct_add_port() {
+	local name=$1 p=$2 fams=${3:-46} t
+	for t in 4 6; do
+		[[ $fams == *$t* ]] || continue
+		[ $t = 4 ] && t=$IPT || t=$IP6T
+		"$t" -t raw -A PREROUTING -p "${p%%:*}" --dport "${p#*:}" -j CT --helper "$name" ||
+			topo_err "$t: CT --helper $name rule for $p failed" || return 1
 	done
 }
 
