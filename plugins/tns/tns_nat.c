@@ -41,7 +41,8 @@ static int tns_nat_lengths(struct tns_ctx *t, long delta)
 	long dlen;
 
 	memcpy(hdr, old, n);
-	if (len < (long)n || len > (t->hdr.wide ? (long)TNS_LEN_MAX : 0xffffL))
+	/* a 4-byte length past 0xffff would read as a 2-byte one */
+	if (len < (long)n || len > 0xffffL)
 		return -ERANGE;
 	if (t->hdr.wide) {
 		tns_put32(hdr, (uint32_t)len);

@@ -37,7 +37,7 @@ int tns_hdr_parse(const uint8_t *buf, size_t len, struct tns_hdr *h)
 	h->wide = plen == 0;
 	if (h->wide)
 		plen = (uint32_t)tns_get16(buf) << 16 | tns_get16(buf + 2);
-	if (plen < TNS_HDR_LEN || plen > TNS_LEN_MAX || buf[4] == 0 || buf[4] > TNS_TYPE_MAX)
+	if (plen < TNS_HDR_LEN || buf[4] == 0 || buf[4] > TNS_TYPE_MAX)
 		return -EINVAL;
 	h->len = plen;
 	h->type = buf[4];

@@ -32,10 +32,6 @@
 /* DATA: the header, then the data flags (2 bytes), then the data. */
 #define TNS_DATA_BODY 10u
 
-/* Longest packet taken as framing: Oracle's largest SDU is 2 MB, and
- * sequence arithmetic must stay far from 2^31. */
-#define TNS_LEN_MAX (16u * 1024u * 1024u)
-
 /* Nesting of a descriptor followed before giving up: real ones use 4. */
 #define TNS_DESC_DEPTH 16u
 
@@ -85,9 +81,11 @@ struct tns_addr {
 /*
  * The packet header at the start of buf.  The length is the 2-byte form
  * unless its first two bytes are 0 (no packet is that short): then the
- * first four bytes are one length (TNS 315 and later).
+ * first four bytes are one length (TNS 315 and later).  A 4-byte length of
+ * 64 KiB or more cannot be told from a 2-byte one and reads as the latter:
+ * framing is lost until a segment starts a packet again.
  * @return 0, -EAGAIN when len < TNS_HDR_LEN, -EINVAL when it cannot be a
- *         TNS header (length below 8 or above TNS_LEN_MAX, unknown type)
+ *         TNS header (length below 8, unknown type)
  */
 int tns_hdr_parse(const uint8_t *buf, size_t len, struct tns_hdr *h);
 

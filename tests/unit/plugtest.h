@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared by the plugin unit tests (test_ftp.c, test_sip.c):
+ * Shared by the plugin unit tests (test_ftp.c, test_sip.c, test_tns.c):
  *
  *   - the check harness: one "PASS name" / "FAIL name: why" line per
  *     check (tests/README.md), the first failed condition being the why;
@@ -293,6 +293,11 @@ struct fake {
 	/* requests the host's rules refuse: always a plugin bug */
 	unsigned int n_bad;
 	char bad[256];
+	/* cth_detach(): a request the host's rules refuse unless the test
+	 * allows it (detach_ok: counted in n_detach, answered detach_ret) */
+	bool detach_ok;
+	int detach_ret;
+	unsigned int n_detach;
 	/* the packet */
 	const struct cth_packet *pkt;
 	/* this segment's own payload as sent, edits applied */
@@ -469,8 +474,14 @@ static inline int fake_set_mark(struct cth_ctx *ctx, uint32_t mark)
 
 static inline int fake_detach(struct cth_ctx *ctx)
 {
-	fake_bad(fake_of(ctx), "detach");
-	return 0;
+	struct fake *f = fake_of(ctx);
+
+	if (!f->detach_ok) {
+		fake_bad(f, "detach");
+		return 0;
+	}
+	f->n_detach++;
+	return f->detach_ret;
 }
 
 static inline int fake_keep(struct cth_ctx *ctx, size_t off)
@@ -670,6 +681,7 @@ static inline int run_state(struct fake *f, struct conn *c, enum cth_dir dir,
 		memcpy(shown + kept, text, len);
 	}
 	f->order = f->n_exp = f->n_ctl = f->n_edit = f->n_mangle = f->n_log = f->n_bad = 0;
+	f->n_detach = 0;
 	f->keep_asked = f->has_timeout = false;
 	f->keep_ret = 1;
 	f->bad[0] = f->log[0] = '\0';
