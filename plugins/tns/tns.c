@@ -230,11 +230,17 @@ static size_t tns_seg_start(const struct tns_priv *priv, uint32_t s0, size_t len
 	return d < len ? d : SIZE_MAX;
 }
 
+/* Was the byte at seq framed already (it comes again)? */
+static bool tns_framed(const struct tns_priv *priv, uint32_t seq)
+{
+	return (priv->flags & TNS_PRIV_SYNC) && tns_seq_after(priv->next_seq, seq);
+}
+
 /* The server's stream is framed up to next; a retransmission read again
  * never moves it back. */
 static void tns_sync(struct tns_priv *priv, uint32_t start, uint32_t next)
 {
-	if ((priv->flags & TNS_PRIV_SYNC) && tns_seq_after(priv->next_seq, next))
+	if (tns_framed(priv, next))
 		return;
 	priv->flags |= TNS_PRIV_SYNC;
 	priv->next_seq = next;
@@ -297,7 +303,10 @@ static int tns_segment(struct tns_ctx *t, bool *expected)
 		}
 		if (ret < 0) {
 			cth_log(t->ctx, CTH_LOG_DEBUG, "not a TNS header at offset %zu", t->off);
-			t->priv->flags &= (uint8_t)~(TNS_PRIV_SYNC | TNS_PRIV_DATA_NEXT);
+			/* a retransmission re-cut at another place says nothing
+			 * about the stream framed already */
+			if (!tns_framed(t->priv, seq))
+				t->priv->flags &= (uint8_t)~(TNS_PRIV_SYNC | TNS_PRIV_DATA_NEXT);
 			break;
 		}
 		if (t->hdr.len > len - t->off) {

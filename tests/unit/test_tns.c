@@ -1016,6 +1016,44 @@ static void test_plugin_framing(struct fake *f)
 	check_clean(&c, f);
 	check_end(&c);
 
+	check_start(&c, "recut_retransmission_keeps_framing");
+	conn_v4();
+	fresh(f);
+	{
+		/* A (1500 bytes) then B (3000): seg2 ends A and starts B; its
+		 * retransmission starts inside A, which is no header, and must
+		 * not lose the framing that skips seg3 (inside B) */
+		static uint8_t stream[4500];
+		struct buf one = { .n = 1000 }, two = { .n = 1000 }, three = { .n = 1000 };
+		struct buf fake = { .n = 0 };
+		uint8_t body[2992];
+		uint32_t at;
+
+		memset(body, 'x', sizeof(body));
+		memset(stream, 0, 8);
+		tns_put16(stream, 1500);
+		stream[4] = TNS_TYPE_DATA;
+		memcpy(stream + 8, body, 1492);
+		memset(stream + 1500, 0, 8);
+		tns_put16(stream + 1500, 3000);
+		stream[1504] = TNS_TYPE_DATA;
+		memcpy(stream + 1508, body, 2992);
+		put_redirect(&fake, DESC(OTHER, "40123"), 0);
+		memcpy(stream + 2000, fake.b, fake.n);
+		memcpy(one.b, stream, 1000);
+		memcpy(two.b, stream + 1000, 1000);
+		memcpy(three.b, stream + 2000, 1000);
+		srv(f, &one);
+		at = srv_seq;
+		srv(f, &two);
+		srv_at(f, at, &two);
+		check_that(&c, priv_of()->flags & TNS_PRIV_SYNC, "framing lost");
+		srv(f, &three);
+		check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
+	}
+	check_clean(&c, f);
+	check_end(&c);
+
 	check_start(&c, "lost_segment_resyncs");
 	conn_v4();
 	fresh(f);
