@@ -338,7 +338,6 @@ static int tns_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		.ctx = ctx,
 		.pkt = pkt,
 		.priv = &priv,
-		.cfg = cfg,
 		.family = pkt->tuple[CTH_DIR_ORIGINAL].family,
 		.nat = (pkt->nat & (CTH_NAT_SRC | CTH_NAT_DST)) != 0,
 	};

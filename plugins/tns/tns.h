@@ -74,7 +74,6 @@ struct tns_ctx {
 	struct cth_ctx *ctx;
 	const struct cth_packet *pkt;
 	struct tns_priv *priv;
-	const struct tns_config *cfg;
 	int family;
 	bool nat;
 	size_t kept;                /* cth_kept() */
