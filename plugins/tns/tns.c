@@ -197,6 +197,11 @@ static int tns_packet_one(struct tns_ctx *t, uint32_t seq, bool *expected)
 	const uint8_t *p = t->pkt->payload + t->off;
 
 	switch (t->hdr.type) {
+	case TNS_TYPE_ACCEPT:
+		/* the listener took the connection: no redirect can follow */
+		t->accepted = true;
+		t->priv->flags &= (uint8_t)~TNS_PRIV_DATA_NEXT;
+		return CTH_VERDICT_ACCEPT;
 	case TNS_TYPE_REDIRECT:
 		return tns_redirect_packet(t, p, expected);
 	case TNS_TYPE_DATA:
@@ -353,10 +358,10 @@ static int tns_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	if (verdict != CTH_VERDICT_ACCEPT)
 		return verdict;
 	memcpy(priv_state, &priv, sizeof(priv));
-	/* the redirect is followed on another connection: this one has
-	 * nothing more to say, and the host keeps the expectation until it
-	 * is used or expires */
-	if (expected && !cfg->no_detach) {
+	/* the redirect is followed on another connection, or the listener
+	 * accepted this one: it has nothing more to say (the host keeps a
+	 * pending expectation until it is used or expires) */
+	if ((expected || t.accepted) && !cfg->no_detach) {
 		ret = cth_detach(ctx);
 		if (ret < 0)
 			cth_log(ctx, CTH_LOG_DEBUG, "cannot detach (%d)", ret);

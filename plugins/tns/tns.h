@@ -83,6 +83,7 @@ struct tns_ctx {
 	size_t desc_off;            /* in the payload */
 	size_t desc_len;
 	bool redirect;              /* a REDIRECT (it has a data length) */
+	bool accepted;              /* an ACCEPT went by: nothing more to do */
 };
 
 /* tns_nat.c: expect and rewrite for a NATed connection.  A cth_verdict;

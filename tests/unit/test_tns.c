@@ -624,6 +624,31 @@ static void test_plugin_plain(struct fake *f)
 	check_clean(&c, f);
 	check_end(&c);
 
+	/* an accepted session has nothing more for the helper: detach, so
+	 * its data is not queued */
+	check_start(&c, "accept_detaches");
+	conn_v4();
+	fresh(f);
+	b = buf_new();
+	put_pkt(b, TNS_TYPE_ACCEPT, "\x01\x3a\x00\x00", 4, 0);
+	v = srv(f, b);
+	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
+	check_detached(&c, f, 1);
+	check_clean(&c, f);
+	check_end(&c);
+
+	check_start(&c, "accept_detach_off");
+	conn_v4();
+	fresh(f);
+	check_that(&c, conn_configure(&conn, "tns_detach", "no") == 0, "configure");
+	b = buf_new();
+	put_pkt(b, TNS_TYPE_ACCEPT, "\x01\x3a\x00\x00", 4, 0);
+	srv(f, b);
+	check_detached(&c, f, 0);
+	check_clean(&c, f);
+	check_end(&c);
+
 	check_start(&c, "detach_refused");
 	conn_v4();
 	fresh(f);
@@ -645,6 +670,7 @@ static void test_plugin_plain(struct fake *f)
 	check_that(&c, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && f->n_detach == 0,
 		   "redirect alone: verdict %d, %u expectations", v, f->n_exp);
 	check_that(&c, priv_of()->flags & TNS_PRIV_DATA_NEXT, "flag not set");
+	d = buf_new();
 	put_data(d, DESC(OTHER, "40123"), 0);
 	srv(f, d);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
