@@ -41,7 +41,7 @@ DATA body: 2-byte data flags + data.
         more ID N
             N DATA messages on the held first connection of ID, each
             waited for (the server echoes it), then close.  Prints
-            "RESULT ID SENT N echoed=M".
+            "RESULT ID.more SENT N echoed=M".
   tns.py client DIAL VARIANT FPORT
       One "tns" command, for trying by hand.
 """
@@ -306,7 +306,7 @@ def tns_case(cid, dial, variant, fport, hold):
 def more(cid, n):
     s = HELD.pop(cid, None)
     if s is None:
-        return "RESULT %s ERROR no held connection" % cid
+        return "RESULT %s.more ERROR no held connection" % cid
     echoed = 0
     why = ""
     try:
@@ -319,7 +319,7 @@ def more(cid, n):
     except (OSError, EOFError, ValueError, TimeoutError) as e:
         why = " why=%s" % e
     s.close()
-    return "RESULT %s SENT %d echoed=%d%s" % (cid, n, echoed, why)
+    return "RESULT %s.more SENT %d echoed=%d%s" % (cid, n, echoed, why)
 
 
 def command(words):

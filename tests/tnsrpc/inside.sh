@@ -47,7 +47,7 @@ CTD_QTNS=4 CTD_QRPC_TCP=5 CTD_QRPC_UDP=6
 CMD_WAIT=15000
 # rpcinfo's own bound under "timeout": its UDP NULL call retries for much
 # longer, a blocked TCP connect for minutes.
-RPCINFO_TIMEOUT=6
+RPCINFO_TIMEOUT=4
 # the detach check: messages on the first TNS connection once the
 # redirect is followed, and how many of them (and their echoes) may still
 # be queued when the plugin detached
@@ -249,6 +249,19 @@ parse_rpc() {
 
 # ------------------------------------------------------------ cases
 
+# queue_check IMPL tns|rpc: cthelperd's queue of that helper must have got
+# the case's packets and the other one none (an expectation that came from
+# elsewhere would prove nothing); adds to the caller's "extra".
+queue_check() {
+	[ "$1" = cthelperd ] || return 0
+	local mine=$CTH_QTNS other=$CTH_QRPC
+	[ "$2" = rpc ] && mine=$CTH_QRPC other=$CTH_QTNS
+	[ "${QDELTA[$mine]:-0}" -gt 0 ] ||
+		extra="${extra:+$extra; }nothing reached the $2 helper's queue $mine"
+	[ "${QDELTA[$other]:-0}" = 0 ] ||
+		extra="${extra:+$extra; }${QDELTA[$other]} packets reached queue $other (the other helper's)"
+}
+
 # outcome IMPL CASE STATUS WHY EXTRA: the common verdict for a case whose
 # client said OK, BLOCKED or ERROR.  Without a helper BLOCKED is the pass;
 # with one, OK and no EXTRA complaint.
@@ -294,6 +307,7 @@ case_tns() {
 	if [ "$impl" != none ] && [ "$R_STATUS" != ERROR ] && [ "$R_HOST" != "$host" ]; then
 		extra="the descriptor names HOST=$R_HOST, want $host"
 	fi
+	queue_check "$impl" tns
 	outcome "$impl" "$case" "$R_STATUS" "$R_WHY" "$extra"
 }
 
@@ -311,12 +325,12 @@ case_detach() {
 	queued_since
 	say "$impl/$case: redirect followed: $R_STATUS; queued until then: $QUEUED"
 	if [ "$R_STATUS" != OK ]; then
-		agent_cmd tnsc "$id" more "$id" 0
+		agent_cmd tnsc "$id.more" more "$id" 0
 		outcome "$impl" "$case" "$R_STATUS" "$R_WHY" ""
 		return
 	fi
 	queue_mark
-	agent_cmd tnsc "$id" more "$id" "$DETACH_MSGS"
+	agent_cmd tnsc "$id.more" more "$id" "$DETACH_MSGS"
 	sent=$RESULT
 	queued_since
 	q=$QUEUED
@@ -344,7 +358,9 @@ case_rpc() {
 	parse_rpc
 	queued_since
 	say "$impl/$case: $R_STATUS; port $R_PORT, uaddr $R_UADDR; queued: $QUEUED"
-	outcome "$impl" "$case" "$R_STATUS" "$R_WHY" ""
+	local extra=
+	queue_check "$impl" rpc
+	outcome "$impl" "$case" "$R_STATUS" "$R_WHY" "$extra"
 }
 
 # case_rpcinfo IMPL CASE -u|-t PROG: Debian's rpcinfo in the client ns.
@@ -358,14 +374,17 @@ case_rpcinfo() {
 	queue_mark
 	count_lines "$LOGS/rpcbind.log" "req for \($prog, "; saw0=$COUNT
 	count_lines "$LOGS/rpc-service.log" "NULL prog $prog"; null0=$COUNT
-	out=$(timeout "$RPCINFO_TIMEOUT" nsenter --net="/run/netns/$TOPO_CL_NS" rpcinfo "$opt" "$SV4_DIAL" "$prog" 1 2>&1)
+	# -k: libtirpc blocks every signal while it connects (a blocked TCP
+	# connect held a SIGTERM for its whole SYN retry time, 2 minutes)
+	out=$(timeout -k 1 "$RPCINFO_TIMEOUT" nsenter --net="/run/netns/$TOPO_CL_NS" rpcinfo "$opt" "$SV4_DIAL" "$prog" 1 2>&1)
 	rc=$?
 	count_lines "$LOGS/rpcbind.log" "req for \($prog, "; saw=$((COUNT - saw0))
 	count_lines "$LOGS/rpc-service.log" "NULL prog $prog"; null=$((COUNT - null0))
 	local seen=() line lines
 	mapfile -t lines <"$LOGS/rpcbind.log"
 	for line in "${lines[@]}"; do
-		[[ $line =~ req\ for\ \($prog,\ (.*[^ :]) ]] && seen+=("${BASH_REMATCH[1]}")
+		[[ $line =~ ([A-Z_]+)\ req\ for\ \(($prog,[^\)]*)\)\ from\ ([^ :]+) ]] &&
+			seen+=("${BASH_REMATCH[1]} (${BASH_REMATCH[2]}) from ${BASH_REMATCH[3]}")
 	done
 	seen=("${seen[@]:$saw0}")
 	out=${out//$'\n'/ }
@@ -379,7 +398,9 @@ case_rpcinfo() {
 		status=BLOCKED
 		why="rpcinfo's NULL call did not get through (status $rc; NULL calls at the service: $null): $out"
 	fi
-	outcome "$impl" "$case" "$status" "$why" ""
+	local extra=
+	queue_check "$impl" rpc
+	outcome "$impl" "$case" "$status" "$why" "$extra"
 }
 
 # ------------------------------------------------------------ implementations
