@@ -71,6 +71,7 @@ CASES=(
 	"tns-mixed-case plain tns mixed 5003"
 	"tns-masq-client masq tns inline 5004"
 	"tns-dnat-server dnat tns inline 5005"
+	"tns-v6 plain tns inline 5008 6"
 	"tns-detach-queue plain detach yes 5006"
 	"tns-nodetach-queue plain detach no 5007"
 	"rpc-getport-udp-udp plain rpc getport udp 400101 udp"
@@ -94,7 +95,7 @@ verdict() {
 	local impl=$1 case=$2 why=$3
 	[ -n "${CELL[$impl/$case]:-}" ] || CELL[$impl/$case]=$([ -z "$why" ] && echo PASS || echo FAIL)
 	if [ "$impl" = conntrackd ]; then
-		[ -z "$why" ] || echo "NOTE conntrackd/$case: $why"
+		[ -z "$why" ] || echo "NOTE conntrackd/$case: $why$(known_cause "$case")"
 		return
 	fi
 	if [ -z "$why" ]; then
@@ -102,6 +103,22 @@ verdict() {
 	else
 		echo "FAIL e2e-tnsrpc/$impl/$case: $why"
 	fi
+}
+
+# Why conntrackd 1.4.7 fails some cases: read in conntrack-tools' source
+# (src/helpers/tns.c, rpc.c) and seen in this VM.  Quoted only for that
+# version and when the case failed.
+CTD_VERSION=$(conntrackd -v 2>/dev/null | grep -o 'daemon v[0-9][0-9.]*[0-9]' | head -n 1)
+known_cause() {
+	[ "$CTD_VERSION" = "daemon v1.4.7" ] || return 0
+	case $1 in
+	tns-split-data) echo " (known: for the DATA packet after a 0-length REDIRECT it starts its string search at the DATA packet's 2-byte data flags, zeros here, and a C string search stops at the first zero byte: no descriptor found)" ;;
+	tns-mixed-case) echo " (known: it searches the literal, case-sensitive 'HOST=' and 'PORT=')" ;;
+	tns-dnat-server) echo " (known: it rewrites the descriptor to the dialled address, but its expectation (conntrack -E expect) is for the server's own address and port, which the client does not dial: the follow-up ends at the router)" ;;
+	tns-v6) echo " (known: its tns parser reads only a dotted IPv4 HOST=; the suite registers it for inet only, so nothing helps IPv6)" ;;
+	tns-detach-queue) echo " (known: it never detaches: every later packet of the first connection is queued)" ;;
+	rpc-getaddr4-*|rpcinfo-*) echo " (known: it parses only portmapper v2 GETPORT (program 100000, version 2, procedure 3); an rpcbind v3/v4 GETADDR, which is what rpcinfo (libtirpc) sends, creates nothing)" ;;
+	esac
 }
 
 # The kernel's view after a failed case, the expectations created during
@@ -278,7 +295,7 @@ outcome() {
 	fi
 	case $status in
 	OK) if [ -n "$extra" ]; then
-		CELL[$impl/$case]=FAIL
+		[ -n "${CELL[$impl/$case]:-}" ] || CELL[$impl/$case]=FAIL
 		verdict "$impl" "$case" "$extra"
 	    else
 		verdict "$impl" "$case" ""
@@ -288,18 +305,20 @@ outcome() {
 	esac
 	# conntrackd's failures are reported, not diagnosed (each look costs
 	# seconds under TCG)
-	[ "$impl" = conntrackd ] || [ "${CELL[$impl/$case]}" = PASS ] || diagnose "$impl"
+	[ "$impl" = conntrackd ] || [[ ${CELL[$impl/$case]} == PASS* ]] || diagnose "$impl"
 }
 
-# case_tns IMPL CASE VARIANT PORT: CONNECT to the server (dialled: the
+# case_tns IMPL CASE VARIANT PORT [6]: CONNECT to the server (dialled: the
 # router under dnat), follow the redirect.  The descriptor must reach the
 # client as the server sent it (names the server's own address), except
-# under dnat, where it must name the address the client dialled.
+# under dnat, where it must name the address the client dialled.  With 6:
+# over IPv6 (conntrackd's helpers are IPv4 only: no CT rule for it).
 case_tns() {
-	local impl=$1 case=$2 variant=$3 port=$4 id="$1-$2" extra="" host=$SV4
+	local impl=$1 case=$2 variant=$3 port=$4 fam=${5:-4} id="$1-$2" extra="" host=$SV4 dial=$SV4_DIAL
+	[ "$fam" = 6 ] && host=$SV6 dial=$SV6
 	events_mark
 	queue_mark
-	agent_cmd tnsc "$id" tns "$id" "$SV4_DIAL" "$variant" "$port"
+	agent_cmd tnsc "$id" tns "$id" "$dial" "$variant" "$port"
 	parse_tns
 	queued_since
 	say "$impl/$case: $R_STATUS; descriptor as received: ${R_DESC:-none}; queued: $QUEUED"
@@ -342,8 +361,12 @@ case_detach() {
 		extra="the messages on the first connection did not all come back: $sent"
 	elif [ "$detach" = yes ] && [ "$n" -gt "$DETACH_ALLOW" ]; then
 		extra="$n packets of the first connection were queued after the redirect was followed (detach: at most $DETACH_ALLOW)"
+		CELL[$impl/$case]="FAIL ($n queued)"
 	elif [ "$detach" = no ] && [ "$n" -lt "$DETACH_MSGS" ]; then
 		extra="only $n packets of the first connection were queued after the redirect (tns_detach = no: want at least $DETACH_MSGS)"
+		CELL[$impl/$case]="FAIL ($n queued)"
+	else
+		CELL[$impl/$case]="PASS ($n queued)"
 	fi
 	outcome "$impl" "$case" "$R_STATUS" "$R_WHY" "$extra"
 }
@@ -374,8 +397,9 @@ case_rpcinfo() {
 	queue_mark
 	count_lines "$LOGS/rpcbind.log" "req for \($prog, "; saw0=$COUNT
 	count_lines "$LOGS/rpc-service.log" "NULL prog $prog"; null0=$COUNT
-	# -k: libtirpc blocks every signal while it connects (a blocked TCP
-	# connect held a SIGTERM for its whole SYN retry time, 2 minutes)
+	# -k: libtirpc blocks every signal while it connects or waits for a
+	# reply (a blocked TCP connect held a SIGTERM for its whole SYN retry
+	# time, 2 minutes)
 	out=$(timeout -k 1 "$RPCINFO_TIMEOUT" nsenter --net="/run/netns/$TOPO_CL_NS" rpcinfo "$opt" "$SV4_DIAL" "$prog" 1 2>&1)
 	rc=$?
 	count_lines "$LOGS/rpcbind.log" "req for \($prog, "; saw=$((COUNT - saw0))
