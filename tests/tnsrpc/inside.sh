@@ -35,9 +35,7 @@ TNSPY=$REPO/tests/lib/tns.py
 RPCPY=$REPO/tests/lib/rpc.py
 W=/tmp/tnsrpc
 LOGS=${VM_RESULTS:-$W}/logs
-CTH_BUILD=${CTH_BUILD:-build}
-case $CTH_BUILD in /*) BUILD=$CTH_BUILD ;; *) BUILD=$REPO/$CTH_BUILD ;; esac
-CTHELPERD=$BUILD/cthelperd
+suite_build_dir
 # NFQUEUE numbers: cthelperd's tns and rpc helpers, conntrackd's tns, rpc
 # tcp and rpc udp (tests/tnsrpc/conntrackd.conf)
 CTH_QTNS=2 CTH_QRPC=3
@@ -57,12 +55,7 @@ mkdir -p "$W" "$LOGS"
 
 IMPLS=("$@")
 [ ${#IMPLS[@]} -gt 0 ] || IMPLS=(none cthelperd conntrackd)
-for impl in "${IMPLS[@]}"; do
-	case $impl in
-	none|cthelperd|conntrackd) ;;
-	*) echo "FAIL e2e-tnsrpc/args: unknown implementation '$impl' (none cthelperd conntrackd)"; exit 1 ;;
-	esac
-done
+check_impls e2e-tnsrpc none cthelperd conntrackd
 
 # name  mode  what (tns VARIANT FOLLOW-PORT | detach yes|no | rpc ARGS | rpcinfo -u|-t PROG)
 CASES=(
@@ -137,50 +130,6 @@ diagnose() {
 	conntrackd)
 		show_tail /tmp/conntrackd-tnsrpc.log 8 ;;
 	esac
-}
-
-# ------------------------------------------------------------ polling without processes
-
-# Under TCG every process costs a good part of a second: the polls use
-# bash builtins only and count wall-clock time.
-until_ms() { DEADLINE=$((${EPOCHREALTIME/./} + $1 * 1000)); }
-before_deadline() { ((${EPOCHREALTIME/./} < DEADLINE)); }
-NAP_FD=
-nap() {
-	if [ -z "$NAP_FD" ]; then
-		mkfifo "$W/nap" 2>/dev/null
-		exec {NAP_FD}<>"$W/nap"
-	fi
-	read -r -t "$1" -u "$NAP_FD" _
-	return 0
-}
-
-# wait_line FILE ERE MS: until FILE has a line matching ERE; sets LINE.
-wait_line() {
-	local file=$1 re=$2 line lines
-	LINE=
-	until_ms "$3"
-	while :; do
-		if [ -e "$file" ]; then
-			mapfile -t lines <"$file"
-			for line in "${lines[@]}"; do
-				[[ $line =~ $re ]] && { LINE=$line; return 0; }
-			done
-		fi
-		before_deadline || return 1
-		nap 0.1
-	done
-}
-
-# count_lines FILE ERE: how many lines of FILE match (into COUNT).
-count_lines() {
-	local line lines
-	COUNT=0
-	[ -e "$1" ] || return 0
-	mapfile -t lines <"$1"
-	for line in "${lines[@]}"; do
-		[[ $line =~ $2 ]] && COUNT=$((COUNT + 1))
-	done
 }
 
 # Packets each queue got so far: id_sequence (8th field) of every line of
@@ -452,22 +401,7 @@ EOF
 
 # Delete whatever user-space tns and rpc helpers are left (after
 # topo_ct_del!).
-delete_helpers() {
-	local name fam l4
-	for name in tns rpc; do
-		for fam in inet inet6; do
-			for l4 in tcp udp; do
-				nfct_helpers | grep -q "name = $name,.*l3protonum = $([ $fam = inet ] && echo 2 || echo 10),.l4protonum = $([ $l4 = tcp ] && echo 6 || echo 17)," || continue
-				nfct helper disable $name $fam $l4 >/dev/null 2>&1
-				nfct helper delete $name $fam $l4 >/dev/null 2>&1
-			done
-		done
-	done
-	if nfct_helpers | grep -q 'name = '; then
-		echo "helpers still registered: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
-}
+delete_helpers() { delete_user_helpers "tns rpc" "tcp udp"; }
 
 # ct_rules FAMILIES: the raw-table rules, tns for tcp/1521, rpc for
 # tcp/111 and udp/111.
@@ -522,13 +456,8 @@ stop_conntrackd() {
 # rules.  Sets START_WHY and IMPL_QUEUES.
 impl_start() {
 	local impl=$1
-	START_WHY='' IMPL_QUEUES=''
-	topo_ct_del
-	topo_flush_conntrack
-	if [ -n "$(nfct_helpers)" ]; then
-		START_WHY="kernel helpers left over: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
+	IMPL_QUEUES=''
+	clean_slate || return 1
 	case $impl in
 	none) return 0 ;;
 	cthelperd)
@@ -541,17 +470,14 @@ impl_start() {
 }
 
 impl_stop() {
-	local impl=$1 left
+	local impl=$1
 	# Rules first: deleting a helper a rule still names leaks it (kernel bug).
 	topo_ct_del
 	case $impl in
 	cthelperd) stop_cthelperd ;;
 	conntrackd) stop_conntrackd ;;
 	esac
-	if ! left=$(delete_helpers 2>&1); then
-		echo "FAIL e2e-tnsrpc/$impl/cleanup: kernel helpers left behind that cannot be deleted; later columns are not trustworthy: $left"
-	fi
-	topo_flush_conntrack
+	helpers_gone_or_say e2e-tnsrpc "$impl"
 }
 
 # restart_cthelperd DETACH: stop, delete the helpers, start again with
@@ -635,19 +561,8 @@ run_impl() {
 }
 
 print_table() {
-	local impl line name w=18
-	echo
-	echo "TNS and SunRPC end-to-end, side by side (blocked = the follow-up connection was stopped by the firewall, as it must be without a helper; PASSED! = it got through without one; n/s = not started; - = not run):"
-	printf '  %-20s' case
-	for impl in "${IMPLS[@]}"; do printf ' %-*s' $w "${COLNAME[$impl]}"; done
-	echo
-	for line in "${CASES[@]}"; do
-		read -r name _ <<<"$line"
-		printf '  %-20s' "$name"
-		for impl in "${IMPLS[@]}"; do printf ' %-*s' $w "${CELL[$impl/$name]:--}"; done
-		echo
-	done
-	echo
+	print_cells "TNS and SunRPC end-to-end, side by side (blocked = the follow-up connection was stopped by the firewall, as it must be without a helper; PASSED! = it got through without one; n/s = not started; - = not run):" \
+		case 20 18 "${CASES[@]}"
 }
 
 # ------------------------------------------------------------ servers
@@ -691,23 +606,9 @@ trap cleanup EXIT
 
 T0=$SECONDS
 progress "topology"
-for tool in rpcbind rpcinfo; do
-	if ! command -v $tool >/dev/null; then
-		echo "FAIL e2e-tnsrpc/$tool: $tool is not installed (apt-get install rpcbind; make deps)"
-		exit 1
-	fi
-done
-if ! topo_setup || ! topo_firewall tnsrpc; then
-	echo "FAIL e2e-tnsrpc/topology: setup failed"
-	exit 1
-fi
+require_tools e2e-tnsrpc "apt-get install rpcbind" rpcbind rpcinfo
+suite_topology e2e-tnsrpc tnsrpc
 start_servers || exit 1
 say "servers and agents up at $((SECONDS - T0)) s"
-for impl in "${IMPLS[@]}"; do
-	run_impl "$impl"
-	say "$impl done at $((SECONDS - T0)) s"
-done
-print_table
-say "tnsrpc cases took $((SECONDS - T0)) s inside the VM; logs in ${VM_HOST_RESULTS:-${VM_RESULTS:-$W}}/logs"
-topo_teardown
+run_suite "tnsrpc cases"
 exit 0

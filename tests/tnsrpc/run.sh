@@ -11,10 +11,6 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/rundir.sh
 . tests/vm/rundir.sh
-RES=$(rundir_new build/vm/tnsrpc) || exit 1
-export VM_PASS_ENV="${VM_PASS_ENV:-} CTH_BUILD TNSRPC_ONLY"
-start=$SECONDS
-tests/vm/run.sh --timeout "${TNSRPC_VM_TIMEOUT:-600}" --results "$RES" tests/tnsrpc/inside.sh "$@"
-rc=$?
-echo "tnsrpc: whole run (boot included) took $((SECONDS - start)) s; logs in $RES/logs"
-exit $rc
+# shellcheck source=tests/lib/vmsuite.sh
+. tests/lib/vmsuite.sh
+suite_boot tnsrpc "${TNSRPC_VM_TIMEOUT:-600}" "CTH_BUILD TNSRPC_ONLY" "$@"
