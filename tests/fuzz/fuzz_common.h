@@ -153,4 +153,16 @@ static inline void fz_check_result(const struct cth_packet *p,
 	}
 }
 
+/* The packet a call sends back (r, NULL when unchanged): never rewritten
+ * without NAT or from part of a packet, and right as fz_check_result
+ * says.  Called after the verbose line, so that line shows a failing
+ * input's call. */
+static inline void fz_check_sent(const struct pkt_call *c, const uint8_t *r, size_t rlen)
+{
+	if (!r)
+		return;
+	FZ_ASSERT(c->pkt.nat && !c->truncated, "rewritten without NAT, or truncated");
+	fz_check_result(&c->pkt, r, rlen, NULL, 0);
+}
+
 #endif
