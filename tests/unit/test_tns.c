@@ -83,6 +83,15 @@ static struct buf *buf_new(void)
 	return o;
 }
 
+/* A new buffer holding one REDIRECT. */
+static struct buf *redirect(const char *desc, unsigned int how)
+{
+	struct buf *o = buf_new();
+
+	put_redirect(o, desc, how);
+	return o;
+}
+
 /* ---------------------------------------------------------------- parser: headers */
 
 struct hdr_case {
@@ -433,6 +442,21 @@ static void fresh(struct fake *f)
 	f->detach_ret = 0;
 }
 
+/* A case on a new IPv4 connection, the fake host's answers reset. */
+static void case_v4(struct check *c, struct fake *f, const char *name)
+{
+	check_start(c, "%s", name);
+	conn_v4();
+	fresh(f);
+}
+
+/* Every case ends with nothing left behind. */
+static void case_done(struct check *c, struct fake *f)
+{
+	check_clean(c, f);
+	check_end(c);
+}
+
 /* The one expectation a plain redirect asks for. */
 static void check_plain_exp(struct check *c, const struct fake *f, int family,
 			    const char *src, const char *dst, unsigned int port)
@@ -587,9 +611,7 @@ static void test_plugin_plain(struct fake *f)
 	struct check c;
 	int v;
 
-	check_start(&c, "inline_redirect");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "inline_redirect");
 	put_redirect(b, DESC(OTHER, "40123"), 0);
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
@@ -601,71 +623,50 @@ static void test_plugin_plain(struct fake *f)
 	check_that(&c, priv_of()->version == TNS_PRIV_VERSION, "version %u", priv_of()->version);
 	check_end(&c);
 
-	check_start(&c, "inline_redirect_same_server");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(SERVER, "1522"), 0);
+	case_v4(&c, f, "inline_redirect_same_server");
+	b = redirect(DESC(SERVER, "1522"), 0);
 	srv(f, b);
 	check_plain_exp(&c, f, V4, CLIENT, SERVER, 1522);
 	check_detached(&c, f, 1);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "detach_off");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "detach_off");
 	check_that(&c, conn_configure(&conn, "tns_detach", "no") == 0, "configure");
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	b = redirect(DESC(OTHER, "40123"), 0);
 	srv(f, b);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
 	check_detached(&c, f, 0);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	/* an accepted session has nothing more for the helper: detach, so
 	 * its data is not queued */
-	check_start(&c, "accept_detaches");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "accept_detaches");
 	b = buf_new();
 	put_pkt(b, TNS_TYPE_ACCEPT, "\x01\x3a\x00\x00", 4, 0);
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
 	check_detached(&c, f, 1);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "accept_detach_off");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "accept_detach_off");
 	check_that(&c, conn_configure(&conn, "tns_detach", "no") == 0, "configure");
 	b = buf_new();
 	put_pkt(b, TNS_TYPE_ACCEPT, "\x01\x3a\x00\x00", 4, 0);
 	srv(f, b);
 	check_detached(&c, f, 0);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "detach_refused");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "detach_refused");
 	f->detach_ret = -EOPNOTSUPP;
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	b = redirect(DESC(OTHER, "40123"), 0);
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_detached(&c, f, 1);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "next_data");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, "", 0);
+	case_v4(&c, f, "next_data");
+	b = redirect("", 0);
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && f->n_detach == 0,
 		   "redirect alone: verdict %d, %u expectations", v, f->n_exp);
@@ -676,14 +677,10 @@ static void test_plugin_plain(struct fake *f)
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
 	check_detached(&c, f, 1);
 	check_that(&c, !(priv_of()->flags & TNS_PRIV_DATA_NEXT), "flag left set");
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "next_data_client_between");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, "", 0);
+	case_v4(&c, f, "next_data_client_between");
+	b = redirect("", 0);
 	srv(f, b);
 	d = buf_new();
 	put_pkt(d, TNS_TYPE_MARKER, "\x01\x00\x01", 3, 0);
@@ -693,26 +690,18 @@ static void test_plugin_plain(struct fake *f)
 	put_data(d, DESC(OTHER, "40123"), 0);
 	srv(f, d);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "next_data_same_segment");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, "", 0);
+	case_v4(&c, f, "next_data_same_segment");
+	b = redirect("", 0);
 	put_data(b, DESC(OTHER, "40123"), 0);
 	srv(f, b);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
 	check_detached(&c, f, 1);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "next_packet_not_data");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, "", 0);
+	case_v4(&c, f, "next_packet_not_data");
+	b = redirect("", 0);
 	srv(f, b);
 	d = buf_new();
 	put_pkt(d, TNS_TYPE_MARKER, "\x01\x00\x01", 3, 0);
@@ -721,83 +710,61 @@ static void test_plugin_plain(struct fake *f)
 	put_data(b, DESC(OTHER, "40123"), 0);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0 && f->n_detach == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "data_without_redirect");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "data_without_redirect");
 	b = buf_new();
 	put_data(b, DESC(OTHER, "40123"), 0);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "mixed_case_spaces");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, "( description = ( Address = ( Protocol = TCP ) ( host = " OTHER
+	case_v4(&c, f, "mixed_case_spaces");
+	b = redirect("( description = ( Address = ( Protocol = TCP ) ( host = " OTHER
 		     " ) ( Port = 40123 ) ) )", 0);
 	srv(f, b);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "ipv6_literal");
 	conn_v6();
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC("2001:db8:2::7", "40123"), 0);
+	b = redirect(DESC("2001:db8:2::7", "40123"), 0);
 	srv(f, b);
 	check_plain_exp(&c, f, V6, CLIENT6, "2001:db8:2::7", 40123);
 	check_detached(&c, f, 1);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "ipv6_brackets");
 	conn_v6();
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC("[2001:db8:2::7]", "40123"), 0);
+	b = redirect(DESC("[2001:db8:2::7]", "40123"), 0);
 	srv(f, b);
 	check_plain_exp(&c, f, V6, CLIENT6, "2001:db8:2::7", 40123);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "ipv4_on_ipv6");
 	conn_v6();
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	b = redirect(DESC(OTHER, "40123"), 0);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0 && f->n_detach == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "ipv6_on_ipv4");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC("2001:db8:2::7", "40123"), 0);
+	case_v4(&c, f, "ipv6_on_ipv4");
+	b = redirect(DESC("2001:db8:2::7", "40123"), 0);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "host_name");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC("db2.example.com", "40123"), 0);
+	case_v4(&c, f, "host_name");
+	b = redirect(DESC("db2.example.com", "40123"), 0);
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_that(&c, f->n_exp == 0 && f->n_detach == 0, "%u expectations", f->n_exp);
 	check_that(&c, f->n_log == 1 && strstr(f->log, "db2.example.com"), "log '%s'", f->log);
 	check_no_edit(&c, f);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	static const char *const unusable[] = { "0.0.0.0", "224.0.0.1", "239.1.2.3",
 						"255.255.255.255" };
@@ -818,38 +785,28 @@ static void test_plugin_plain(struct fake *f)
 	check_start(&c, "unusable_v6");
 	conn_v6();
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, "(ADDRESS=(HOST=::)(PORT=1522))", 0);
+	b = redirect("(ADDRESS=(HOST=::)(PORT=1522))", 0);
 	put_redirect(b, "(ADDRESS=(HOST=ff02::1)(PORT=1522))", 0);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "client_connect_ignored");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "client_connect_ignored");
 	b = buf_new();
 	put_pkt(b, TNS_TYPE_CONNECT, "\x01\x3a\x01\x2c" DESC(OTHER, "1521"),
 		4 + strlen(DESC(OTHER, "1521")), 0);
 	cli(f, b);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	b = redirect(DESC(OTHER, "40123"), 0);
 	cli(f, b);
 	check_that(&c, f->n_exp == 0 && f->n_log == 0 && f->n_detach == 0, "client read");
 	check_that(&c, priv_of()->version == 0, "client packet changed the state");
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "not_established");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	case_v4(&c, f, "not_established");
+	b = redirect(DESC(OTHER, "40123"), 0);
 	run_ctinfo(f, &conn, R, CTH_CT_RELATED_REPLY, srv_seq, b->b, b->n);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "expected_connection");
 	conn_v4();
@@ -857,8 +814,7 @@ static void test_plugin_plain(struct fake *f)
 	fresh(f);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0 && f->n_detach == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "udp_ignored");
 	conn_free(&conn);
@@ -866,15 +822,11 @@ static void test_plugin_plain(struct fake *f)
 	fresh(f);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "expect_refused_drops");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "expect_refused_drops");
 	f->expect_err = -EINVAL;
-	b = buf_new();
-	put_redirect(b, "", 0);
+	b = redirect("", 0);
 	put_data(b, DESC(OTHER, "40123"), 0);
 	v = srv_at(f, srv_seq, b);
 	check_that(&c, v == CTH_VERDICT_DROP, "verdict %d", v);
@@ -884,24 +836,16 @@ static void test_plugin_plain(struct fake *f)
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_ACCEPT, "retransmission: verdict %d", v);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "wide_header");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), B_WIDE);
+	case_v4(&c, f, "wide_header");
+	b = redirect(DESC(OTHER, "40123"), B_WIDE);
 	srv(f, b);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "retransmitted_redirect");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	case_v4(&c, f, "retransmitted_redirect");
+	b = redirect(DESC(OTHER, "40123"), 0);
 	{
 		uint32_t at = srv_seq;
 
@@ -910,8 +854,7 @@ static void test_plugin_plain(struct fake *f)
 		srv_at(f, at, b);
 	}
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 }
 
 /* ---------------------------------------------------------------- plugin: framing, hostile lengths */
@@ -922,23 +865,17 @@ static void test_plugin_framing(struct fake *f)
 	struct check c;
 	int v;
 
-	check_start(&c, "second_packet_in_segment");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "second_packet_in_segment");
 	b = buf_new();
 	put_pkt(b, TNS_TYPE_RESEND, "", 0, 0);
 	put_data(b, "\x01\x02\x03", 0);
 	put_redirect(b, DESC(OTHER, "40123"), 0);
 	srv(f, b);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "truncated_header");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	case_v4(&c, f, "truncated_header");
+	b = redirect(DESC(OTHER, "40123"), 0);
 	{
 		struct buf head = { .n = 5 }, rest = { .n = b->n - 5 };
 
@@ -951,15 +888,11 @@ static void test_plugin_framing(struct fake *f)
 		srv(f, &rest);
 		check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "truncated_header_old_host");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "truncated_header_old_host");
 	f->ctx.host = &fake_host_old;
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	b = redirect(DESC(OTHER, "40123"), 0);
 	{
 		struct buf head = { .n = 5 }, rest = { .n = b->n - 5 };
 
@@ -969,12 +902,9 @@ static void test_plugin_framing(struct fake *f)
 		srv(f, &rest);
 		check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "redirect_across_segments");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "redirect_across_segments");
 	b = buf_new();
 	put_pkt(b, TNS_TYPE_RESEND, "", 0, 0);
 	put_redirect(b, DESC(OTHER, "40123"), 0);
@@ -991,12 +921,9 @@ static void test_plugin_framing(struct fake *f)
 		srv(f, &rest);
 		check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "long_data_skipped");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "long_data_skipped");
 	{
 		/* a 3000-byte DATA packet in three segments; the middle one
 		 * holds what looks like a REDIRECT and is not a header */
@@ -1019,12 +946,9 @@ static void test_plugin_framing(struct fake *f)
 		srv(f, &three);
 		check_plain_exp(&c, f, V4, CLIENT, OTHER, 40999);
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "long_data_retransmitted_start");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "long_data_retransmitted_start");
 	{
 		struct buf one = { .n = 0 };
 		uint8_t body[2992] = { 0 };
@@ -1039,12 +963,9 @@ static void test_plugin_framing(struct fake *f)
 		srv_at(f, at, &one);
 		check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "recut_retransmission_keeps_framing");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "recut_retransmission_keeps_framing");
 	{
 		/* A (1500 bytes) then B (3000): seg2 ends A and starts B; its
 		 * retransmission starts inside A, which is no header, and must
@@ -1077,12 +998,9 @@ static void test_plugin_framing(struct fake *f)
 		srv(f, &three);
 		check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "lost_segment_resyncs");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "lost_segment_resyncs");
 	{
 		struct buf one = { .n = 0 }, two = { .n = 0 };
 		uint8_t body[2992] = { 0 };
@@ -1095,57 +1013,38 @@ static void test_plugin_framing(struct fake *f)
 		srv(f, &two);
 		check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "data_length_beyond_packet");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	case_v4(&c, f, "data_length_beyond_packet");
+	b = redirect(DESC(OTHER, "40123"), 0);
 	tns_put16(b->b + 8, (uint32_t)(b->n - 10 + 1));
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "data_length_huge");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "data_length_huge");
 	tns_put16(b->b + 8, 0xffff);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "data_length_shorter_cuts_descriptor");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	case_v4(&c, f, "data_length_shorter_cuts_descriptor");
+	b = redirect(DESC(OTHER, "40123"), 0);
 	tns_put16(b->b + 8, 20);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "header_length_beyond_segment");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	case_v4(&c, f, "header_length_beyond_segment");
+	b = redirect(DESC(OTHER, "40123"), 0);
 	tns_put16(b->b, 60000);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0 && !f->keep_asked, "%u expectations, kept %d", f->n_exp,
 		   f->keep_asked);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "header_length_kept_then_garbage");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	case_v4(&c, f, "header_length_kept_then_garbage");
+	b = redirect(DESC(OTHER, "40123"), 0);
 	tns_put16(b->b, (uint32_t)(b->n + 100));
 	srv(f, b);
 	check_that(&c, f->n_exp == 0 && f->keep_asked, "%u expectations, kept %d", f->n_exp,
@@ -1157,102 +1056,72 @@ static void test_plugin_framing(struct fake *f)
 	/* the descriptor is whole inside its data length: a lying header
 	 * length changes nothing else */
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "header_length_short");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	case_v4(&c, f, "header_length_short");
+	b = redirect(DESC(OTHER, "40123"), 0);
 	tns_put16(b->b, 9);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "header_length_below_8");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "header_length_below_8");
 	tns_put16(b->b, 3);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
 	check_that(&c, !(priv_of()->flags & TNS_PRIV_SYNC), "still in sync");
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "header_length_cuts_descriptor");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	case_v4(&c, f, "header_length_cuts_descriptor");
+	b = redirect(DESC(OTHER, "40123"), 0);
 	tns_put16(b->b, 40);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "redirect_too_long_to_keep");
-	conn_v4();
-	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	case_v4(&c, f, "redirect_too_long_to_keep");
+	b = redirect(DESC(OTHER, "40123"), 0);
 	tns_put16(b->b, TNS_KEEP_MAX + 1);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0 && !f->keep_asked && f->n_log == 1, "kept %d",
 		   f->keep_asked);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "short_redirect");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "short_redirect");
 	b = buf_new();
 	put_pkt(b, TNS_TYPE_REDIRECT, "\x00", 1, 0);
 	put_data(b, DESC(OTHER, "40123"), 0);
 	srv(f, b);
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "garbage_segment");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "garbage_segment");
 	b = buf_new();
 	memcpy(b->b, "HELLO (HOST=10.0.0.7)(PORT=1)", 29);
 	b->n = 29;
 	srv(f, b);
 	check_that(&c, f->n_exp == 0 && !(priv_of()->flags & TNS_PRIV_SYNC), "%u expectations",
 		   f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "corrupt_state_reset");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "corrupt_state_reset");
 	memset(conn.priv, 0xa5, sizeof(conn.priv));
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	b = redirect(DESC(OTHER, "40123"), 0);
 	srv(f, b);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
 	check_that(&c, priv_of()->version == TNS_PRIV_VERSION, "version %u", priv_of()->version);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
-	check_start(&c, "unaligned_state");
-	conn_v4();
-	fresh(f);
+	case_v4(&c, f, "unaligned_state");
 	{
 		uint8_t raw[CTH_PRIV_MAX + 1] = { 0 };
 
-		b = buf_new();
-		put_redirect(b, "", 0);
+		b = redirect("", 0);
 		run_state(f, &conn, R, CTH_CT_ESTABLISHED_REPLY, srv_seq, b->b, b->n, raw + 1);
 		check_that(&c, raw[1] == TNS_PRIV_VERSION && (raw[2] & TNS_PRIV_DATA_NEXT),
 			   "state %u %u", raw[1], raw[2]);
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 }
 
 /* ---------------------------------------------------------------- plugin: NAT */
@@ -1267,16 +1136,14 @@ static void test_plugin_nat(struct fake *f)
 	conn_v4();
 	conn_snat(&conn, PUB, 61000);
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(SERVER, "40123"), 0);
+	b = redirect(DESC(SERVER, "40123"), 0);
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_nat_exp(&c, f, V4, SERVER, 40123, SERVER, 40123);
 	check_no_edit(&c, f);
 	check_same(&c, f, b);
 	check_detached(&c, f, 1);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "snat_port_taken");
 	conn_v4();
@@ -1284,99 +1151,84 @@ static void test_plugin_nat(struct fake *f)
 	fresh(f);
 	f->busy[f->n_busy++] = 40123;
 	f->busy[f->n_busy++] = 40124;
-	b = buf_new();
-	put_redirect(b, DESC(SERVER, "40123"), B_CSUM);
+	b = redirect(DESC(SERVER, "40123"), B_CSUM);
 	srv(f, b);
 	check_that(&c, f->n_exp == 3, "%u tries", f->n_exp);
 	check_nat_exp(&c, f, V4, SERVER, 40125, SERVER, 40123);
 	check_rewritten(&c, f, false, false, DESC(SERVER, "40125"));
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "snat_port_shorter");
 	conn_v4();
 	conn_snat(&conn, PUB, 61000);
 	fresh(f);
 	f->busy[f->n_busy++] = 9999;
-	b = buf_new();
-	put_redirect(b, DESC(SERVER, "9999"), 0);
+	b = redirect(DESC(SERVER, "9999"), 0);
 	srv(f, b);
 	check_nat_exp(&c, f, V4, SERVER, 10000, SERVER, 9999);
 	check_rewritten(&c, f, false, false, DESC(SERVER, "10000"));
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "dnat_server_grows");
 	conn_v4();
 	conn_dnat(&conn, PUB, 1521);
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(SERVER, "40123"), 0);
+	b = redirect(DESC(SERVER, "40123"), 0);
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_nat_exp(&c, f, V4, PUB, 40123, SERVER, 40123);
 	check_rewritten(&c, f, false, false, DESC(PUB, "40123"));
 	check_that(&c, f->out_len == b->n + 3, "length %zu, want %zu", f->out_len, b->n + 3);
 	check_detached(&c, f, 1);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "dnat_server_shrinks");
 	conn_free(&conn);
 	conn_init(&conn, V4, TCP, CLIENT, 40000, "10.100.200.250", 1521);
 	conn_dnat(&conn, "1.2.3.4", 1521);
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC("10.100.200.250", "40123"), B_CSUM);
+	b = redirect(DESC("10.100.200.250", "40123"), B_CSUM);
 	srv(f, b);
 	check_nat_exp(&c, f, V4, "1.2.3.4", 40123, "10.100.200.250", 40123);
 	check_rewritten(&c, f, false, false, DESC("1.2.3.4", "40123"));
 	check_that(&c, f->out_len == b->n - 7, "length %zu, want %zu", f->out_len, b->n - 7);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "dnat_server_wide");
 	conn_v4();
 	conn_dnat(&conn, PUB, 1521);
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(SERVER, "40123"), B_WIDE | B_CSUM);
+	b = redirect(DESC(SERVER, "40123"), B_WIDE | B_CSUM);
 	srv(f, b);
 	check_rewritten(&c, f, false, true, DESC(PUB, "40123"));
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "dnat_public_address_announced");
 	conn_v4();
 	conn_dnat(&conn, PUB, 1521);
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(PUB, "40123"), 0);
+	b = redirect(DESC(PUB, "40123"), 0);
 	srv(f, b);
 	check_nat_exp(&c, f, V4, PUB, 40123, SERVER, 40123);
 	check_no_edit(&c, f);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "dnat_and_snat");
 	conn_v4();
 	conn_dnat(&conn, PUB, 1521);
 	conn_snat(&conn, "10.0.0.1", 61000);
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(SERVER, "40123"), 0);
+	b = redirect(DESC(SERVER, "40123"), 0);
 	srv(f, b);
 	check_nat_exp(&c, f, V4, PUB, 40123, SERVER, 40123);
 	check_rewritten(&c, f, false, false, DESC(PUB, "40123"));
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "dnat_next_data");
 	conn_v4();
 	conn_dnat(&conn, PUB, 1521);
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, "", 0);
+	b = redirect("", 0);
 	srv(f, b);
 	check_no_edit(&c, f);
 	d = buf_new();
@@ -1398,8 +1250,7 @@ static void test_plugin_nat(struct fake *f)
 		srv(f, d);
 		check_that(&c, f->n_exp == 0 && f->n_mangle == 0, "later DATA read");
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "dnat_two_packets_in_segment");
 	conn_v4();
@@ -1421,120 +1272,102 @@ static void test_plugin_nat(struct fake *f)
 		check_that(&c, f->out_len == w->n && memcmp(f->out, w->b, w->n) == 0,
 			   "segment differs");
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "dnat_ipv6");
 	conn_v6();
 	conn_dnat(&conn, PUB6, 1521);
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC("2001:0db8:0002:0000:0000:0000:0000:0005", "40123"), 0);
+	b = redirect(DESC("2001:0db8:0002:0000:0000:0000:0000:0005", "40123"), 0);
 	srv(f, b);
 	check_nat_exp(&c, f, V6, PUB6, 40123, SERVER6, 40123);
 	check_rewritten(&c, f, false, false, DESC(PUB6, "40123"));
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "dnat_ipv6_brackets_kept");
 	conn_v6();
 	conn_dnat(&conn, PUB6, 1521);
 	fresh(f);
 	f->busy[f->n_busy++] = 40123;
-	b = buf_new();
-	put_redirect(b, DESC("[" SERVER6 "]", "40123"), 0);
+	b = redirect(DESC("[" SERVER6 "]", "40123"), 0);
 	srv(f, b);
 	check_nat_exp(&c, f, V6, PUB6, 40124, SERVER6, 40123);
 	check_rewritten(&c, f, false, false, DESC("[" PUB6 "]", "40124"));
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "dnat_spaces_kept");
 	conn_v4();
 	conn_dnat(&conn, PUB, 1521);
 	fresh(f);
 	f->busy[f->n_busy++] = 1522;
-	b = buf_new();
-	put_redirect(b, "(address=(host = " SERVER " )(port= 1522 ))", 0);
+	b = redirect("(address=(host = " SERVER " )(port= 1522 ))", 0);
 	srv(f, b);
 	check_rewritten(&c, f, false, false, "(address=(host = " PUB " )(port= 1523 ))");
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "snat_third_host");
 	conn_v4();
 	conn_snat(&conn, PUB, 61000);
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	b = redirect(DESC(OTHER, "40123"), 0);
 	srv(f, b);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
 	check_no_edit(&c, f);
 	check_detached(&c, f, 1);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "dnat_third_host");
 	conn_v4();
 	conn_dnat(&conn, PUB, 1521);
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(OTHER, "40123"), 0);
+	b = redirect(DESC(OTHER, "40123"), 0);
 	srv(f, b);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
 	check_no_edit(&c, f);
 	check_that(&c, f->n_log == 1 && strstr(f->log, "DNAT"), "log '%s'", f->log);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "nat_no_free_port");
 	conn_v4();
 	conn_dnat(&conn, PUB, 1521);
 	fresh(f);
 	f->busy_left = 1000;
-	b = buf_new();
-	put_redirect(b, DESC(SERVER, "40123"), 0);
+	b = redirect(DESC(SERVER, "40123"), 0);
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_DROP, "verdict %d", v);
 	check_that(&c, f->n_exp == TNS_NAT_PORT_TRIES, "%u tries", f->n_exp);
 	check_that(&c, f->n_detach == 0 && f->n_mangle == 0, "detached or edited");
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "nat_port_search_stops_at_65535");
 	conn_v4();
 	conn_dnat(&conn, PUB, 1521);
 	fresh(f);
 	f->busy_left = 1000;
-	b = buf_new();
-	put_redirect(b, DESC(SERVER, "65530"), 0);
+	b = redirect(DESC(SERVER, "65530"), 0);
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_DROP && f->n_exp == 6, "verdict %d, %u tries", v,
 		   f->n_exp);
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "nat_mangle_fails");
 	conn_v4();
 	conn_dnat(&conn, PUB, 1521);
 	fresh(f);
 	f->mangle_err = -ENOMEM;
-	b = buf_new();
-	put_redirect(b, DESC(SERVER, "40123"), 0);
+	b = redirect(DESC(SERVER, "40123"), 0);
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_DROP, "verdict %d", v);
 	check_that(&c, f->n_ctl == 1 && f->ctl[0].op == CTH_EXPECT_OP_REMOVE &&
 		   f->ctl[0].exp.dport == 40123, "expectation not taken back");
 	check_that(&c, f->n_detach == 0, "detached");
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "nat_split_redirect_untranslated");
 	conn_v4();
 	conn_dnat(&conn, PUB, 1521);
 	fresh(f);
-	b = buf_new();
-	put_redirect(b, DESC(SERVER, "40123"), 0);
+	b = redirect(DESC(SERVER, "40123"), 0);
 	{
 		struct buf head = { .n = 20 }, rest = { .n = b->n - 20 };
 
@@ -1546,8 +1379,7 @@ static void test_plugin_nat(struct fake *f)
 		check_that(&c, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && f->n_mangle == 0,
 			   "verdict %d, %u expectations, %u edits", v, f->n_exp, f->n_mangle);
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 
 	check_start(&c, "nat_data_length_overflow");
 	conn_v4();
@@ -1574,8 +1406,7 @@ static void test_plugin_nat(struct fake *f)
 			   "expectation not taken back");
 		free(pkt);
 	}
-	check_clean(&c, f);
-	check_end(&c);
+	case_done(&c, f);
 }
 
 /* ---------------------------------------------------------------- plugin: fuzzing */
