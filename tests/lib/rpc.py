@@ -39,6 +39,8 @@ import struct
 import sys
 import time
 
+from agent import Log, bad_command, client_agent, recv_exact
+
 PMAP_PROG, RPCB_PROG = 100000, 100000
 PMAPPROC_SET, PMAPPROC_GETPORT = 1, 3
 RPCBPROC_GETADDR = 3
@@ -92,20 +94,6 @@ def recv_record(sock, deadline):
             return out
 
 
-def recv_exact(sock, n, deadline):
-    buf = b""
-    while len(buf) < n:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("timed out after %d of %d bytes" % (len(buf), n))
-        sock.settimeout(left)
-        b = sock.recv(n - len(buf))
-        if not b:
-            raise EOFError("connection closed after %d of %d bytes" % (len(buf), n))
-        buf += b
-    return buf
-
-
 def udp_call(host, port, msg, xid, wait, resend, sock=None):
     s = sock or socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
                               socket.SOCK_DGRAM)
@@ -149,15 +137,6 @@ def tcp_call(sock, msg, xid, wait):
 
 
 # ------------------------------------------------------------ service
-
-class Log:
-    def __init__(self, path):
-        self.f = open(path, "a", encoding="utf-8") if path else sys.stdout
-
-    def __call__(self, msg):
-        self.f.write("%.3f %s\n" % (time.time(), msg))
-        self.f.flush()
-
 
 def register(prog, prot, port, log):
     """PMAPPROC_SET over UDP to 127.0.0.1:111 from a privileged port."""
@@ -349,17 +328,10 @@ def rpc_case(words):
     return "RESULT %s %s port=%s uaddr=%s why=%s" % (cid, verdict, port, uaddr, why)
 
 
-def client_agent():
-    print("ready", flush=True)
-    for line in sys.stdin:
-        words = line.split()
-        if not words:
-            continue
-        if words[0] in ("getport", "getaddr") and len(words) == 6:
-            print(rpc_case(words), flush=True)
-        else:
-            print("RESULT %s ERROR bad command: %s" % (words[1] if len(words) > 1 else "-", line.strip()),
-                  flush=True)
+def command(words):
+    if words[0] in ("getport", "getaddr") and len(words) == 6:
+        return rpc_case(words)
+    return bad_command(words)
 
 
 def main():
@@ -368,7 +340,7 @@ def main():
     if sys.argv[1] == "service":
         service(sys.argv[2:])
     elif sys.argv[1] == "client-agent":
-        client_agent()
+        client_agent(command)
     else:
         sys.exit(__doc__)
 

@@ -53,6 +53,8 @@ import sys
 import threading
 import time
 
+from agent import Log, bad_command, client_agent, recv_exact
+
 CONNECT, ACCEPT, REFUSE, REDIRECT, DATA = 1, 2, 4, 5, 6
 CONTROL_WAIT = 5.0     # s for each step on the control connection
 CONNECT_WAIT = 2.5     # s for the follow-up connection (SYN retried at 1 s)
@@ -61,20 +63,6 @@ SPLIT_PAUSE = 0.3
 
 def packet(ptype, body):
     return struct.pack(">HHBBH", 8 + len(body), 0, ptype, 0, 0) + body
-
-
-def recv_exact(sock, n, deadline):
-    buf = b""
-    while len(buf) < n:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise TimeoutError("timed out after %d of %d bytes" % (len(buf), n))
-        sock.settimeout(left)
-        b = sock.recv(n - len(buf))
-        if not b:
-            raise EOFError("connection closed after %d of %d bytes" % (len(buf), n))
-        buf += b
-    return buf
 
 
 def recv_packet(sock, deadline):
@@ -114,17 +102,6 @@ def descriptor(variant, host, port):
 
 
 # ------------------------------------------------------------ server
-
-class Log:
-    def __init__(self, path):
-        self.f = open(path, "a", encoding="utf-8") if path else sys.stdout
-        self.lock = threading.Lock()
-
-    def __call__(self, msg):
-        with self.lock:
-            self.f.write("%.3f %s\n" % (time.time(), msg))
-            self.f.flush()
-
 
 def listen_all(port):
     socks = []
@@ -328,15 +305,7 @@ def command(words):
                         len(words) == 6 and words[5] == "hold")
     if words[0] == "more" and len(words) == 3:
         return more(words[1], int(words[2]))
-    return "RESULT %s ERROR bad command: %s" % (words[1] if len(words) > 1 else "-", " ".join(words))
-
-
-def client_agent():
-    print("ready", flush=True)
-    for line in sys.stdin:
-        words = line.split()
-        if words:
-            print(command(words), flush=True)
+    return bad_command(words)
 
 
 def main():
@@ -345,7 +314,7 @@ def main():
     if sys.argv[1] == "server":
         server(sys.argv[2:])
     elif sys.argv[1] == "client-agent":
-        client_agent()
+        client_agent(command)
     elif sys.argv[1] == "client" and len(sys.argv) == 5:
         line = tns_case("1", sys.argv[2], sys.argv[3], sys.argv[4], False)
         print(line)
