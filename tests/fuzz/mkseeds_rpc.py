@@ -11,10 +11,9 @@ payload).  Addresses as fuzz_rpc.c builds them: client 192.168.1.10 /
 2001:db8::10 port 812, server 198.51.100.2 / 2001:db8:1::2 port 111,
 NAT address 203.0.113.5 / 2001:db8:ffff::1.
 """
-import os
 import struct
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from mkseeds import write
 
 F_IPV6, F_TCP, F_SNAT, F_DNAT, F_STATE, F_EXPECTED = 1, 2, 4, 8, 16, 32
 H_PERMANENT, H_OLD_HOST, H_TCP_NEW, H_CTL_FAIL = 1, 2, 4, 8
@@ -152,17 +151,6 @@ SEEDS = {
     "seed-v4-udp-state": seed(F_STATE, [pkt(port_reply(31, 2049), P_REPLY)],
                               state=struct.pack("<I", 31) + b"\0" * 20 + bytes([0x09, 0, 0, 0, 1, 0, 0, 0])),
 }
-
-
-def write(target, seeds):
-    d = os.path.join(HERE, "corpus", target)
-    os.makedirs(d, exist_ok=True)
-    for name in os.listdir(d):
-        if name.startswith("seed-"):
-            os.unlink(os.path.join(d, name))
-    for name, data in seeds.items():
-        with open(os.path.join(d, name), "wb") as f:
-            f.write(data)
 
 
 if __name__ == "__main__":

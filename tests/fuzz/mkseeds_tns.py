@@ -14,7 +14,7 @@ fuzz_tns.c builds: client 192.168.1.10 / 2001:db8:1::10, listener 10.0.0.5
 import os
 import struct
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from mkseeds import HERE, write
 
 # flags
 IPV6, SNAT, DNAT, CLIENT, TURN, EXPECTED, TRUNCATED, GAP = (1 << i for i in range(8))
@@ -94,15 +94,8 @@ SEEDS = {
 
 
 def main():
-    out = os.path.join(HERE, "corpus", "fuzz_tns")
-    os.makedirs(out, exist_ok=True)
-    for name in os.listdir(out):
-        if name.startswith("seed-"):
-            os.unlink(os.path.join(out, name))
-    for name, blob in sorted(SEEDS.items()):
-        with open(os.path.join(out, name), "wb") as f:
-            f.write(blob)
-    print("%d seeds in %s" % (len(SEEDS), out))
+    write("fuzz_tns", SEEDS)
+    print("%d seeds in %s" % (len(SEEDS), os.path.join(HERE, "corpus", "fuzz_tns")))
 
 
 if __name__ == "__main__":
