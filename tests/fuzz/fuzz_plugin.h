@@ -10,7 +10,7 @@
  * every edit inside the payload and after the kept bytes, never two over
  * one byte, none without NAT; every keep offset inside the payload; no
  * set_mark.  What else a plugin may ask for, the target says in its
- * struct fzp_target; fzp_init() takes it.
+ * struct fzp_target fzp_target.
  */
 #ifndef CTH_FUZZ_PLUGIN_H
 #define CTH_FUZZ_PLUGIN_H
@@ -69,11 +69,14 @@ struct fzp_target {
 	int (*detach)(struct cth_ctx *ctx);     /* NULL: a detach is a bug */
 	bool may_set_timeout;
 	bool server_edits_only, server_keeps_only;
+	uint8_t h_old_host, h_tcp_new;  /* these host byte bits: no cth_keep(), TCP not established */
 	/* after every packet (NULL: nothing more to check) */
 	void (*after)(struct fz_conn *fc, enum cth_dir dir, const struct fzp_out *o);
 };
 
-static const struct fzp_target *fzp;
+/* Each target defines its own. */
+static const struct fzp_target fzp_target;
+static const struct fzp_target *fzp = &fzp_target;
 /* Read from the input by the target. */
 static uint8_t host_bits, expect_mode;
 static bool fzp_old_host;       /* no cth_keep() */
@@ -217,13 +220,24 @@ static int fzp_wrap_packet(struct cth_ctx *ctx, const struct cth_packet *pkt, vo
 static struct cth_plugin_desc wrap_desc;
 static const struct plugin wrap_pl = { .desc = &wrap_desc };
 
-/* For LLVMFuzzerInitialize. */
-static void fzp_init(const struct fzp_target *t)
+int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	(void)argc;
+	(void)argv;
 	fz_init();
-	fzp = t;
 	wrap_desc = cth_plugin;
 	wrap_desc.packet = fzp_wrap_packet;
+	return 0;
+}
+
+/* What every input starts with after its flags: the host byte and the
+ * expect mode. */
+static void fzp_read_head(struct fz *in)
+{
+	host_bits = fz_u8(in);
+	expect_mode = fz_u8(in);
+	fzp_old_host = host_bits & fzp->h_old_host;
+	fzp_tcp_new = host_bits & fzp->h_tcp_new;
 }
 
 /* ------------------------------------------------------------ the connection */

@@ -170,7 +170,7 @@ static void fz_after(struct fz_conn *fc, enum cth_dir dir, const struct fzp_out 
 /* The seeds' addresses (mkseeds_rpc.py, like tests/unit/test_rpc.c): the
  * client at port 812 asks the server's 111 and shows as PUB:40000 under
  * SNAT. */
-static const struct fzp_target rpc_target = {
+static const struct fzp_target fzp_target = {
 	.name = "rpc",
 	.n_classes = RPC_CLASSES,
 	.v4 = { "192.168.1.10", "198.51.100.2", "203.0.113.5", "203.0.113.6" },
@@ -179,6 +179,8 @@ static const struct fzp_target rpc_target = {
 	.dport = 111,
 	.snat_port = 40000,
 	.tcp_flags = 0x10,      /* ACK */
+	.h_old_host = H_OLD_HOST,
+	.h_tcp_new = H_TCP_NEW,
 	.expect_fn = fz_expect_fn,
 	.expect_ctl_fn = fz_expect_ctl_fn,
 	.check_exp = fz_check_exp,
@@ -187,14 +189,6 @@ static const struct fzp_target rpc_target = {
 	.after = fz_after,
 };
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fzp_init(&rpc_target);
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct fz_conn fc;
@@ -202,10 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t flags = fz_u8(&in);
 	uint8_t state[CTH_PRIV_MAX];
 
-	host_bits = fz_u8(&in);
-	expect_mode = fz_u8(&in);
-	fzp_old_host = host_bits & H_OLD_HOST;
-	fzp_tcp_new = host_bits & H_TCP_NEW;
+	fzp_read_head(&in);
 
 	fzp_conn_init(&fc, flags & F_IPV6, flags & F_TCP ? IPPROTO_TCP : IPPROTO_UDP,
 		      flags & F_SNAT, flags & F_DNAT, flags & F_EXPECTED);

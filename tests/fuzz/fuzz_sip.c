@@ -104,7 +104,7 @@ static int wrap_expect_ctl(struct cth_ctx *ctx, unsigned int op, const struct ct
 /* The seeds' addresses (mkseeds.py, like tests/unit/test_sip.c): the
  * phone (FZ_CLIENT) calls the proxy on 5060 and shows as PUB:5062 under
  * SNAT. */
-static const struct fzp_target sip_target = {
+static const struct fzp_target fzp_target = {
 	.name = "sip",
 	.n_classes = SIP_CLASSES,
 	.v4 = { "192.168.1.10", "198.51.100.2", "203.0.113.5", "203.0.113.6" },
@@ -113,20 +113,14 @@ static const struct fzp_target sip_target = {
 	.dport = 5060,
 	.snat_port = 5062,
 	.tcp_flags = 0x10,      /* ACK */
+	.h_old_host = H_OLD_HOST,
+	.h_tcp_new = H_TCP_NEW,
 	.expect_fn = fz_expect_fn,
 	.expect_ctl_fn = fz_expect_ctl_fn,
 	.check_exp = fz_check_exp,
 	.expect_ctl = wrap_expect_ctl,
 	.may_set_timeout = true,
 };
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fzp_init(&sip_target);
-	return 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -135,11 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t flags = fz_u8(&in);
 	size_t n1;
 
-	host_bits = fz_u8(&in);
-	expect_mode = fz_u8(&in);
+	fzp_read_head(&in);
 	n1 = fz_u16(&in);
-	fzp_old_host = host_bits & H_OLD_HOST;
-	fzp_tcp_new = host_bits & H_TCP_NEW;
 
 	fzp_conn_init(&fc, flags & F_IPV6, flags & F_TCP ? IPPROTO_TCP : IPPROTO_UDP,
 		      flags & F_SNAT, flags & F_DNAT, flags & F_EXPECTED);

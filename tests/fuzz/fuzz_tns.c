@@ -155,7 +155,7 @@ static void fz_after(struct fz_conn *fc, enum cth_dir dir, const struct fzp_out 
 
 /* The seeds' addresses (mkseeds_tns.py, like tests/unit/test_tns.c): the
  * client calls the listener on 1521 and shows as PUB:61000 under SNAT. */
-static const struct fzp_target tns_target = {
+static const struct fzp_target fzp_target = {
 	.name = "tns",
 	.n_classes = TNS_CLASSES,
 	.v4 = { "192.168.1.10", "10.0.0.5", "203.0.113.5", "203.0.113.6" },
@@ -164,6 +164,8 @@ static const struct fzp_target tns_target = {
 	.dport = 1521,
 	.snat_port = 61000,
 	.tcp_flags = 0x18,      /* PSH, ACK */
+	.h_old_host = H_OLD_HOST,
+	.h_tcp_new = H_TCP_NEW,
 	.expect_fn = fz_expect_fn,
 	.expect_ctl_fn = fz_expect_ctl_fn,
 	.check_exp = fz_check_exp,
@@ -174,14 +176,6 @@ static const struct fzp_target tns_target = {
 	.after = fz_after,
 };
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fzp_init(&tns_target);
-	return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct fz_conn fc;
@@ -189,11 +183,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t flags = fz_u8(&in);
 	size_t n1;
 
-	host_bits = fz_u8(&in);
-	expect_mode = fz_u8(&in);
+	fzp_read_head(&in);
 	n1 = fz_u16(&in);
-	fzp_old_host = host_bits & H_OLD_HOST;
-	fzp_tcp_new = host_bits & H_TCP_NEW;
 
 	fzp_conn_init(&fc, flags & F_IPV6, IPPROTO_TCP, flags & F_SNAT, flags & F_DNAT,
 		      flags & F_EXPECTED);
