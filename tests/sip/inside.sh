@@ -34,9 +34,7 @@ SIPPY=$REPO/tests/lib/sip.py
 SCEN=$REPO/tests/sip
 W=/tmp/sip
 LOGS=${VM_RESULTS:-$W}/logs
-CTH_BUILD=${CTH_BUILD:-build}
-case $CTH_BUILD in /*) BUILD=$CTH_BUILD ;; *) BUILD=$REPO/$CTH_BUILD ;; esac
-CTHELPERD=$BUILD/cthelperd
+suite_build_dir
 # The SDP audio port each side announces (RTCP: +1), by namespace; the
 # video port (never used during a call: the after-BYE check) is 2 above.
 # The media listeners are bound to all four for the whole run.
@@ -58,12 +56,7 @@ mkdir -p "$W" "$LOGS"
 
 IMPLS=("$@")
 [ ${#IMPLS[@]} -gt 0 ] || IMPLS=(none cthelperd kernel)
-for impl in "${IMPLS[@]}"; do
-	case $impl in
-	none|cthelperd|kernel) ;;
-	*) echo "FAIL e2e-sip/args: unknown implementation '$impl' (none cthelperd kernel)"; exit 1 ;;
-	esac
-done
+check_impls e2e-sip none cthelperd kernel
 # The kernel's helper last: it is unloaded afterwards, and while it is
 # loaded a user-space "sip" helper cannot be registered (EBUSY).
 SORTED=()
@@ -192,24 +185,6 @@ sipp_start() {
 	SIPP_PID=$!
 }
 
-# Under TCG every process the test starts costs a good part of a second,
-# so the polls below use bash builtins only and count wall-clock time, not
-# rounds.
-# until_ms MS: set the deadline MS from now; before_deadline: not yet.
-until_ms() { DEADLINE=$((${EPOCHREALTIME/./} + $1 * 1000)); }
-before_deadline() { ((${EPOCHREALTIME/./} < DEADLINE)); }
-# nap SECONDS: sleep without a process (read with a timeout on a FIFO
-# nobody writes to).
-NAP_FD=
-nap() {
-	if [ -z "$NAP_FD" ]; then
-		mkfifo "$W/nap" 2>/dev/null
-		exec {NAP_FD}<>"$W/nap"
-	fi
-	read -r -t "$1" -u "$NAP_FD" _
-	return 0
-}
-
 # wait_listen NS udp|tcp FAMILY: up to 5 s for a socket bound to port 5060
 # (UDP) or listening on it (TCP) in NS.  Read from /proc/PID/net of the
 # namespace's media agent: the namespace's own view, without entering it.
@@ -224,22 +199,6 @@ wait_listen() {
 			# "  sl  local_address rem_address   st ...", port in hex
 			[[ $line =~ ^\ *[0-9]+:\ [0-9A-F]+:13C4\ [0-9A-F]+:[0-9A-F]+\ $state\  ]] && return 0
 		done
-		before_deadline || return 1
-		nap 0.1
-	done
-}
-
-# wait_for FILE ERE MS: until FILE has a line matching the ERE.
-wait_for() {
-	local file=$1 re=$2 line lines
-	until_ms "$3"
-	while :; do
-		if [ -e "$file" ]; then
-			mapfile -t lines <"$file"
-			for line in "${lines[@]}"; do
-				[[ $line =~ $re ]] && return 0
-			done
-		fi
 		before_deadline || return 1
 		nap 0.1
 	done
@@ -295,12 +254,12 @@ call_begin() {
 		UAC_PID=$SIPP_PID
 	fi
 	CALL_STEP=invite
-	if ! wait_for "$CALLEE.msg" '^(UDP|TCP) message received' "$INVITE_WAIT"; then
+	if ! wait_line "$CALLEE.msg" '^(UDP|TCP) message received' "$INVITE_WAIT"; then
 		CALL_WHY="the callee did not receive the INVITE within $((INVITE_WAIT / 1000)) s"
 		return 1
 	fi
 	CALL_STEP=ack
-	if ! wait_for "$CALLEE.msg" '^ACK ' "$ACK_WAIT"; then
+	if ! wait_line "$CALLEE.msg" '^ACK ' "$ACK_WAIT"; then
 		CALL_WHY="the callee got the INVITE but no ACK within $((ACK_WAIT / 1000)) s (the 200 or the ACK was lost)"
 		return 1
 	fi
@@ -320,7 +279,7 @@ split_start() {
 		"$PY" -u "$SIPPY" split-call "$ip" "$dial" "$dport" "$media" "$CALL_ID" "$CALLER.msg" \
 		<"$W/split.in" >"$CALLER.out" 2>&1 &
 	UAC_PID=$!
-	if ! wait_for "$CALLER.out" '^(segments|error)' 20000; then
+	if ! wait_line "$CALLER.out" '^(segments|error)' 20000; then
 		CALL_WHY="tests/lib/sip.py did not send its INVITE within 20 s: $(tail -n 3 "$CALLER.out" | tr '\n' ' ')"
 		return 1
 	fi
@@ -405,7 +364,7 @@ start_agents() {
 		AGENT_PID[$ns]=$!
 	done
 	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
-		wait_for "$W/media-$ns.log" '^ready' 20000 ||
+		wait_line "$W/media-$ns.log" '^ready' 20000 ||
 			{ echo "FAIL e2e-sip/media-agents: $(head -n 3 "$W/media-$ns.log")"; return 1; }
 	done
 }
@@ -932,31 +891,13 @@ EOF
 }
 
 # Delete whatever user-space sip helpers are left (after topo_ct_del!).
-delete_helpers() {
-	local fam l4
-	for fam in inet inet6; do
-		for l4 in udp tcp; do
-			nfct helper disable sip $fam $l4 >/dev/null 2>&1
-			nfct helper delete sip $fam $l4 >/dev/null 2>&1
-		done
-	done
-	if nfct_helpers | grep -q 'name = '; then
-		echo "helpers still registered: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
-}
+delete_helpers() { delete_user_helpers sip "udp tcp"; }
 
 # impl_start IMPL: make IMPL the active sip helper and load the CT rules
 # (not for none).  Sets START_WHY on failure.
 impl_start() {
 	local impl=$1
-	START_WHY=
-	topo_ct_del
-	topo_flush_conntrack
-	if [ -n "$(nfct_helpers)" ]; then
-		START_WHY="kernel helpers left over: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
+	clean_slate || return 1
 	case $impl in
 	none)
 		topo_assert_no_kernel_helper sip 2>"$W/ksip.out" ||
@@ -988,17 +929,14 @@ impl_start() {
 }
 
 impl_stop() {
-	local impl=$1 left
+	local impl=$1
 	# Rules first: deleting a helper a rule still names leaks it (kernel bug).
 	topo_ct_del
 	case $impl in
 	cthelperd) stop_cthelperd ;;
 	kernel) rmmod nf_nat_sip nf_conntrack_sip 2>&1 | sed 's/^/  rmmod: /' ;;
 	esac
-	if ! left=$(delete_helpers 2>&1); then
-		echo "FAIL e2e-sip/$impl/cleanup: kernel helpers left behind that cannot be deleted; later columns are not trustworthy: $left"
-	fi
-	topo_flush_conntrack
+	helpers_gone_or_say e2e-sip "$impl"
 }
 
 run_impl() {
@@ -1042,18 +980,8 @@ run_impl() {
 }
 
 print_table() {
-	local impl case w=18
-	echo
-	echo "SIP end-to-end, side by side (blocked = media / the call to the phone stopped by the firewall, as it must be without a helper; n/s = not started; - = not run):"
-	printf '  %-18s' scenario
-	for impl in "${IMPLS[@]}"; do printf ' %-*s' $w "${COLNAME[$impl]}"; done
-	echo
-	for case in "${CASES[@]}"; do
-		printf '  %-18s' "$case"
-		for impl in "${IMPLS[@]}"; do printf ' %-*s' $w "${CELL[$impl/$case]:--}"; done
-		echo
-	done
-	echo
+	print_cells "SIP end-to-end, side by side (blocked = media / the call to the phone stopped by the firewall, as it must be without a helper; n/s = not started; - = not run):" \
+		scenario 18 18 "${CASES[@]}"
 }
 
 # shellcheck disable=SC2317  # runs from the EXIT trap
@@ -1069,21 +997,9 @@ trap cleanup EXIT
 
 T0=$SECONDS
 progress "topology"
-if ! command -v sipp >/dev/null; then
-	echo "FAIL e2e-sip/sipp: sipp is not installed (apt-get install sip-tester; make deps)"
-	exit 1
-fi
-if ! topo_setup || ! topo_firewall sip; then
-	echo "FAIL e2e-sip/topology: setup failed"
-	exit 1
-fi
+require_tools e2e-sip "apt-get install sip-tester" sipp
+suite_topology e2e-sip sip
 progress "media agents"
 start_agents || exit 1
-for impl in "${IMPLS[@]}"; do
-	run_impl "$impl"
-	say "$impl done at $((SECONDS - T0)) s"
-done
-print_table
-say "sip scenarios took $((SECONDS - T0)) s inside the VM; logs in ${VM_HOST_RESULTS:-${VM_RESULTS:-$W}}/logs"
-topo_teardown
+run_suite "sip scenarios"
 exit 0

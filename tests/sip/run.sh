@@ -9,10 +9,6 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/rundir.sh
 . tests/vm/rundir.sh
-RES=$(rundir_new build/vm/sip) || exit 1
-export VM_PASS_ENV="${VM_PASS_ENV:-} CTH_BUILD SIP_ONLY"
-start=$SECONDS
-tests/vm/run.sh --timeout "${SIP_VM_TIMEOUT:-600}" --results "$RES" tests/sip/inside.sh "$@"
-rc=$?
-echo "sip: whole run (boot included) took $((SECONDS - start)) s; logs in $RES/logs"
-exit $rc
+# shellcheck source=tests/lib/vmsuite.sh
+. tests/lib/vmsuite.sh
+suite_boot sip "${SIP_VM_TIMEOUT:-600}" "CTH_BUILD SIP_ONLY" "$@"
