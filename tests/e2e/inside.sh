@@ -44,9 +44,7 @@ PY=/usr/bin/python3
 FTP="$REPO/tests/lib/ftp.py"
 W=/tmp/e2e
 LOGS=${VM_RESULTS:-$W}/logs
-CTH_BUILD=${CTH_BUILD:-build}
-case $CTH_BUILD in /*) BUILD=$CTH_BUILD ;; *) BUILD=$REPO/$CTH_BUILD ;; esac
-CTHELPERD=$BUILD/cthelperd
+suite_build_dir
 KMOD=${CTH_KMOD:-build/kmod/cthelperd_nfnl.ko}
 META=$W/ftproot/testfile.meta
 # Extra files the server serves (ftp.py server --file NAME:SIZE[:KIND]).
@@ -72,12 +70,7 @@ if [ ${#IMPLS[@]} -eq 0 ]; then
 	fi
 	IMPLS+=(kernel)
 fi
-for impl in "${IMPLS[@]}"; do
-	case $impl in
-	none|conntrackd|cthelperd|kernel|cthelperd-kmod) ;;
-	*) echo "FAIL e2e/args: unknown implementation '$impl' (none conntrackd cthelperd kernel cthelperd-kmod)"; exit 1 ;;
-	esac
-done
+check_impls e2e none conntrackd cthelperd kernel cthelperd-kmod
 
 # Rows of the table, in order, including cases only some columns run.
 # name  family  client-mode  topology-mode
@@ -249,31 +242,13 @@ stop_conntrackd() {
 }
 
 # Delete whatever user-space helpers are left (after topo_ct_del!).
-delete_helpers() {
-	local fam
-	for fam in inet inet6; do
-		if nfct_helpers | grep -q "name = ftp,.*l3protonum = $([ $fam = inet ] && echo 2 || echo 10),"; then
-			nfct helper disable ftp $fam tcp >/dev/null 2>&1
-			nfct helper delete ftp $fam tcp 2>&1 | sed 's/^/  nfct: /'
-		fi
-	done
-	if nfct_helpers | grep -q 'name = '; then
-		echo "  helpers still registered: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
-}
+delete_helpers() { delete_user_helpers ftp tcp; }
 
 # impl_start IMPL: make IMPL the active FTP helper and load the CT rules.
 # Sets START_WHY on failure.
 impl_start() {
 	local impl=$1
-	START_WHY=
-	topo_ct_del
-	topo_flush_conntrack
-	if [ -n "$(nfct_helpers)" ]; then
-		START_WHY="kernel helpers left over from an earlier implementation: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
+	clean_slate || return 1
 	case $impl in
 	none)
 		topo_assert_no_kernel_ftp || { START_WHY="nf_conntrack_ftp is loaded"; return 1; }
@@ -904,24 +879,14 @@ run_impl() {
 }
 
 print_table() {
-	local impl name line w=16 cols=()
+	local impl SHOWN=()
 	# "-": the column does not run the case
 	for impl in none cthelperd cthelperd-kmod conntrackd kernel; do
-		[[ " ${IMPLS[*]} " == *" $impl "* ]] && cols+=("$impl")
+		[[ " ${IMPLS[*]} " == *" $impl "* ]] && SHOWN+=("$impl")
 	done
-	echo
-	echo "FTP end-to-end, side by side (blocked = data connection stopped by the firewall, as it must be without a helper; n/s = not started):"
-	printf '  %-18s' scenario
-	for impl in "${cols[@]}"; do printf ' %-*s' $w "${COLNAME[$impl]:-$impl}"; done
-	echo
-	for line in "${CASES[@]}" "${NOHELP_CASES[@]}" "${ZONE_CASES[@]}" dup-masq-port gso-masq-port \
-		"${EXTRA_CASES[@]}" nft-example; do
-		read -r name _ <<<"$line"
-		printf '  %-18s' "$name"
-		for impl in "${cols[@]}"; do printf ' %-*s' $w "${CELL[$impl/$name]:--}"; done
-		echo
-	done
-	echo
+	print_cells "FTP end-to-end, side by side (blocked = data connection stopped by the firewall, as it must be without a helper; n/s = not started):" \
+		scenario 18 16 "${CASES[@]}" "${NOHELP_CASES[@]}" "${ZONE_CASES[@]}" dup-masq-port \
+		gso-masq-port "${EXTRA_CASES[@]}" nft-example
 }
 
 # shellcheck disable=SC2317  # runs from the EXIT trap
@@ -935,18 +900,10 @@ trap cleanup EXIT
 
 T0=$SECONDS
 progress "topology"
-if ! topo_setup; then
-	echo "FAIL e2e/topology: setup failed"
-	exit 1
-fi
+suite_topology e2e
 progress "ftp server"
 start_ftp_server || exit 1
-for impl in "${IMPLS[@]}"; do
-	run_impl "$impl"
-	[ "$impl" = cthelperd ] && want nft-example && run_nft_example
-	say "$impl done at $((SECONDS - T0)) s"
-done
-print_table
-say "e2e scenarios took $((SECONDS - T0)) s inside the VM; logs in ${VM_HOST_RESULTS:-${VM_RESULTS:-$W}}/logs"
-topo_teardown
+# shellcheck disable=SC2317  # called by run_suite
+after_impl() { [ "$1" != cthelperd ] || ! want nft-example || run_nft_example; }
+run_suite "e2e scenarios"
 exit 0

@@ -9,6 +9,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/rundir.sh
 . tests/vm/rundir.sh
+# shellcheck source=tests/lib/vmsuite.sh
+. tests/lib/vmsuite.sh
 RES=$(rundir_new build/vm/e2e) || exit 1
 # kmod/'s module (cthelperd-kmod column) may be rebuilt by tests/kmod/run.sh
 # while this run goes on: the VM gets a copy taken now.
@@ -16,9 +18,4 @@ KO=${CTH_KMOD:-build/kmod/cthelperd_nfnl.ko}
 if [ -f "$KO" ] && mkdir -p "$RES/kmod" && cp "$KO" "$RES/kmod/cthelperd_nfnl.ko"; then
 	export CTH_KMOD=$RES/kmod/cthelperd_nfnl.ko
 fi
-export VM_PASS_ENV="${VM_PASS_ENV:-} CTH_BUILD CTH_KMOD E2E_ONLY"
-start=$SECONDS
-tests/vm/run.sh --timeout "${E2E_TIMEOUT:-1500}" --results "$RES" tests/e2e/inside.sh "$@"
-rc=$?
-echo "e2e: whole run (boot included) took $((SECONDS - start)) s; logs in $RES/logs"
-exit $rc
+suite_boot e2e "${E2E_TIMEOUT:-1500}" "CTH_BUILD CTH_KMOD E2E_ONLY" "$@"
