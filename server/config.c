@@ -145,22 +145,48 @@ const struct cfg_bits cfg_families = {
 		   [CTH_PROTO_TCP | CTH_PROTO_UDP] = "both" },
 };
 
+static int cfg_server_plugin_dir(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	return cfg_set_plugin_dir(p->cfg, v);
+}
+
+static int cfg_server_log_level(struct cfg_parse *p, const char *k, const char *v)
+{
+	int l = log_level_parse(v);
+
+	(void)k;
+	if (l < 0) {
+		cfg_error(p->cfg, p->line, "log_level: '%s' is not one of error, warning, notice, info, debug", v);
+		return 0;
+	}
+	p->cfg->log_level = l;
+	return 0;
+}
+
+/* The parser looks keys up here and tests/unit/test_docs.c checks that
+ * cthelperd.conf(5) documents each: one list, so neither can drift. */
+const struct cfg_key cfg_server_keys[] = {
+	{ .name = "plugin_dir", .set = cfg_server_plugin_dir },
+	{ .name = "log_level", .set = cfg_server_log_level },
+	{ .name = NULL },
+};
+
+static const struct cfg_key *cfg_key_find(const struct cfg_key *keys, const char *k)
+{
+	for (; keys->name; keys++)
+		if (strcmp(keys->name, k) == 0)
+			return keys;
+	return NULL;
+}
+
 static int cfg_server_key(struct cfg_parse *p, const char *k, const char *v)
 {
 	struct cfg *cfg = p->cfg;
+	const struct cfg_key *key = cfg_key_find(cfg_server_keys, k);
 
-	if (strcmp(k, "plugin_dir") == 0)
-		return cfg_set_plugin_dir(cfg, v);
-	if (strcmp(k, "log_level") == 0) {
-		int l = log_level_parse(v);
-
-		if (l < 0) {
-			cfg_error(cfg, p->line, "log_level: '%s' is not one of error, warning, notice, info, debug", v);
-			return 0;
-		}
-		cfg->log_level = l;
-		return 0;
-	}
+	if (key)
+		return key->set(p, k, v);
 	if (strcmp(k, "control_socket") == 0 || strcmp(k, "user") == 0) {
 		cfg_error(cfg, p->line, "'%s' is not supported by this version of cthelperd", k);
 		return 0;
@@ -187,7 +213,7 @@ static struct cfg_policy *cfg_policy_get(struct cfg_parse *p, const char *cls)
 /* policy.CLASS.max = N / policy.CLASS.timeout = SECONDS */
 static void cfg_policy_key(struct cfg_parse *p, const char *k, const char *v)
 {
-	const char *cls = k + strlen("policy.");
+	const char *cls = k + strlen(CFG_POLICY_PREFIX);
 	const char *dot = strrchr(cls, '.');
 	char name[CTH_NAME_LEN];
 	struct cfg_policy *pol;
@@ -237,47 +263,124 @@ static int cfg_bits_key(struct cfg_parse *p, const char *v,
 	return 0;
 }
 
+static int cfg_helper_plugin(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	if (!cfg_name_ok(v, 64)) {
+		cfg_error(p->cfg, p->line, "plugin: '%s' is not a plugin name ([A-Za-z0-9_-])", v);
+		return 0;
+	}
+	return cfg_set_str(&p->cur->plugin, v) ? -ENOMEM : 0;
+}
+
+/* whether the plugin supports the choice is checked once it is loaded */
+static int cfg_helper_family(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	p->cur->family_line = p->line;
+	return cfg_bits_key(p, v, &cfg_families, &p->cur->families);
+}
+
+static int cfg_helper_protocol(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	p->cur->protocol_line = p->line;
+	return cfg_bits_key(p, v, &cfg_protocols, &p->cur->protocols);
+}
+
+static int cfg_helper_queue(struct cfg_parse *p, const char *k, const char *v)
+{
+	uint32_t n;
+
+	(void)k;
+	if (cfg_parse_u32(v, 0, 65535, &n))
+		cfg_error(p->cfg, p->line, "queue: '%s' is not a number in 0..65535", v);
+	else
+		p->cur->queue = (uint16_t)n;
+	return 0;
+}
+
+static int cfg_helper_queue_len(struct cfg_parse *p, const char *k, const char *v)
+{
+	uint32_t n;
+
+	(void)k;
+	if (cfg_parse_u32(v, 1, 1u << 24, &n))
+		cfg_error(p->cfg, p->line, "queue_len: '%s' is not a number in 1..16777216", v);
+	else
+		p->cur->queue_len = n;
+	return 0;
+}
+
+static int cfg_helper_fail_open(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	if (cfg_parse_bool(v, &p->cur->fail_open))
+		cfg_error(p->cfg, p->line, "fail_open: '%s' is not yes or no", v);
+	return 0;
+}
+
+int cfg_ports_parse(const char *v, uint16_t *ports, size_t max, size_t *n)
+{
+	size_t got = 0;
+
+	while (*v) {
+		char *end;
+		unsigned long port;
+
+		v += strspn(v, " \t,");
+		if (!*v)
+			break;
+		if (*v < '0' || *v > '9' || got == max)
+			return -EINVAL;
+		errno = 0;
+		port = strtoul(v, &end, 10);
+		if (errno || port == 0 || port > 65535 ||
+		    (*end && !strchr(" \t,", *end)))
+			return -EINVAL;
+		ports[got++] = (uint16_t)port;
+		v = end;
+	}
+	if (got == 0)
+		return -EINVAL;
+	*n = got;
+	return 0;
+}
+
+/* Only --print-rules reads it: the daemon never filters by port (the
+ * firewall rules decide which connections are helped). */
+static int cfg_helper_rule_ports(struct cfg_parse *p, const char *k, const char *v)
+{
+	struct cfg_helper *h = p->cur;
+
+	(void)k;
+	if (cfg_ports_parse(v, h->rule_ports, CFG_MAX_RULE_PORTS, &h->n_rule_ports))
+		cfg_error(p->cfg, p->line, "rule_ports: '%s' is not a list of 1..%d ports in 1..65535",
+			  v, CFG_MAX_RULE_PORTS);
+	return 0;
+}
+
+/* Daemon keys of [helper NAME]; policy.CLASS.* and plugin keys are not
+ * names but patterns, handled in cfg_helper_key(). */
+const struct cfg_key cfg_helper_keys[] = {
+	{ .name = "plugin", .set = cfg_helper_plugin },
+	{ .name = "family", .set = cfg_helper_family },
+	{ .name = "protocol", .set = cfg_helper_protocol },
+	{ .name = "queue", .set = cfg_helper_queue },
+	{ .name = "queue_len", .set = cfg_helper_queue_len },
+	{ .name = "fail_open", .set = cfg_helper_fail_open },
+	{ .name = "rule_ports", .set = cfg_helper_rule_ports },
+	{ .name = NULL },
+};
+
 static int cfg_helper_key(struct cfg_parse *p, const char *k, const char *v)
 {
 	struct cfg_helper *h = p->cur;
-	uint32_t n;
+	const struct cfg_key *key = cfg_key_find(cfg_helper_keys, k);
 
-	if (strcmp(k, "plugin") == 0) {
-		if (!cfg_name_ok(v, 64)) {
-			cfg_error(p->cfg, p->line, "plugin: '%s' is not a plugin name ([A-Za-z0-9_-])", v);
-			return 0;
-		}
-		return cfg_set_str(&h->plugin, v) ? -ENOMEM : 0;
-	}
-	/* whether the plugin supports the choice is checked once it is loaded */
-	if (strcmp(k, "family") == 0) {
-		h->family_line = p->line;
-		return cfg_bits_key(p, v, &cfg_families, &h->families);
-	}
-	if (strcmp(k, "protocol") == 0) {
-		h->protocol_line = p->line;
-		return cfg_bits_key(p, v, &cfg_protocols, &h->protocols);
-	}
-	if (strcmp(k, "queue") == 0) {
-		if (cfg_parse_u32(v, 0, 65535, &n))
-			cfg_error(p->cfg, p->line, "queue: '%s' is not a number in 0..65535", v);
-		else
-			h->queue = (uint16_t)n;
-		return 0;
-	}
-	if (strcmp(k, "queue_len") == 0) {
-		if (cfg_parse_u32(v, 1, 1u << 24, &n))
-			cfg_error(p->cfg, p->line, "queue_len: '%s' is not a number in 1..16777216", v);
-		else
-			h->queue_len = n;
-		return 0;
-	}
-	if (strcmp(k, "fail_open") == 0) {
-		if (cfg_parse_bool(v, &h->fail_open))
-			cfg_error(p->cfg, p->line, "fail_open: '%s' is not yes or no", v);
-		return 0;
-	}
-	if (strncmp(k, "policy.", 7) == 0) {
+	if (key)
+		return key->set(p, k, v);
+	if (strncmp(k, CFG_POLICY_PREFIX, strlen(CFG_POLICY_PREFIX)) == 0) {
 		cfg_policy_key(p, k, v);
 		return 0;
 	}

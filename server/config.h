@@ -12,6 +12,9 @@
 #define CFG_MAX_OPTS     32
 #define CFG_MAX_POLICIES 8
 #define CFG_DEFAULT_QUEUE_LEN 4096u
+#define CFG_MAX_RULE_PORTS 16
+/* policy.CLASS.max / policy.CLASS.timeout */
+#define CFG_POLICY_PREFIX "policy."
 
 /* A key the daemon does not know: handed to the plugin's configure(). */
 struct cfg_opt {
@@ -39,6 +42,8 @@ struct cfg_helper {
 	uint16_t queue;
 	uint32_t queue_len;
 	bool fail_open;
+	size_t n_rule_ports;  /* rule_ports: read by --print-rules only */
+	uint16_t rule_ports[CFG_MAX_RULE_PORTS];
 	size_t n_policies;
 	struct cfg_policy policies[CFG_MAX_POLICIES];
 	size_t n_opts;
@@ -61,6 +66,20 @@ struct cfg_bits {
 	const char *names[4];
 };
 extern const struct cfg_bits cfg_families, cfg_protocols;
+
+struct cfg_parse;
+/* A daemon key and what sets it (NULL name ends a table).  Returns 0 (a
+ * bad value is reported and counted) or a negative errno that stops the
+ * parse (-ENOMEM). */
+struct cfg_key {
+	const char *name;
+	int (*set)(struct cfg_parse *p, const char *k, const char *v);
+};
+/* The keys [server] and [helper NAME] accept: the parser's own tables. */
+extern const struct cfg_key cfg_server_keys[], cfg_helper_keys[];
+
+/* "P[,P...]" (commas or blanks) into ports[0..max); 0 or -EINVAL. */
+int cfg_ports_parse(const char *v, uint16_t *ports, size_t max, size_t *n);
 
 /* Parse FILE.  Errors are printed as "FILE:LINE: message" to stderr.
  * Returns 0 with *out set, or a negative errno (-EINVAL: bad config). */
