@@ -17,6 +17,7 @@
 #include "cthelper.h"
 #include "kcheck.h"
 #include "log.h"
+#include "rules.h"
 #include "runtime.h"
 #include "worker.h"
 
@@ -36,6 +37,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: cthelperd [-c FILE] [-n] [-d] [-h] [-V] [--check-kernel] [--release]\n"
+		"                 [--print-rules nft|iptables]\n"
 		"User-space connection tracking helper server for Linux netfilter.\n"
 		"\n"
 		"  -c, --config FILE  configuration file (default %s)\n"
@@ -52,6 +54,10 @@ static void usage(FILE *out)
 		"                     rule still names them): after a crash or kill -9\n"
 		"                     helpers stay ENABLED and new connections on their\n"
 		"                     ports break until this runs or cthelperd restarts\n"
+		"      --print-rules KIND\n"
+		"                     print the nft or iptables rules (KIND) that\n"
+		"                     attach FILE's helpers, then exit; load them\n"
+		"                     only while cthelperd runs\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
 		"\n"
@@ -196,6 +202,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "check-kernel", no_argument, NULL, 'K' },
 		{ "release", no_argument, NULL, 'R' },
+		{ "print-rules", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct daemon_state d;
@@ -203,7 +210,7 @@ int main(int argc, char **argv)
 	bool check = false, detach = false, release = false;
 	struct cfg *cfg;
 	struct runtime *rt;
-	int c;
+	int c, rules = -1;
 
 	while ((c = getopt_long(argc, argv, "c:ndhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -213,6 +220,13 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'K': return kcheck_run();
 		case 'R': release = true; break;
+		case 'P':
+			if ((rules = rules_kind_parse(optarg)) < 0) {
+				fprintf(stderr, "cthelperd: --print-rules: '%s' is not nft or iptables\n", optarg);
+				usage(stderr);
+				return 2;
+			}
+			break;
 		case 'V': printf("cthelperd %s (plugin ABI %u)\n", CTH_VERSION, CTH_ABI_VERSION); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -227,6 +241,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (rules >= 0 && (check || detach || release)) {
+		fprintf(stderr, "cthelperd: --print-rules goes without -n, -d and --release\n");
+		usage(stderr);
+		return 2;
+	}
 	if (cfg_load(file, &cfg) < 0)
 		return 1;
 	/* --release reports every helper at notice: never hide that */
@@ -236,6 +255,12 @@ int main(int argc, char **argv)
 		return 1;
 	if (release)
 		return daemon_release(rt);
+	if (rules >= 0) {
+		int rc = rules_print(stdout, rt, (enum rules_kind)rules);
+
+		runtime_free(rt);
+		return rc < 0 ? 1 : 0;
+	}
 	if (check) {
 		printf("%s: configuration OK: %zu helper(s), %zu plugin(s)\n",
 		       file, rt->n_inst, rt->n_plugins);
