@@ -5,6 +5,7 @@
  * exactly one line per call, which makes the count exact.
  */
 #include <errno.h>
+#include <grp.h>
 #include <ini.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -164,11 +165,54 @@ static int cfg_server_log_level(struct cfg_parse *p, const char *k, const char *
 	return 0;
 }
 
+static int cfg_server_control_socket(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	if (v[0] != '/' || strlen(v) >= CFG_SOCKET_PATH_MAX) {
+		cfg_error(p->cfg, p->line, "control_socket: '%s' is not an absolute path shorter than %d bytes",
+			  v, CFG_SOCKET_PATH_MAX);
+		return 0;
+	}
+	return cfg_set_str(&p->cfg->control_socket, v);
+}
+
+static int cfg_server_control_mode(struct cfg_parse *p, const char *k, const char *v)
+{
+	char *end;
+	unsigned long m;
+
+	(void)k;
+	errno = 0;
+	m = strtoul(v, &end, 8);
+	if (*v < '0' || *v > '7' || errno || *end || m > 0777) {
+		cfg_error(p->cfg, p->line, "control_mode: '%s' is not an octal mode from 0 to 0777", v);
+		return 0;
+	}
+	p->cfg->control_mode = (uint32_t)m;
+	return 0;
+}
+
+static int cfg_server_control_group(struct cfg_parse *p, const char *k, const char *v)
+{
+	struct group *g = getgrnam(v);
+
+	(void)k;
+	if (!g) {
+		cfg_error(p->cfg, p->line, "control_group: no group '%s'", v);
+		return 0;
+	}
+	p->cfg->control_gid = (long)g->gr_gid;
+	return 0;
+}
+
 /* The parser looks keys up here and tests/unit/test_docs.c checks that
  * cthelperd.conf(5) documents each: one list, so neither can drift. */
 const struct cfg_key cfg_server_keys[] = {
 	{ .name = "plugin_dir", .set = cfg_server_plugin_dir },
 	{ .name = "log_level", .set = cfg_server_log_level },
+	{ .name = "control_socket", .set = cfg_server_control_socket },
+	{ .name = "control_mode", .set = cfg_server_control_mode },
+	{ .name = "control_group", .set = cfg_server_control_group },
 	{ .name = NULL },
 };
 
@@ -187,7 +231,7 @@ static int cfg_server_key(struct cfg_parse *p, const char *k, const char *v)
 
 	if (key)
 		return key->set(p, k, v);
-	if (strcmp(k, "control_socket") == 0 || strcmp(k, "user") == 0) {
+	if (strcmp(k, "user") == 0) {
 		cfg_error(cfg, p->line, "'%s' is not supported by this version of cthelperd", k);
 		return 0;
 	}
@@ -490,6 +534,8 @@ int cfg_load(const char *file, struct cfg **out)
 		return -ENOMEM;
 	}
 	cfg->log_level = LOG_L_INFO;
+	cfg->control_mode = 0600;
+	cfg->control_gid = -1;
 	p.cfg = cfg;
 	p.fp = fopen(file, "r");
 	if (!p.fp) {
@@ -527,6 +573,7 @@ void cfg_free(struct cfg *cfg)
 		}
 	}
 	free(cfg->plugin_dir);
+	free(cfg->control_socket);
 	free(cfg->file);
 	free(cfg);
 }

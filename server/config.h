@@ -12,6 +12,8 @@
 #define CFG_MAX_OPTS     32
 #define CFG_MAX_POLICIES 8
 #define CFG_DEFAULT_QUEUE_LEN 4096u
+/* sun_path holds 108 bytes, the NUL included */
+#define CFG_SOCKET_PATH_MAX 108
 #define CFG_MAX_RULE_PORTS 16
 /* policy.CLASS.max / policy.CLASS.timeout */
 #define CFG_POLICY_PREFIX "policy."
@@ -54,6 +56,9 @@ struct cfg {
 	char *file;
 	char *plugin_dir;
 	int log_level;
+	char *control_socket;     /* NULL: no control socket */
+	uint32_t control_mode;    /* permissions of the socket file */
+	long control_gid;         /* -1: the daemon's group */
 	size_t n_helpers;
 	struct cfg_helper helpers[CFG_MAX_HELPERS];
 	size_t n_errors;
