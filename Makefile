@@ -26,7 +26,7 @@ PLUGINS    := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard plugins/*/*.c))))
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lev -ldl -lpthread
 
-.PHONY: all deps check unit unit-asan e2e demo bench clean
+.PHONY: all deps check unit unit-asan e2e demo bench clean install uninstall
 all: $(B)/cthelperd $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so)
 
 # --- SDK utility library: linked statically into plugins (PIC) ---------
@@ -48,9 +48,13 @@ $(B)/cthelperd: $(SERVER_SRC:server/%.c=$(B)/server/%.o)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 
 VERSION    ?= 0.1.0
-PLUGIN_DIR ?= /usr/local/lib/cthelperd
-SYSCONF    ?= /usr/local/etc
-SYSCONF    ?= /etc
+# Compiled in as defaults and used by `make install`: one set of paths.
+PREFIX     ?= /usr/local
+SBINDIR    ?= $(PREFIX)/sbin
+PLUGIN_DIR ?= $(PREFIX)/lib/cthelperd
+SYSCONF    ?= $(PREFIX)/etc
+MANDIR     ?= $(PREFIX)/share/man
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
 
 $(B) $(B)/sdk $(B)/plugins $(B)/server $(B)/tests:
 	mkdir -p $@
@@ -72,3 +76,55 @@ bench: all
 
 clean:
 	rm -rf $(B) build-asan
+
+# --- install ------------------------------------------------------------
+# Installs what $(B) holds and builds nothing: `make install B=build-asan`
+# must not rebuild the sanitizer build with other CFLAGS.  Optional parts
+# (cthelperctl, the systemd unit) are installed when they exist.  An
+# existing cthelperd.conf is the operator's and is never overwritten: the
+# example then goes next to it as cthelperd.conf.example.
+INSTALL      ?= install
+INST_SBIN    := $(B)/cthelperd $(wildcard $(B)/cthelperctl)
+INST_PLUGINS := $(PLUGINS:%=$(B)/plugins/%.so)
+INST_MAN8    := $(wildcard docs/man/*.8)
+INST_MAN5    := $(wildcard docs/man/*.5)
+INST_UNIT    := $(wildcard conf/cthelperd.service)
+# the example's plugin_dir is the build tree's, and the docs name the
+# default paths: the installed copies name the configured ones
+INST_SED     := -e 's|^plugin_dir *=.*|plugin_dir = $(PLUGIN_DIR)|' \
+                -e 's|/usr/local/sbin|$(SBINDIR)|g' \
+                -e 's|/usr/local/etc|$(SYSCONF)|g' \
+                -e 's|/usr/local/lib/cthelperd|$(PLUGIN_DIR)|g'
+CONF_DEST     = $(DESTDIR)$(SYSCONF)/cthelperd.conf
+
+install:
+	@for f in $(INST_SBIN) $(INST_PLUGINS); do \
+	  [ -f "$$f" ] || { echo "install: $$f missing: run make B=$(B) first" >&2; exit 1; }; done
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SYSCONF) \
+	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5
+	$(INSTALL) -m 0755 $(INST_SBIN) $(DESTDIR)$(SBINDIR)/
+	$(INSTALL) -m 0644 $(INST_PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/
+	@for m in $(INST_MAN8) $(INST_MAN5); do \
+	  d=$(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; echo "sed ... $$m > $$d"; \
+	  sed $(INST_SED) $$m > $$d && chmod 0644 $$d || exit 1; done
+	sed $(INST_SED) conf/cthelperd.conf > $(CONF_DEST).new
+	@if [ -e $(CONF_DEST) ]; then \
+	  mv -f $(CONF_DEST).new $(CONF_DEST).example; chmod 0644 $(CONF_DEST).example; \
+	  echo "install: kept $(CONF_DEST); the example is $(CONF_DEST).example"; \
+	else mv -f $(CONF_DEST).new $(CONF_DEST); chmod 0644 $(CONF_DEST); fi
+ifneq ($(INST_UNIT),)
+	$(INSTALL) -d $(DESTDIR)$(UNITDIR)
+	sed $(INST_SED) $(INST_UNIT) > $(DESTDIR)$(UNITDIR)/cthelperd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/cthelperd.service
+endif
+
+# cthelperd.conf stays (the operator's); everything else install may have
+# put there goes, whether or not this tree still builds it.
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/cthelperd $(DESTDIR)$(SBINDIR)/cthelperctl
+	rm -f $(PLUGINS:%=$(DESTDIR)$(PLUGIN_DIR)/%.so)
+	-rmdir $(DESTDIR)$(PLUGIN_DIR) 2>/dev/null
+	rm -f $(INST_MAN8:docs/man/%=$(DESTDIR)$(MANDIR)/man8/%)
+	rm -f $(INST_MAN5:docs/man/%=$(DESTDIR)$(MANDIR)/man5/%)
+	rm -f $(DESTDIR)$(MANDIR)/man8/cthelperctl.8
+	rm -f $(DESTDIR)$(UNITDIR)/cthelperd.service $(CONF_DEST).example
