@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * make install / make uninstall into a temporary DESTDIR, from the build
+ * under test ($CTH_BUILD, set by tests/run.sh, which runs tests from the
+ * repository root).  install builds nothing, so this is safe for the
+ * sanitizer build too.  The installed daemon must accept the installed
+ * config once its plugin_dir is moved under DESTDIR.
+ */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define PREFIX "/usr/local"
+
+static const char *build;
+static char dest[] = "/tmp/cth-test-install-XXXXXX";
+
+static char *path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A few formatted paths at a time, for building arguments inline. */
+static char *path(const char *fmt, ...)
+{
+	static char buf[4][1024];
+	static unsigned int next;
+	char *p = buf[next++ % 4];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p, sizeof(buf[0]), fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+/* A make run must not see the make that may have started the tests. */
+static int run(const char *cmd)
+{
+	char full[2048];
+
+	snprintf(full, sizeof(full),
+		 "env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS %s >%s/out.txt 2>&1", cmd, dest);
+	return system(full);
+}
+
+static int make(const char *target)
+{
+	return run(path("make -s %s DESTDIR=%s PREFIX=" PREFIX " B=%s", target, dest, build));
+}
+
+static void print_out(void)
+{
+	char line[512];
+	FILE *f = fopen(path("%s/out.txt", dest), "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		printf("#   %s", line);
+	if (f)
+		fclose(f);
+}
+
+static bool is_file(const char *p, bool exec)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (!exec || access(p, X_OK) == 0);
+}
+
+static bool file_has_line(const char *p, const char *want)
+{
+	char line[1024];
+	FILE *f = fopen(p, "r");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strcmp(line, want) == 0;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void check_installed(const char *name, const char *p, bool exec)
+{
+	CHECK(path("install/%s", name), is_file(p, exec), "%s missing%s", p,
+	      exec ? " or not executable" : "");
+}
+
+static void check_plugins(void)
+{
+	DIR *d = opendir(path("%s/plugins", build));
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+
+		if (len < 4 || strcmp(e->d_name + len - 3, ".so") != 0)
+			continue;
+		n++;
+		check_installed(path("plugin-%s", e->d_name),
+				path("%s" PREFIX "/lib/cthelperd/%s", dest, e->d_name), false);
+	}
+	if (d)
+		closedir(d);
+	CHECK("install/plugins-found", n > 0, "no plugin in %s/plugins", build);
+}
+
+/* The daemon checks the installed config against the installed plugins. */
+static void check_config_runs(void)
+{
+	char conf[1024], sbin[1024];
+	int rc;
+
+	/* copies: path()'s buffers are reused */
+	snprintf(conf, sizeof(conf), "%s" PREFIX "/etc/cthelperd.conf", dest);
+	snprintf(sbin, sizeof(sbin), "%s" PREFIX "/sbin/cthelperd", dest);
+
+	CHECK("install/config-plugin-dir",
+	      file_has_line(conf, "plugin_dir = " PREFIX "/lib/cthelperd\n"),
+	      "%s does not point at the installed plugins", conf);
+	rc = run(path("sed -i 's|^plugin_dir = .*|plugin_dir = %s" PREFIX "/lib/cthelperd|' %s",
+		      dest, conf));
+	CHECK("install/config-moved", rc == 0, "sed: %d", rc);
+	rc = run(path("%s -n -c %s", sbin, conf));
+	CHECK("install/config-checks", rc == 0, "cthelperd -n: %d", rc);
+	if (rc)
+		print_out();
+	rc = run(path("%s --print-rules nft -c %s", sbin, conf));
+	CHECK("install/print-rules", rc == 0 &&
+	      file_has_line(path("%s/out.txt", dest), "\tct helper cth-ftp-tcp {\n"),
+	      "cthelperd --print-rules nft: %d", rc);
+}
+
+/* A second install keeps the operator's config and adds the example. */
+static void check_reinstall(void)
+{
+	char conf[1024];
+	int rc = make("install");
+
+	snprintf(conf, sizeof(conf), "%s" PREFIX "/etc/cthelperd.conf", dest);
+
+	CHECK("install/reinstall", rc == 0, "make install again: %d", rc);
+	CHECK("install/config-kept", !file_has_line(conf, "plugin_dir = " PREFIX "/lib/cthelperd\n"),
+	      "%s was overwritten", conf);
+	check_installed("config-example", path("%s.example", conf), false);
+}
+
+static void check_uninstall(void)
+{
+	int rc = make("uninstall");
+
+	CHECK("install/uninstall", rc == 0 &&
+	      access(path("%s" PREFIX "/sbin/cthelperd", dest), F_OK) < 0 &&
+	      access(path("%s" PREFIX "/lib/cthelperd/ftp.so", dest), F_OK) < 0 &&
+	      access(path("%s" PREFIX "/share/man/man8/cthelperd.8", dest), F_OK) < 0 &&
+	      access(path("%s" PREFIX "/etc/cthelperd.conf.example", dest), F_OK) < 0,
+	      "make uninstall: %d, or files left", rc);
+	CHECK("install/uninstall-keeps-config",
+	      is_file(path("%s" PREFIX "/etc/cthelperd.conf", dest), false),
+	      "the operator's config was removed");
+}
+
+int main(void)
+{
+	int rc;
+
+	build = getenv("CTH_BUILD") ? getenv("CTH_BUILD") : "build";
+	if (!mkdtemp(dest)) {
+		printf("FAIL install/mkdtemp\n");
+		return 1;
+	}
+	rc = make("install");
+	CHECK("install/make-install", rc == 0, "make install: %d", rc);
+	if (rc)
+		print_out();
+	check_installed("sbin-cthelperd", path("%s" PREFIX "/sbin/cthelperd", dest), true);
+	if (is_file(path("%s/cthelperctl", build), true))
+		check_installed("sbin-cthelperctl", path("%s" PREFIX "/sbin/cthelperctl", dest), true);
+	check_plugins();
+	check_installed("man8", path("%s" PREFIX "/share/man/man8/cthelperd.8", dest), false);
+	check_installed("man5", path("%s" PREFIX "/share/man/man5/cthelperd.conf.5", dest), false);
+	if (is_file("conf/cthelperd.service", false))
+		check_installed("systemd-unit",
+				path("%s" PREFIX "/lib/systemd/system/cthelperd.service", dest), false);
+	check_installed("config", path("%s" PREFIX "/etc/cthelperd.conf", dest), false);
+	check_config_runs();
+	check_reinstall();
+	check_uninstall();
+	run(path("rm -rf %s", dest));
+	return check_exit();
+}
