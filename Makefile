@@ -27,7 +27,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lev -ldl -lpthread
 
 .PHONY: all deps check unit unit-asan e2e demo bench clean install uninstall
-all: $(B)/cthelperd $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so)
+all: $(B)/cthelperd $(B)/cthelperctl $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so)
 
 # --- SDK utility library: linked statically into plugins (PIC) ---------
 $(B)/sdk/%.o: sdk/lib/%.c $(wildcard sdk/include/cthelperd/*.h) | $(B)/sdk
@@ -46,6 +46,9 @@ $(B)/server/%.o: server/%.c $(wildcard server/*.h sdk/include/cthelperd/*.h) | $
 	  -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"' -c -o $@ $<
 $(B)/cthelperd: $(SERVER_SRC:server/%.c=$(B)/server/%.o)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+# the control client: the socket protocol only, nothing of the daemon
+$(B)/cthelperctl: ctl/cthelperctl.c | $(B)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
 
 VERSION    ?= 0.1.0
 # Compiled in as defaults and used by `make install`: one set of paths.

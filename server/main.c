@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "cthelper.h"
 #include "kcheck.h"
 #include "log.h"
@@ -31,6 +32,7 @@ struct daemon_state {
 	struct cthelper_owned owned;  /* kernel helpers this run registered */
 	size_t n_workers;
 	struct worker workers[CFG_MAX_HELPERS];
+	struct control control;       /* cthelperctl's socket, if configured */
 };
 
 static void usage(FILE *out)
@@ -107,10 +109,26 @@ static int daemon_workers_init(struct daemon_state *d)
 	return 0;
 }
 
+/* The control socket answers from the workers' counters: it opens once
+ * they run, so a client never sees a daemon that is not serving yet. */
+static int daemon_control_open(struct daemon_state *d, struct ev_loop *loop)
+{
+	struct control *c = &d->control;
+
+	c->rtp = &d->rt;
+	c->n_queues = d->n_workers;
+	for (size_t i = 0; i < d->n_workers; i++) {
+		c->queue[i] = d->workers[i].queue;
+		c->stats[i] = &d->workers[i].stats;
+	}
+	return control_open(c, loop);
+}
+
 /* Only the helpers this run registered are undone: one that belongs to
  * another program and made registration stop is left alone. */
 static void daemon_shutdown(struct daemon_state *d)
 {
+	control_close(&d->control);
 	cthelper_disable_all(&d->ctl, d->rt, &d->owned);
 	for (size_t i = 0; i < d->n_workers; i++)
 		worker_stop(&d->workers[i]);
@@ -162,6 +180,10 @@ static int daemon_run(struct daemon_state *d, bool detach)
 	ev_signal_start(loop, &sig_int);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_start(loop, &sig_hup);
+	if (daemon_control_open(d, loop) < 0) {
+		daemon_shutdown(d);
+		return 1;
+	}
 	log_notice("ready: %zu helper(s) on %zu queue(s)", d->rt->n_inst, d->n_workers);
 	ev_run(loop, 0);
 	daemon_shutdown(d);

@@ -53,6 +53,35 @@ struct worker_pkt {
 	char later_fn[WORKER_MAX_EXPECT][PKT_EXPECT_FN_MAX];
 };
 
+/* A helper counter of in (an instance of the current runtime). */
+static void worker_count(struct worker *w, const struct instance *in,
+			 enum stats_helper_counter k)
+{
+	const struct runtime *rt = atomic_load_explicit(w->rtp, memory_order_relaxed);
+	size_t i = (size_t)(in - rt->inst);
+
+	if (i < CFG_MAX_HELPERS)
+		stats_add(&w->stats.h[i][k], 1);
+}
+
+/* The same for a helper known by name only (a waiting detach). */
+static void worker_count_name(struct worker *w, const char *name,
+			      enum stats_helper_counter k)
+{
+	const struct runtime *rt = atomic_load_explicit(w->rtp, memory_order_relaxed);
+
+	for (size_t i = 0; i < rt->n_inst; i++)
+		if (rt->inst[i].queue == w->queue && strcmp(rt->inst[i].name, name) == 0) {
+			stats_add(&w->stats.h[i][k], 1);
+			return;
+		}
+}
+
+static void worker_qcount(struct worker *w, enum stats_queue_counter k)
+{
+	stats_add(&w->stats.q[k], 1);
+}
+
 static int worker_queue_bind(struct worker *w, uint32_t queue_len,
 			     bool fail_open)
 {
@@ -214,6 +243,9 @@ static void worker_expect_later(struct worker_pkt *wp, struct pkt_call *c,
 	if (verdict == CTH_VERDICT_DROP) {
 		log_info("%s: %u expectation(s) not created: the packet was dropped",
 			 c->inst->name, wp->n_later);
+		for (unsigned int i = 0; i < wp->n_later; i++)
+			if (!wp->later_timeout[i])
+				worker_count(wp->w, c->inst, STATS_H_EXPECT_FAILED);
 		return;
 	}
 	c->pkt.ct_status |= CTH_CT_CONFIRMED;
@@ -224,6 +256,9 @@ static void worker_expect_later(struct worker_pkt *wp, struct pkt_call *c,
 		if (rc < 0)
 			log_info("%s: expectation to port %u after the verdict: %s",
 				 c->inst->name, wp->later[i].dport, strerror(-rc));
+		if (!wp->later_timeout[i])
+			worker_count(wp->w, c->inst, rc < 0 ? STATS_H_EXPECT_FAILED
+							    : STATS_H_EXPECT_CREATED);
 	}
 }
 
@@ -340,9 +375,12 @@ static int worker_expect_slot_free(struct worker_pkt *wp, struct pkt_call *c)
 	if (wp->exp_pinned)
 		return -EOPNOTSUPP;   /* the verdict carries one */
 	/* the held one was promised without an answer: create it now */
-	if (worker_expect_ctnl(wp, c, &wp->exp) < 0)
+	/* counted as created when it was held: a failure now counts too */
+	if (worker_expect_ctnl(wp, c, &wp->exp) < 0) {
 		log_info("%s: expectation to port %u (moved off the verdict) failed",
 			 c->inst->name, wp->exp.dport);
+		worker_count(wp->w, c->inst, STATS_H_EXPECT_FAILED);
+	}
 	wp->has_exp = false;
 	return 0;
 }
@@ -358,8 +396,8 @@ static int worker_expect_slot_free(struct worker_pkt *wp, struct pkt_call *c)
  * and the verdict's copy replaces it (same tuple, class and master:
  * nf_ct_expect_related() replaces rather than refuses).
  */
-static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
-			 unsigned int how)
+static int worker_expect_do(struct pkt_call *c, const struct cth_expect *e,
+			    unsigned int how)
 {
 	struct worker_pkt *wp = c->backend;
 	bool helped = e->flags & CTH_EXPECT_HELPER;
@@ -382,6 +420,22 @@ static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 	worker_expect_hold(wp, e, helped);
 	c->n_expect++;
 	return 0;
+}
+
+/* Counted by outcome; one deferred until after the verdict counts then
+ * (worker_expect_later). */
+static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
+			 unsigned int how)
+{
+	struct worker_pkt *wp = c->backend;
+	unsigned int later = wp->n_later;
+	int rc = worker_expect_do(c, e, how);
+
+	if (rc < 0)
+		worker_count(wp->w, c->inst, STATS_H_EXPECT_FAILED);
+	else if (wp->n_later == later)
+		worker_count(wp->w, c->inst, STATS_H_EXPECT_CREATED);
+	return rc;
 }
 
 /*
@@ -468,17 +522,21 @@ static void worker_ct_put(struct nlmsghdr *nlh, const struct pkt_call *c)
 	mnl_attr_nest_end(nlh, nest);
 }
 
-static void worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
+/* Returns whether the verdict carried a rewritten payload. */
+static bool worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
 				int verdict, struct pkt_call *c,
 				const struct cth_expect *exp)
 {
+	const uint8_t *pkt = NULL;
+
 	struct nlmsghdr *nlh = nfq_nlmsg_put(w->sbuf, NFQNL_MSG_VERDICT, queue);
 
 	nfq_nlmsg_verdict_put(nlh, (int)id, verdict == CTH_VERDICT_DROP ? NF_DROP : NF_ACCEPT);
 	if (c) {
 		size_t len;
+
 		/* a dropped packet needs no new payload */
-		const uint8_t *pkt = verdict == CTH_VERDICT_DROP ? NULL :
+		pkt = verdict == CTH_VERDICT_DROP ? NULL :
 				     pkt_call_mangled(c, &len);
 
 		if (pkt)
@@ -497,9 +555,11 @@ static void worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
 		}
 	}
 	if (mnl_socket_sendto(w->nfq.nl, nlh, nlh->nlmsg_len) < 0) {
-		w->verdict_errors++;
+		worker_qcount(w, STATS_Q_VERDICT_ERRORS);
 		log_err("queue %u: verdict for packet %u: %s", queue, id, strerror(errno));
+		return false;
 	}
+	return pkt != NULL;
 }
 
 static uint64_t worker_now_ms(const struct worker *w)
@@ -562,6 +622,8 @@ static void worker_detach_poll_cb(struct ev_loop *loop, ev_timer *t, int revents
 		else
 			log_debug("%s: connection detached, its expectations are done",
 				  e->helper);
+		if (rc == 0)
+			worker_count_name(w, e->helper, STATS_H_DETACH_DONE);
 		detach_settle(&w->detach, e, rc == 0, now);
 	}
 	if (!w->detach.waiting)
@@ -590,6 +652,7 @@ static void worker_detach_decide(struct worker *w, const struct worker_pkt *wp,
 	}
 	if (!pending) {
 		detach_add(&w->detach, &c->pkt, c->inst->name, DETACH_DONE, now);
+		worker_count(w, c->inst, STATS_H_DETACH_DONE);
 		return;
 	}
 	c->detach = false;
@@ -598,6 +661,7 @@ static void worker_detach_decide(struct worker *w, const struct worker_pkt *wp,
 			 c->inst->name, DETACH_ENTRIES);
 		return;
 	}
+	worker_count(w, c->inst, STATS_H_DETACH_DEFERRED);
 	log_debug("%s: detach waits for the connection's expectations", c->inst->name);
 	if (!ev_is_active(&w->detach_poll))
 		ev_timer_start(w->loop, &w->detach_poll);
@@ -622,6 +686,7 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	if (qmsg_conn_read(m) < 0) {
 		log_debug("queue %u: packet %u: incomplete conntrack, accepted",
 			  m->queue, m->id);
+		worker_qcount(w, STATS_Q_PARSE_ERRORS);
 		goto out;
 	}
 	if (m->helper[0])
@@ -630,12 +695,14 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	if (!in) {
 		log_debug("queue %u: packet %u: helper '%s' is not ours, accepted",
 			  m->queue, m->id, m->helper[0] ? m->helper : "(none)");
+		worker_qcount(w, STATS_Q_NOT_OURS);
 		goto out;
 	}
 	now = worker_mono_ms();
 	if (w->detach.used && detach_lookup(&w->detach, &m->view, now) == DETACH_DONE) {
 		log_debug("queue %u: packet %u: queued before its connection was detached, accepted",
 			  m->queue, m->id);
+		worker_qcount(w, STATS_Q_NOT_OURS);
 		in = NULL;
 		goto out;
 	}
@@ -648,11 +715,14 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	verdict = overlay_call_run(&w->overlay, &c, m->kpriv, m->klen,
 				   worker_now_ms(w));
 	keep_done(&w->keep, &c, verdict, now);
+	worker_count(w, in, STATS_H_PAYLOAD);
+	worker_count(w, in, verdict == CTH_VERDICT_DROP ? STATS_H_DROPS : STATS_H_ACCEPTS);
 	if (c.detach)
 		worker_detach_decide(w, &wp, &c, now);
 out:
-	worker_verdict_send(w, m->queue, m->id, verdict, in ? &c : NULL,
-			    wp.has_exp ? &wp.exp : NULL);
+	if (worker_verdict_send(w, m->queue, m->id, verdict, in ? &c : NULL,
+				wp.has_exp ? &wp.exp : NULL))
+		worker_count(w, in, STATS_H_MANGLED);
 	if (in)
 		worker_expect_later(&wp, &c, verdict);
 	pkt_call_release(&c);
@@ -667,14 +737,16 @@ static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
 		log_err("queue %u: malformed queue message without packet id", m.queue);
 		return;
 	}
-	w->packets++;
+	worker_qcount(w, STATS_Q_PACKETS);
 	switch (kind) {
 	case QMSG_MALFORMED:
+		worker_qcount(w, STATS_Q_PARSE_ERRORS);
 		log_warn("queue %u: packet %u: malformed queue message, accepted", m.queue, m.id);
 		worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
 		return;
 	case QMSG_ACCEPT:
 		/* no payload (pure ACK), no conntrack, or not IP: cheaply */
+		worker_qcount(w, STATS_Q_NO_PAYLOAD);
 		worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
 		return;
 	default:
@@ -695,7 +767,7 @@ static void worker_batch(struct worker *w, size_t len)
 			const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
 
 			if (e->error) {
-				w->verdict_errors++;
+				worker_qcount(w, STATS_Q_VERDICT_ERRORS);
 				log_warn("queue %u: kernel refused a verdict: %s",
 					 w->queue, strerror(-e->error));
 			}

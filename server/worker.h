@@ -13,6 +13,7 @@
 #include "keep.h"
 #include "overlay.h"
 #include "runtime.h"
+#include "stats.h"
 
 /* One NFQUEUE, owned by one thread with its own loop and sockets: nothing
  * on the packet path is shared with another worker. */
@@ -28,7 +29,7 @@ struct worker {
 	ev_timer detach_poll;          /* while connections wait to detach */
 	pthread_t thread;
 	char *rbuf, *sbuf;
-	unsigned long packets, verdict_errors;
+	struct stats_block stats;       /* written by this worker only */
 	struct overlay overlay;        /* newest state of connections in flight */
 	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
 	struct expect_list *xlist;     /* scratch for a master's expectations */

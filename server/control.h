@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The control socket (cthelperctl): a Unix stream socket served by the
+ * main loop.  One request line per connection, one answer, then close.
+ *
+ * Request: "VERB [ARG...]\n", at most CONTROL_LINE_MAX bytes.
+ * Answer:  "OK\n" and the body, or "ERROR message\n" and perhaps a body
+ *          (e.g. the FILE:LINE errors of a refused reload), then EOF.
+ * Verbs:   status [json], stats [json|prometheus], reload.
+ */
+#ifndef CTH_CONTROL_H
+#define CTH_CONTROL_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime.h"
+#include "stats.h"
+
+#define CONTROL_LINE_MAX 256
+#define CONTROL_TIMEOUT 1.0        /* seconds a client may take, in all */
+#define CONTROL_CONNS_MAX 16       /* beyond that, new clients are closed */
+
+struct control;
+
+/* One client: its request, then the answer being written. */
+struct control_conn {
+	struct control *ctl;
+	int fd;                        /* -1: slot free */
+	ev_io io;
+	ev_timer timer;
+	char req[CONTROL_LINE_MAX + 1];
+	size_t len;
+	struct strbuf out;
+	size_t sent;
+};
+
+struct control {
+	struct ev_loop *loop;
+	ev_io io;
+	int fd;
+	char *path;                    /* NULL: not open */
+	double started;                /* CLOCK_MONOTONIC, seconds */
+	struct control_conn conn[CONTROL_CONNS_MAX];
+	struct runtime *_Atomic *rtp;
+	size_t n_queues;
+	uint16_t queue[CFG_MAX_HELPERS];
+	const struct stats_block *stats[CFG_MAX_HELPERS];
+};
+
+/* Bind and listen on the runtime's control_socket (mode, group from the
+ * config) and watch it in loop.  The queues and their workers' counters
+ * must be set before.  Returns 0 or a negative errno, logged. */
+int control_open(struct control *c, struct ev_loop *loop);
+/* Stop serving and remove the socket file. */
+void control_close(struct control *c);
+/* An answer to one request line (exposed for tests): 0 OK, <0 error. */
+int control_answer(struct control *c, const char *line, struct strbuf *out);
+
+#endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counters.  Each worker writes only its own block (one writer, so an
+ * increment is a relaxed load and store: no lock, no locked instruction
+ * on the packet path); the control socket sums the blocks with relaxed
+ * loads, which is enough for monotonic counters read now and then.
+ */
+#ifndef CTH_STATS_H
+#define CTH_STATS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "strbuf.h"
+
+/* Per helper instance (configured [helper NAME] section).  Only packets
+ * with payload reach a helper: the others are answered before the
+ * connection (hence the helper) is read, and count per queue. */
+enum stats_helper_counter {
+	STATS_H_PAYLOAD,          /* shown to the plugin */
+	STATS_H_ACCEPTS,          /* plugin verdict ACCEPT */
+	STATS_H_DROPS,            /* plugin verdict DROP */
+	STATS_H_EXPECT_CREATED,
+	STATS_H_EXPECT_FAILED,
+	STATS_H_MANGLED,          /* verdict carried a rewritten payload */
+	STATS_H_DETACH_DONE,
+	STATS_H_DETACH_DEFERRED,
+	STATS_H_N,
+};
+
+/* Per queue (worker). */
+enum stats_queue_counter {
+	STATS_Q_PACKETS,          /* every queued packet answered */
+	STATS_Q_NO_PAYLOAD,       /* answered without a plugin (fast path) */
+	STATS_Q_PARSE_ERRORS,     /* malformed queue message or conntrack */
+	STATS_Q_NOT_OURS,         /* helper not configured on this queue */
+	STATS_Q_VERDICT_ERRORS,   /* verdict not sent or refused */
+	STATS_Q_N,
+};
+
+struct stats_info {
+	const char *name;         /* metric part: cthelperd_<name>_total */
+	const char *help;
+};
+extern const struct stats_info stats_helper_info[STATS_H_N];
+extern const struct stats_info stats_queue_info[STATS_Q_N];
+
+/* One worker's counters; helper counters indexed like runtime->inst. */
+struct stats_block {
+	_Atomic uint64_t q[STATS_Q_N];
+	_Atomic uint64_t h[CFG_MAX_HELPERS][STATS_H_N];
+};
+
+static inline void stats_add(_Atomic uint64_t *c, uint64_t n)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+/* A queue as /proc/net/netfilter/nfnetlink_queue shows it. */
+struct stats_kqueue {
+	uint32_t queue, portid, waiting, copy_mode, copy_range;
+	uint32_t dropped, user_dropped, id_sequence;
+};
+
+/* One line of the /proc file: 0, or -EINVAL when malformed. */
+int stats_kqueue_parse(const char *line, struct stats_kqueue *out);
+/* Every well-formed line of f, at most max: how many. */
+size_t stats_kqueue_read(FILE *f, struct stats_kqueue *out, size_t max);
+
+/* What a stats answer shows: summed and read once, then rendered. */
+struct stats_snap {
+	size_t n_helpers;
+	const char *helper[CFG_MAX_HELPERS];
+	uint16_t helper_queue[CFG_MAX_HELPERS];
+	uint64_t h[CFG_MAX_HELPERS][STATS_H_N];
+	size_t n_queues;
+	uint16_t queue[CFG_MAX_HELPERS];
+	uint64_t q[CFG_MAX_HELPERS][STATS_Q_N];
+	bool has_kq[CFG_MAX_HELPERS];
+	struct stats_kqueue kq[CFG_MAX_HELPERS];
+};
+
+/* Add block b's helper counters to s->h and put its queue counters at
+ * queue index qi. */
+void stats_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi);
+/* Match the kernel's queues (from /proc) to s->queue. */
+void stats_snap_kernel(struct stats_snap *s, const struct stats_kqueue *kq, size_t n);
+
+enum stats_format { STATS_TEXT, STATS_JSON, STATS_PROMETHEUS };
+void stats_render(struct strbuf *b, const struct stats_snap *s, enum stats_format f);
+
+#endif
