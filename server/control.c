@@ -226,11 +226,12 @@ static void control_conn_write_cb(struct ev_loop *loop, ev_io *io, int revents)
 
 static void control_conn_reply(struct control_conn *k)
 {
-	k->req[k->len] = '\0';
-	if (k->len > CONTROL_LINE_MAX)
+	if (k->len > CONTROL_LINE_MAX) {
 		strbuf_printf(&k->out, "ERROR request longer than %d bytes\n", CONTROL_LINE_MAX);
-	else
+	} else {
+		k->req[k->len] = '\0';   /* len <= CONTROL_LINE_MAX: in bounds */
 		control_answer(k->ctl, k->req, &k->out);
+	}
 	if (k->out.err) {
 		control_conn_close(k);
 		return;
