@@ -126,6 +126,8 @@ runs() {
 }
 # The daemon's own life cycle (cthelperd columns only).
 EXTRA_CASES=(kill9-release kill9-restart clean-stop reg-conflict)
+# The control socket and its counters (cthelperd column only).
+CTL_CASE=ctl-stats
 
 declare -A CELL    # CELL[impl/case] = text for the table
 # want CASE: the case is selected by E2E_ONLY (or E2E_ONLY is unset).
@@ -769,6 +771,109 @@ case_reg_conflict() {
 	[ -z "$why" ] || show_tail "$LOGS/$impl-conflict.log" 10
 }
 
+# ------------------------------------------------------------ control socket
+
+# ctl_vals: the numbers of helper ftp and queue 0 from "cthelperctl -j
+# stats", as NAME=VALUE lines (kernel ones prefixed k_); nothing on error.
+ctl_vals() {
+	"$BUILD/cthelperctl" -s "$CTL_SOCK" -j stats 2>"$W/ctl.err" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+h = [x for x in d["helpers"] if x["name"] == "ftp"][0]
+q = [x for x in d["queues"] if x["queue"] == 0][0]
+for k, v in list(h.items()) + list(q.items()):
+    if isinstance(v, int): print("%s=%d" % (k, v))
+for k, v in (q["kernel"] or {}).items(): print("k_%s=%d" % (k, v))
+'
+}
+
+# The control socket (cthelperd column): a fresh daemon with
+# control_socket, exactly one routed PASV + RETR session, then
+# "cthelperctl -j stats" must account for that session exactly:
+#   - queue 0: the daemon answered every packet the kernel queued
+#     (packets == the kernel's id_sequence, polled up to 5 s for the last
+#     FIN/ACKs), nothing dropped by the kernel (queue full, socket full),
+#     nothing waiting;
+#   - every packet either had payload (shown to ftp) or took the fast
+#     path: payload_packets + no_payload == packets; no parse errors, no
+#     foreign helper, no verdict error;
+#   - payload_packets == the control connection's packets with payload,
+#     counted by the router itself: a mangle FORWARD rule with a u32 match
+#     that reads the first 4 bytes after the TCP header (every FTP
+#     command or reply is longer), on both directions of port 21; and
+#     accepts == payload_packets, drops == 0;
+#   - expectations_created == 1 (the 227 reply), failed == 0, nothing
+#     mangled (no NAT), no detach;
+#   - "cthelperctl status" lists the ftp helper with its plugin, and
+#     "stats --prometheus" answers; "reload" exits 1, a bad socket 3.
+case_ctl_stats() {
+	local impl=$1 c=$CTL_CASE why="" v line pkt _
+	progress "$impl/$c"
+	CTL_SOCK=/run/cthelperd-e2e.sock
+	topo_mode plain
+	write_cthelperd_conf
+	sed -i "s|^\[server\]$|[server]\ncontrol_socket = $CTL_SOCK\ncontrol_mode = 0660|" "$W/cthelperd.conf"
+	if ! cth_start "$LOGS/$impl-ctl.log" "$W/cthelperd.conf" ftp 2 || ! topo_ct_add ftp; then
+		set_cell "$impl" $c bad "not run: cthelperd with control_socket did not start: ${START_WHY:-CT rules failed}"
+		show_tail "$LOGS/$impl-ctl.log" 10
+		stop_cthelperd
+		return
+	fi
+	iptables -t mangle -N cth-ctl 2>/dev/null
+	iptables -t mangle -F cth-ctl
+	iptables -t mangle -I FORWARD -j cth-ctl
+	iptables -t mangle -A cth-ctl -p tcp -m multiport --ports 21 \
+		-m u32 --u32 "0>>22&0x3C@12>>26&0x3C@0>>24=0:255" ||
+		why="cannot add the u32 counting rule"
+	run_client "$impl" "$c" 4 pasv || why="${why:+$why; }transfer: ${OUT#ERROR }"
+	declare -A V=()
+	for _ in $(seq 1 25); do
+		V=()
+		ctl_vals >"$W/ctl.vals"   # the VM has no /dev/fd: no <(...)
+		while IFS== read -r line v; do V[$line]=$v; done <"$W/ctl.vals"
+		[ -n "${V[packets]:-}" ] && [ "${V[packets]}" = "${V[k_queued]:-x}" ] && break
+		sleep 0.2
+	done
+	pkt=$(iptables -t mangle -L cth-ctl -v -x -n 2>/dev/null | awk '$0 ~ /u32/ { print $1 }')
+	say "$impl/$c: $(for k in "${!V[@]}"; do echo "$k=${V[$k]}"; done | sort | tr '\n' ' ')payload packets counted by the router: ${pkt:-?}"
+	if [ -z "${V[packets]:-}" ]; then
+		why="${why:+$why; }cthelperctl -j stats gave no numbers: $(head -c 300 "$W/ctl.err")"
+	else
+		local want=(
+			"packets=${V[k_queued]:-missing}" "k_dropped=0" "k_user_dropped=0" "k_waiting=0"
+			"payload_packets=$((V[packets] - V[no_payload]))" "payload_packets=${pkt:-missing}"
+			"accepts=${V[payload_packets]}" "drops=0" "parse_errors=0" "not_ours=0"
+			"verdict_errors=0" "expectations_created=1" "expectations_failed=0"
+			"mangled_packets=0" "detaches_done=0" "detaches_deferred=0")
+		for line in "${want[@]}"; do
+			[ "${V[${line%%=*}]:-missing}" = "${line#*=}" ] ||
+				why="${why:+$why; }${line%%=*} is ${V[${line%%=*}]:-missing}, want ${line#*=}"
+		done
+	fi
+	local st
+	st=$("$BUILD/cthelperctl" -s "$CTL_SOCK" status 2>&1)
+	grep -qE '^  ftp +plugin ftp .*protocols tcp, queue 0$' <<<"$st" ||
+		why="${why:+$why; }cthelperctl status does not list the ftp helper: $(tr '\n' '|' <<<"$st")"
+	"$BUILD/cthelperctl" -s "$CTL_SOCK" stats --prometheus 2>&1 |
+		grep -q '^cthelperd_expectations_created_total{helper="ftp"} 1$' ||
+		why="${why:+$why; }stats --prometheus lacks cthelperd_expectations_created_total{helper=\"ftp\"} 1"
+	"$BUILD/cthelperctl" -s "$CTL_SOCK" reload >/dev/null 2>&1
+	v=$?
+	[ $v = 1 ] || why="${why:+$why; }cthelperctl reload exit status $v (want 1: not supported yet)"
+	"$BUILD/cthelperctl" -s /run/nothing-here.sock status >/dev/null 2>&1
+	v=$?
+	[ $v = 3 ] || why="${why:+$why; }cthelperctl on a missing socket: exit status $v (want 3)"
+	iptables -t mangle -D FORWARD -j cth-ctl
+	iptables -t mangle -F cth-ctl
+	iptables -t mangle -X cth-ctl
+	topo_ct_del
+	stop_cthelperd
+	[ ! -e "$CTL_SOCK" ] || why="${why:+$why; }$CTL_SOCK left behind after SIGTERM"
+	delete_helpers >/dev/null 2>&1
+	set_cell "$impl" $c "$([ -z "$why" ] && echo ok || echo bad)" "$why"
+	[ -z "$why" ] || show_tail "$LOGS/$impl-ctl.log" 15
+}
+
 # ------------------------------------------------------------ shipped nft example
 
 # conf/cthelperd.nft as shipped, with conf/cthelperd.conf: the helper is
@@ -820,6 +925,7 @@ impl_extra_cases() {
 	if is_cth "$impl"; then
 		printf '%s\n' "${EXTRA_CASES[@]}"
 	fi
+	[ "$impl" != cthelperd ] || echo $CTL_CASE
 }
 
 run_impl() {
@@ -871,6 +977,12 @@ run_impl() {
 		delete_helpers >/dev/null 2>&1
 		! want reg-conflict || case_reg_conflict "$impl"
 	fi
+	if [ "$impl" = cthelperd ] && want $CTL_CASE; then
+		stop_cthelperd
+		topo_ct_del
+		delete_helpers >/dev/null 2>&1
+		case_ctl_stats "$impl"
+	fi
 	events_stop
 	impl_stop "$impl"
 	if [ "$impl" = conntrackd ] && [ -s "$LOGS/conntrackd.log" ]; then
@@ -886,7 +998,7 @@ print_table() {
 	done
 	print_cells "FTP end-to-end, side by side (blocked = data connection stopped by the firewall, as it must be without a helper; n/s = not started):" \
 		scenario 18 16 "${CASES[@]}" "${NOHELP_CASES[@]}" "${ZONE_CASES[@]}" dup-masq-port \
-		gso-masq-port "${EXTRA_CASES[@]}" nft-example
+		gso-masq-port "${EXTRA_CASES[@]}" $CTL_CASE nft-example
 }
 
 # shellcheck disable=SC2317  # runs from the EXIT trap
