@@ -19,7 +19,8 @@
 # Cases: CASES (every column), then issue 12's NOHELP_CASES, ZONE_CASES,
 # dup-masq-port, gso-masq-port (columns: see runs()), then the daemon's
 # life cycle (kill9-release, kill9-restart, clean-stop, reg-conflict) on
-# both cthelperd columns, and nft-example.  tests/e2e/README.md has the
+# both cthelperd columns, ctl-stats (control socket counters) and
+# nft-example on cthelperd.  tests/e2e/README.md has the
 # table of what each case checks.
 #
 # Usage: inside.sh [IMPL...]
@@ -814,7 +815,7 @@ case_ctl_stats() {
 	write_cthelperd_conf
 	sed -i "s|^\[server\]$|[server]\ncontrol_socket = $CTL_SOCK\ncontrol_mode = 0660|" "$W/cthelperd.conf"
 	if ! cth_start "$LOGS/$impl-ctl.log" "$W/cthelperd.conf" ftp 2 || ! topo_ct_add ftp; then
-		set_cell "$impl" $c bad "not run: cthelperd with control_socket did not start: ${START_WHY:-CT rules failed}"
+		set_cell "$impl" "$c" bad "not run: cthelperd with control_socket did not start: ${START_WHY:-CT rules failed}"
 		show_tail "$LOGS/$impl-ctl.log" 10
 		stop_cthelperd
 		return
@@ -830,7 +831,7 @@ case_ctl_stats() {
 	for _ in $(seq 1 25); do
 		V=()
 		ctl_vals >"$W/ctl.vals"   # the VM has no /dev/fd: no <(...)
-		while IFS== read -r line v; do V[$line]=$v; done <"$W/ctl.vals"
+		while IFS="=" read -r line v; do V[$line]=$v; done <"$W/ctl.vals"
 		[ -n "${V[packets]:-}" ] && [ "${V[packets]}" = "${V[k_queued]:-x}" ] && break
 		sleep 0.2
 	done
@@ -859,10 +860,10 @@ case_ctl_stats() {
 		why="${why:+$why; }stats --prometheus lacks cthelperd_expectations_created_total{helper=\"ftp\"} 1"
 	"$BUILD/cthelperctl" -s "$CTL_SOCK" reload >/dev/null 2>&1
 	v=$?
-	[ $v = 1 ] || why="${why:+$why; }cthelperctl reload exit status $v (want 1: not supported yet)"
+	[ "$v" = 1 ] || why="${why:+$why; }cthelperctl reload exit status $v (want 1: not supported yet)"
 	"$BUILD/cthelperctl" -s /run/nothing-here.sock status >/dev/null 2>&1
 	v=$?
-	[ $v = 3 ] || why="${why:+$why; }cthelperctl on a missing socket: exit status $v (want 3)"
+	[ "$v" = 3 ] || why="${why:+$why; }cthelperctl on a missing socket: exit status $v (want 3)"
 	iptables -t mangle -D FORWARD -j cth-ctl
 	iptables -t mangle -F cth-ctl
 	iptables -t mangle -X cth-ctl
@@ -870,7 +871,7 @@ case_ctl_stats() {
 	stop_cthelperd
 	[ ! -e "$CTL_SOCK" ] || why="${why:+$why; }$CTL_SOCK left behind after SIGTERM"
 	delete_helpers >/dev/null 2>&1
-	set_cell "$impl" $c "$([ -z "$why" ] && echo ok || echo bad)" "$why"
+	set_cell "$impl" "$c" "$([ -z "$why" ] && echo ok || echo bad)" "$why"
 	[ -z "$why" ] || show_tail "$LOGS/$impl-ctl.log" 15
 }
 
@@ -925,7 +926,7 @@ impl_extra_cases() {
 	if is_cth "$impl"; then
 		printf '%s\n' "${EXTRA_CASES[@]}"
 	fi
-	[ "$impl" != cthelperd ] || echo $CTL_CASE
+	[ "$impl" != cthelperd ] || echo "$CTL_CASE"
 }
 
 run_impl() {
@@ -977,7 +978,7 @@ run_impl() {
 		delete_helpers >/dev/null 2>&1
 		! want reg-conflict || case_reg_conflict "$impl"
 	fi
-	if [ "$impl" = cthelperd ] && want $CTL_CASE; then
+	if [ "$impl" = cthelperd ] && want "$CTL_CASE"; then
 		stop_cthelperd
 		topo_ct_del
 		delete_helpers >/dev/null 2>&1
@@ -998,7 +999,7 @@ print_table() {
 	done
 	print_cells "FTP end-to-end, side by side (blocked = data connection stopped by the firewall, as it must be without a helper; n/s = not started):" \
 		scenario 18 16 "${CASES[@]}" "${NOHELP_CASES[@]}" "${ZONE_CASES[@]}" dup-masq-port \
-		gso-masq-port "${EXTRA_CASES[@]}" $CTL_CASE nft-example
+		gso-masq-port "${EXTRA_CASES[@]}" "$CTL_CASE" nft-example
 }
 
 # shellcheck disable=SC2317  # runs from the EXIT trap
