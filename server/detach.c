@@ -3,24 +3,14 @@
 #include <libmnl/libmnl.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "detach.h"
 #include "expect.h"
-
-static bool detach_tuple_equal(const struct cth_tuple *a, const struct cth_tuple *b)
-{
-	size_t n = a->family == AF_INET6 ? 16 : 4;
-
-	return a->family == b->family && a->proto == b->proto &&
-	       a->sport == b->sport && a->dport == b->dport &&
-	       memcmp(&a->src, &b->src, n) == 0 && memcmp(&a->dst, &b->dst, n) == 0;
-}
+#include "packet.h"
 
 static bool detach_entry_is(const struct detach_entry *e, const struct cth_packet *p)
 {
-	return e->state != DETACH_NONE && e->id == p->ct_id && e->zone == p->zone &&
-	       detach_tuple_equal(&e->orig, &p->tuple[CTH_DIR_ORIGINAL]);
+	return e->state != DETACH_NONE && pkt_conn_is(p, e->id, e->zone, &e->orig);
 }
 
 static void detach_entry_free(struct detach *d, struct detach_entry *e)

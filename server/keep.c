@@ -22,13 +22,7 @@
 
 static bool keep_same_conn(const struct keep_entry *e, const struct cth_packet *p)
 {
-	const struct cth_tuple *t = &p->tuple[CTH_DIR_ORIGINAL];
-
-	return e->id == p->ct_id && e->zone == p->zone &&
-	       e->orig.family == t->family && e->orig.proto == t->proto &&
-	       e->orig.sport == t->sport && e->orig.dport == t->dport &&
-	       memcmp(e->orig.src.raw, t->src.raw, sizeof(t->src.raw)) == 0 &&
-	       memcmp(e->orig.dst.raw, t->dst.raw, sizeof(t->dst.raw)) == 0;
+	return pkt_conn_is(p, e->id, e->zone, &e->orig);
 }
 
 static void keep_drop(struct keep *k, struct keep_entry *e)

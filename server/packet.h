@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cthelperd/plugin.h>
 
@@ -56,6 +57,21 @@ struct pkt_call {
 	uint32_t timeout, mark;
 	unsigned int n_expect;
 };
+
+/* Is p of the connection known by conntrack id, zone and original tuple?
+ * (Ids get reused: the tuple is compared too.)  Tables that remember a
+ * connection between its packets (keep.c, detach.c) match with this. */
+static inline bool pkt_conn_is(const struct cth_packet *p, uint32_t id,
+			       uint16_t zone, const struct cth_tuple *orig)
+{
+	const struct cth_tuple *t = &p->tuple[CTH_DIR_ORIGINAL];
+
+	return id == p->ct_id && zone == p->zone &&
+	       orig->family == t->family && orig->proto == t->proto &&
+	       orig->sport == t->sport && orig->dport == t->dport &&
+	       memcmp(orig->src.raw, t->src.raw, sizeof(t->src.raw)) == 0 &&
+	       memcmp(orig->dst.raw, t->dst.raw, sizeof(t->dst.raw)) == 0;
+}
 
 /* Fill the packet part of a view (data, offsets, seq) from a raw L3
  * packet.  Returns 0, or -EINVAL for a packet that is not IP+TCP/UDP. */

@@ -527,17 +527,15 @@ static bool worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
 				int verdict, struct pkt_call *c,
 				const struct cth_expect *exp)
 {
-	const uint8_t *pkt = NULL;
-
 	struct nlmsghdr *nlh = nfq_nlmsg_put(w->sbuf, NFQNL_MSG_VERDICT, queue);
+	const uint8_t *pkt = NULL;
 
 	nfq_nlmsg_verdict_put(nlh, (int)id, verdict == CTH_VERDICT_DROP ? NF_DROP : NF_ACCEPT);
 	if (c) {
 		size_t len;
 
 		/* a dropped packet needs no new payload */
-		pkt = verdict == CTH_VERDICT_DROP ? NULL :
-				     pkt_call_mangled(c, &len);
+		pkt = verdict == CTH_VERDICT_DROP ? NULL : pkt_call_mangled(c, &len);
 
 		if (pkt)
 			nfq_nlmsg_verdict_put_pkt(nlh, pkt, (uint32_t)len);
