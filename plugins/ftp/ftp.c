@@ -151,16 +151,6 @@ static void ftp_expect_init(struct cth_expect *exp,
 	cth_addr_copy(family, &exp->dst, &rev->dst);
 }
 
-static void ftp_log_addr(struct cth_ctx *ctx, int level, const char *what,
-			 int family, const union cth_addr *addr, uint16_t port)
-{
-	char text[CTH_ADDR_STRLEN];
-
-	if (cth_addr_format(family, addr, text, sizeof(text)) < 0)
-		strcpy(text, "?");
-	cth_log(ctx, level, "%s %s port %u", what, text, (unsigned int)port);
-}
-
 /*
  * Under NAT the peer must be told where it can really connect: the
  * reverse tuple's destination and a port free there.  The expected
@@ -234,7 +224,7 @@ static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	 */
 	if (!cth_addr_equal(family, &cmd->addr, &own->src)) {
 		if (!cfg->loose) {
-			ftp_log_addr(ctx, CTH_LOG_DEBUG, "not expecting foreign",
+			cth_log_addr(ctx, CTH_LOG_DEBUG, "not expecting foreign",
 				     family, &cmd->addr, cmd->port);
 			return CTH_VERDICT_ACCEPT;
 		}

@@ -17,16 +17,6 @@
 
 #include "rpc.h"
 
-static void rpc_log_addr(struct rpc_ctx *s, int level, const char *what,
-			 const union cth_addr *addr, unsigned int port)
-{
-	char text[CTH_ADDR_STRLEN];
-
-	if (cth_addr_format(s->family, addr, text, sizeof(text)) < 0)
-		strcpy(text, "?");
-	cth_log(s->ctx, level, "%s %s port %u", what, text, port);
-}
-
 static bool rpc_addr_unspecified(int family, const union cth_addr *a)
 {
 	static const union cth_addr zero;
@@ -193,8 +183,8 @@ int rpc_reply_handle(struct rpc_ctx *s, const struct rpc_msgref *m,
 	if (port == 0)                  /* not registered */
 		return CTH_VERDICT_ACCEPT;
 	if (up && !rpc_uaddr_is_server(s, &u.addr)) {
-		rpc_log_addr(s, CTH_LOG_INFO, "universal address of another host ignored:",
-			     &u.addr, port);
+		cth_log_addr(s->ctx, CTH_LOG_INFO, "universal address of another host ignored:",
+			     s->family, &u.addr, port);
 		return CTH_VERDICT_ACCEPT;
 	}
 	rpc_exp_init(s, &exp, proto, port);
@@ -202,7 +192,7 @@ int rpc_reply_handle(struct rpc_ctx *s, const struct rpc_msgref *m,
 		return rpc_nat(s, m, r, up, &exp, port);
 	ret = cth_expect(s->ctx, &exp, 0);
 	if (ret < 0) {
-		rpc_log_addr(s, CTH_LOG_INFO, "cannot expect", &exp.dst, port);
+		cth_log_addr(s->ctx, CTH_LOG_INFO, "cannot expect", s->family, &exp.dst, port);
 		return CTH_VERDICT_DROP;
 	}
 	return CTH_VERDICT_ACCEPT;

@@ -88,16 +88,6 @@ static bool sip_port_listed(const struct sip_config *cfg, uint16_t port)
 	return false;
 }
 
-void sip_log_addr(struct sip_ctx *s, int level, const char *what,
-		  const union cth_addr *addr, unsigned int port)
-{
-	char text[CTH_ADDR_STRLEN];
-
-	if (cth_addr_format(s->family, addr, text, sizeof(text)) < 0)
-		strcpy(text, "?");
-	cth_log(s->ctx, level, "%s %s port %u", what, text, port);
-}
-
 /* ----------------------------------------------------------- REGISTER */
 
 /* Expires: header, overridden by a Contact's expires= parameter. */
@@ -209,8 +199,8 @@ static int sip_register_request(struct sip_ctx *s, uint32_t cseq)
 		ret = cth_expect(s->ctx, &exp, 0);
 	}
 	if (ret < 0) {
-		sip_log_addr(s, CTH_LOG_INFO, "REGISTER: cannot expect calls to", &u.hp.addr,
-			     u.hp.port);
+		cth_log_addr(s->ctx, CTH_LOG_INFO, "REGISTER: cannot expect calls to", s->family,
+			     &u.hp.addr, u.hp.port);
 		return CTH_VERDICT_DROP;
 	}
 	return CTH_VERDICT_ACCEPT;
@@ -245,8 +235,8 @@ static bool sip_register_refresh(struct sip_ctx *s, const struct sip_uri *u,
 	exp.timeout = expires;
 	ret = cth_expect_ctl(s->ctx, CTH_EXPECT_OP_REFRESH, &exp);
 	if (ret < 0) {
-		sip_log_addr(s, CTH_LOG_INFO, "registration: no expectation for", &u->hp.addr,
-			     u->hp.port);
+		cth_log_addr(s->ctx, CTH_LOG_INFO, "registration: no expectation for", s->family,
+			     &u->hp.addr, u->hp.port);
 		return false;
 	}
 	return true;

@@ -111,8 +111,4 @@ int sip_nat_edit(struct sip_ctx *s, struct sip_span span, const char *text,
 /* Fix Content-Length after the body changed.  0 or -errno. */
 int sip_nat_clen(struct sip_ctx *s);
 
-/* Log an address and port with a prefix, at level. */
-void sip_log_addr(struct sip_ctx *s, int level, const char *what,
-		  const union cth_addr *addr, unsigned int port);
-
 #endif /* CTH_SIP_H */

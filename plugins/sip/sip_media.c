@@ -199,7 +199,8 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 	}
 	/* sip_direct_media: only media announced for the sender itself */
 	if (!s->cfg->media_any_src && !cth_addr_equal(s->family, &hp->addr, &s->own->src)) {
-		sip_log_addr(s, CTH_LOG_DEBUG, "media for another host", &hp->addr, port);
+		cth_log_addr(s->ctx, CTH_LOG_DEBUG, "media for another host", s->family,
+			     &hp->addr, port);
 		return CTH_VERDICT_ACCEPT;
 	}
 	if (!sip_media_mapped(s, &hp->addr)) {

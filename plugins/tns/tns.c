@@ -30,16 +30,6 @@ static int tns_configure(void *config, const char *key, const char *value)
 	return 0;
 }
 
-void tns_log_addr(struct tns_ctx *t, int level, const char *what,
-		  int family, const union cth_addr *addr, unsigned int port)
-{
-	char text[CTH_ADDR_STRLEN];
-
-	if (cth_addr_format(family, addr, text, sizeof(text)) < 0)
-		strcpy(text, "?");
-	cth_log(t->ctx, level, "%s %s port %u", what, text, port);
-}
-
 /* Sequence comparison modulo 2^32, as TCP does it. */
 static bool tns_seq_after(uint32_t a, uint32_t b)
 {
@@ -125,7 +115,7 @@ static int tns_redirect(struct tns_ctx *t, bool *expected)
 		return CTH_VERDICT_ACCEPT;
 	}
 	if (a.family != t->family || !tns_addr_usable(a.family, &a.addr)) {
-		tns_log_addr(t, CTH_LOG_INFO, "REDIRECT: not expecting", a.family, &a.addr,
+		cth_log_addr(t->ctx, CTH_LOG_INFO, "REDIRECT: not expecting", a.family, &a.addr,
 			     a.port_val);
 		return CTH_VERDICT_ACCEPT;
 	}
@@ -135,7 +125,7 @@ static int tns_redirect(struct tns_ctx *t, bool *expected)
 	/* like conntrackd: the client would fail to follow the redirect */
 	ret = cth_expect(t->ctx, &exp, 0);
 	if (ret < 0) {
-		tns_log_addr(t, CTH_LOG_INFO, "REDIRECT: cannot expect", a.family, &a.addr,
+		cth_log_addr(t->ctx, CTH_LOG_INFO, "REDIRECT: cannot expect", a.family, &a.addr,
 			     a.port_val);
 		return CTH_VERDICT_DROP;
 	}

@@ -91,8 +91,4 @@ struct tns_ctx {
 int tns_nat_redirect(struct tns_ctx *t, const struct tns_addr *a,
 		     struct cth_expect *exp, bool *expected);
 
-/* Log an address and port with a prefix, at level. */
-void tns_log_addr(struct tns_ctx *t, int level, const char *what,
-		  int family, const union cth_addr *addr, unsigned int port);
-
 #endif /* CTH_TNS_H */

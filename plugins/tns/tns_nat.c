@@ -108,11 +108,11 @@ static int tns_nat_third(struct tns_ctx *t, const struct tns_addr *a,
 
 	if (!cth_addr_equal(t->family, &pkt->tuple[CTH_DIR_ORIGINAL].dst,
 			    &pkt->tuple[CTH_DIR_REPLY].src))
-		tns_log_addr(t, CTH_LOG_INFO, "REDIRECT behind DNAT to another host, not mapped:",
+		cth_log_addr(t->ctx, CTH_LOG_INFO, "REDIRECT behind DNAT to another host, not mapped:",
 			     t->family, &a->addr, a->port_val);
 	ret = cth_expect(t->ctx, exp, 0);
 	if (ret < 0) {
-		tns_log_addr(t, CTH_LOG_INFO, "REDIRECT: cannot expect", t->family, &a->addr,
+		cth_log_addr(t->ctx, CTH_LOG_INFO, "REDIRECT: cannot expect", t->family, &a->addr,
 			     a->port_val);
 		return CTH_VERDICT_DROP;
 	}

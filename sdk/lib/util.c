@@ -152,6 +152,16 @@ void cth_addr_copy(int family, union cth_addr *dst, const union cth_addr *src)
 	memcpy(dst->raw, src->raw, n);
 }
 
+void cth_log_addr(struct cth_ctx *ctx, int level, const char *what, int family,
+		  const union cth_addr *addr, unsigned int port)
+{
+	char text[CTH_ADDR_STRLEN];
+
+	if (cth_addr_format(family, addr, text, sizeof(text)) < 0)
+		strcpy(text, "?");
+	cth_log(ctx, level, "%s %s port %u", what, text, port);
+}
+
 int cth_expect_free_port(struct cth_ctx *ctx, struct cth_expect *exp,
 			 uint16_t first, unsigned int tries)
 {

@@ -136,6 +136,20 @@ bool cth_addr_equal(int family, const union cth_addr *a,
 void cth_addr_copy(int family, union cth_addr *dst, const union cth_addr *src);
 
 /**
+ * Log "WHAT ADDRESS port PORT" through cth_log(): the line every plugin
+ * writes when an announced address is refused or cannot be expected.
+ *
+ * @param ctx    the packet's context
+ * @param level  a ::cth_log_level
+ * @param what   text before the address
+ * @param family AF_INET or AF_INET6 (another prints "?" for the address)
+ * @param addr   the address
+ * @param port   the port
+ */
+void cth_log_addr(struct cth_ctx *ctx, int level, const char *what, int family,
+		  const union cth_addr *addr, unsigned int port);
+
+/**
  * Create an expectation on the first free port from @p first upwards: what
  * a NAT helper does when the port it must announce is taken on the
  * translated address.
