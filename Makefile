@@ -7,7 +7,7 @@
 #   make fuzz       libFuzzer targets (clang) into build/fuzz/, see tests/fuzz/
 
 CC       ?= cc
-PKGS     := libmnl libnetfilter_queue libnetfilter_conntrack inih
+PKGS     := libmnl libnetfilter_queue libnetfilter_conntrack inih libcap-ng libmicrohttpd libsystemd
 CWARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla
 CFLAGS   ?= -O2 -g
