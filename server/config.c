@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "config.h"
+#include "log.h"
 #include "loader.h"
 #include "log.h"
 
@@ -29,13 +30,17 @@ struct cfg_parse {
 
 void cfg_error(const struct cfg *cfg, int line, const char *fmt, ...)
 {
+	char msg[768];
 	va_list ap;
 
-	fprintf(stderr, "%s:%d: ", cfg->file, line);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* a running daemon (reload) logs them: stderr may be /dev/null */
+	if (log_capturing())
+		log_err("%s:%d: %s", cfg->file, line, msg);
+	else
+		fprintf(stderr, "%s:%d: %s\n", cfg->file, line, msg);
 	((struct cfg *)cfg)->n_errors++;
 }
 
@@ -540,7 +545,10 @@ int cfg_load(const char *file, struct cfg **out)
 	p.fp = fopen(file, "r");
 	if (!p.fp) {
 		rc = -errno;
-		fprintf(stderr, "%s: %s\n", file, strerror(errno));
+		if (log_capturing())
+			log_err("%s: %s", file, strerror(-rc));
+		else
+			fprintf(stderr, "%s: %s\n", file, strerror(-rc));
 		cfg_free(cfg);
 		return rc;
 	}

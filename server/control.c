@@ -47,6 +47,7 @@ static void control_snap(struct control *c, const struct runtime *rt,
 	for (size_t i = 0; i < rt->n_inst; i++) {
 		s->helper[i] = rt->inst[i].name;
 		s->helper_queue[i] = rt->inst[i].queue;
+		s->slot[i] = rt->inst[i].slot;
 	}
 	s->n_queues = c->n_queues;
 	for (size_t i = 0; i < c->n_queues; i++) {
@@ -85,12 +86,30 @@ static void control_bits(struct strbuf *b, const struct cfg_bits *bits,
 		strbuf_printf(b, "]");
 }
 
+/* "2026-12-03T20:31:07Z": the reload's wall-clock time, UTC. */
+static void control_time(char *buf, size_t len, time_t t)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "%lld", (long long)t);
+}
+
 static void control_status_text(struct control *c, const struct runtime *rt,
 				struct strbuf *b, unsigned long long up)
 {
+	char when[32];
+
 	strbuf_printf(b, "version      %s\nconfig       %s\npid          %ld\n"
-		      "uptime       %llu s\nlast reload  none\n",
+		      "uptime       %llu s\n",
 		      CTH_VERSION, rt->cfg->file, (long)getpid(), up);
+	if (!c->last.count) {
+		strbuf_printf(b, "last reload  none\n");
+	} else {
+		control_time(when, sizeof(when), c->last.at);
+		strbuf_printf(b, "last reload  %s %s: %s (reloads: %lu)\n", when,
+			      c->last.ok ? "ok" : "failed", c->last.result, c->last.count);
+	}
 	strbuf_printf(b, "helpers      %zu\n", rt->n_inst);
 	for (size_t i = 0; i < rt->n_inst; i++) {
 		const struct instance *in = &rt->inst[i];
@@ -115,8 +134,21 @@ static void control_status_json(struct control *c, const struct runtime *rt,
 	strbuf_json_str(b, CTH_VERSION);
 	strbuf_printf(b, ",\"config\":");
 	strbuf_json_str(b, rt->cfg->file);
-	strbuf_printf(b, ",\"pid\":%ld,\"uptime_seconds\":%llu,\"last_reload\":\"none\",\"helpers\":[",
+	strbuf_printf(b, ",\"pid\":%ld,\"uptime_seconds\":%llu,\"last_reload\":",
 		      (long)getpid(), up);
+	if (!c->last.count) {
+		strbuf_printf(b, "\"none\"");
+	} else {
+		char when[32];
+
+		control_time(when, sizeof(when), c->last.at);
+		strbuf_printf(b, "{\"time\":");
+		strbuf_json_str(b, when);
+		strbuf_printf(b, ",\"ok\":%s,\"result\":", c->last.ok ? "true" : "false");
+		strbuf_json_str(b, c->last.result);
+		strbuf_printf(b, ",\"count\":%lu}", c->last.count);
+	}
+	strbuf_printf(b, ",\"helpers\":[");
 	for (size_t i = 0; i < rt->n_inst; i++) {
 		const struct instance *in = &rt->inst[i];
 
@@ -136,6 +168,27 @@ static void control_status_json(struct control *c, const struct runtime *rt,
 	for (size_t i = 0; i < c->n_queues; i++)
 		strbuf_printf(b, "%s%u", i ? "," : "", c->queue[i]);
 	strbuf_printf(b, "]}\n");
+}
+
+/* "OK" and the summary, or "ERROR" and every error line: the reload has
+ * ended either way when the answer goes out. */
+static int control_reload(struct control *c, struct strbuf *out)
+{
+	struct strbuf errs = { 0 };
+	int rc;
+
+	if (!c->reload) {
+		strbuf_printf(out, "ERROR reload is not available\n");
+		return -EOPNOTSUPP;
+	}
+	rc = c->reload(c->reload_arg, &errs);
+	if (rc == 0)
+		strbuf_printf(out, "OK\nreloaded: %s\n", c->last.result);
+	else
+		strbuf_printf(out, "ERROR reload failed, the previous configuration "
+			      "keeps serving: %s\n%s", c->last.result, errs.p ? errs.p : "");
+	strbuf_free(&errs);
+	return rc;
 }
 
 /* Split "VERB [ARG]": at most one argument today. */
@@ -183,10 +236,8 @@ int control_answer(struct control *c, const char *req, struct strbuf *out)
 		free(s);
 		return 0;
 	}
-	if (strcmp(verb, "reload") == 0 && !arg) {
-		strbuf_printf(out, "ERROR reload not supported yet\n");
-		return -EOPNOTSUPP;
-	}
+	if (strcmp(verb, "reload") == 0 && !arg)
+		return control_reload(c, out);
 	strbuf_printf(out, "ERROR unknown request '%s%s%s': expected status [json] | "
 		      "stats [json|prometheus] | reload\n", verb, arg ? " " : "", arg ? arg : "");
 	return -EINVAL;

@@ -14,6 +14,7 @@
 #include <ev.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "runtime.h"
 #include "stats.h"
@@ -36,6 +37,21 @@ struct control_conn {
 	size_t sent;
 };
 
+/* The last reload, for status. */
+struct control_reload {
+	unsigned long count;           /* 0: none since start */
+	time_t at;                     /* wall clock */
+	bool ok;
+	char result[512];              /* a summary, or the first error */
+};
+
+/*
+ * Runs a reload to its end (main loop, blocking it): 0 applied, or a
+ * negative errno with the old configuration still serving.  Appends the
+ * lines worth showing (errors) to out and fills last.
+ */
+typedef int control_reload_fn(void *arg, struct strbuf *out);
+
 struct control {
 	struct ev_loop *loop;
 	ev_io io;
@@ -47,6 +63,9 @@ struct control {
 	size_t n_queues;
 	uint16_t queue[CFG_MAX_HELPERS];
 	const struct stats_block *stats[CFG_MAX_HELPERS];
+	control_reload_fn *reload;     /* NULL: reload refused */
+	void *reload_arg;
+	struct control_reload last;
 };
 
 /* Bind and listen on the runtime's control_socket (mode, group from the

@@ -530,6 +530,51 @@ static int cthelper_register_one(struct nlreq *r, const struct runtime *rt,
 	return 0;
 }
 
+static struct cthelper_owned_entry *
+cthelper_owned_find(const struct cthelper_owned *owned, const char *name,
+		    int family, int proto)
+{
+	for (size_t i = 0; i < owned->n; i++) {
+		const struct cthelper_owned_entry *e = &owned->h[i];
+
+		if (e->family == family && e->proto == proto && strcmp(e->name, name) == 0)
+			return (struct cthelper_owned_entry *)e;
+	}
+	return NULL;
+}
+
+/* Record a registered helper; -ENOSPC only after CTHELPER_OWNED_MAX
+ * distinct ones (each name and tuple is recorded once). */
+static int cthelper_owned_add(struct cthelper_owned *owned, const char *name,
+			      int family, int proto)
+{
+	struct cthelper_owned_entry *e = cthelper_owned_find(owned, name, family, proto);
+
+	if (!e) {
+		if (owned->n == CTHELPER_OWNED_MAX)
+			return -ENOSPC;
+		e = &owned->h[owned->n++];
+		snprintf(e->name, sizeof(e->name), "%s", name);
+		e->family = family;
+		e->proto = proto;
+	}
+	e->enabled = true;
+	return 0;
+}
+
+static int cthelper_owned_record(struct cthelper_owned *owned,
+				 const struct instance *in,
+				 const struct cthelper_tuple *t)
+{
+	if (cthelper_owned_add(owned, in->name, t->family, t->proto) == 0)
+		return 0;
+	/* unreachable with sane configs; a stop would leave it enabled */
+	log_err("helper '%s' (%s/%s): too many helpers registered in one run to "
+		"remember: it stays registered at stop ('cthelperd --release')",
+		in->name, fam_name(t->family), pr_name(t->proto));
+	return -ENOSPC;
+}
+
 int cthelper_register_all(struct nlreq *r, const struct runtime *rt,
 			  struct cthelper_owned *owned)
 {
@@ -543,58 +588,162 @@ int cthelper_register_all(struct nlreq *r, const struct runtime *rt,
 	for (size_t i = 0; i < rt->n_inst && !rc; i++) {
 		for_each_tuple(&rt->inst[i], t) {
 			rc = cthelper_register_one(r, rt, i, t, cthelper_plan_at(plan, i, t));
+			if (!rc)
+				rc = cthelper_owned_record(owned, &rt->inst[i], t);
 			if (rc)
 				break;
-			owned->tuples[i] |= (uint8_t)(1u << (t - cthelper_tuples));
 		}
 	}
 	free(plan);
 	return rc;
 }
 
-#define for_each_owned(rt, owned, i, t) \
-	for_each_tuple(&(rt)->inst[i], t) \
-		if ((owned)->tuples[i] & (1u << (t - cthelper_tuples)))
-
 /*
  * A helper left ENABLED with nobody reading its queue lets packets bypass
  * the queue without conntrack confirmation, which breaks new connections:
  * so every helper is disabled first, before anything that can fail.
  */
-void cthelper_disable_all(struct nlreq *r, const struct runtime *rt,
-			  const struct cthelper_owned *owned)
+void cthelper_disable_all(struct nlreq *r, struct cthelper_owned *owned)
 {
-	for (size_t i = 0; i < rt->n_inst; i++) {
-		const struct instance *in = &rt->inst[i];
+	for (size_t i = 0; i < owned->n; i++) {
+		struct cthelper_owned_entry *e = &owned->h[i];
+		int rc;
 
-		for_each_owned(rt, owned, i, t) {
-			int rc = cthelper_register(r, in, t->family, t->proto, NFCT_HELPER_STATUS_DISABLED);
-
-			if (rc)
-				log_err("helper '%s' (%s/%s): cannot disable: %s",
-					in->name, fam_name(t->family), pr_name(t->proto), strerror(-rc));
-		}
+		if (!e->enabled)
+			continue;
+		rc = cthelper_status_set(r, e->name, e->family, e->proto,
+					 NFCT_HELPER_STATUS_DISABLED);
+		if (rc)
+			log_err("helper '%s' (%s/%s): cannot disable: %s",
+				e->name, fam_name(e->family), pr_name(e->proto), strerror(-rc));
+		else
+			e->enabled = false;
 	}
 }
 
-void cthelper_delete_all(struct nlreq *r, const struct runtime *rt,
-			 const struct cthelper_owned *owned)
+void cthelper_delete_all(struct nlreq *r, struct cthelper_owned *owned)
+{
+	for (size_t i = 0; i < owned->n; i++) {
+		const struct cthelper_owned_entry *e = &owned->h[i];
+		int rc = cthelper_delete(r, e->name, e->family, e->proto);
+
+		if (rc == -EBUSY)
+			log_notice("helper '%s' (%s/%s) left registered but disabled: "
+				   "a firewall rule still references it",
+				   e->name, fam_name(e->family), pr_name(e->proto));
+		else if (rc && rc != -ENOENT)
+			log_err("helper '%s' (%s/%s): cannot delete: %s",
+				e->name, fam_name(e->family), pr_name(e->proto), strerror(-rc));
+	}
+	owned->n = 0;
+}
+
+/* One tuple of a reloaded instance: 0 when it may be registered. */
+static int cthelper_reload_check_one(struct nlreq *r, const struct runtime *nrt,
+				     const struct instance *in,
+				     const struct cthelper_tuple *t,
+				     const struct cthelper_owned *owned)
+{
+	struct cthelper_state old;
+	char msg[2048], layout[512] = "";
+	int rc = cthelper_get(r, in->name, t->family, t->proto, &old);
+
+	if (rc == -ENOENT)
+		return 0;
+	if (rc) {
+		log_err("helper '%s' (%s/%s): cannot ask the kernel about it: %s: %s",
+			in->name, fam_name(t->family), pr_name(t->proto),
+			strerror(-rc), cthelper_explain(rc));
+		return rc;
+	}
+	if (!cthelper_owned_find(owned, in->name, t->family, t->proto)) {
+		if (cthelper_decide(&old, in, t->family, t->proto, nrt->cfg->file, msg,
+				    sizeof(msg)) != CTHELPER_REFUSE)
+			return 0;
+		log_err("%s", msg);
+		return -EEXIST;
+	}
+	cthelper_diff_layout(&old, in, layout, sizeof(layout));
+	if (!layout[0])
+		return 0;
+	log_err("helper '%s' (%s/%s): the kernel holds it with %s: it cannot change "
+		"that in place, and re-creating it would take the helper off every "
+		"connection using it; restart cthelperd to apply this",
+		in->name, fam_name(t->family), pr_name(t->proto), layout);
+	return -EEXIST;
+}
+
+int cthelper_reload_check(struct nlreq *r, const struct runtime *nrt,
+			  const struct cthelper_owned *owned)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < nrt->n_inst; i++)
+		for_each_tuple(&nrt->inst[i], t) {
+			int rc = cthelper_reload_check_one(r, nrt, &nrt->inst[i], t, owned);
+
+			if (rc && !bad)
+				bad = rc;
+		}
+	return bad;
+}
+
+static bool cthelper_runtime_names(const struct runtime *rt,
+				   const struct cthelper_owned_entry *e)
 {
 	for (size_t i = 0; i < rt->n_inst; i++) {
-		const struct instance *in = &rt->inst[i];
+		if (strcmp(rt->inst[i].name, e->name) != 0)
+			continue;
+		for_each_tuple(&rt->inst[i], t)
+			if (t->family == e->family && t->proto == e->proto)
+				return true;
+	}
+	return false;
+}
 
-		for_each_owned(rt, owned, i, t) {
-			int rc = cthelper_delete(r, in->name, t->family, t->proto);
+int cthelper_reload_apply(struct nlreq *r, const struct runtime *nrt,
+			  struct cthelper_owned *owned)
+{
+	int bad = 0, rc;
 
-			if (rc == -EBUSY)
-				log_notice("helper '%s' (%s/%s) left registered but disabled: "
-					   "a firewall rule still references it",
-					   in->name, fam_name(t->family), pr_name(t->proto));
-			else if (rc)
-				log_err("helper '%s' (%s/%s): cannot delete: %s",
-					in->name, fam_name(t->family), pr_name(t->proto), strerror(-rc));
+	for (size_t i = 0; i < nrt->n_inst; i++) {
+		const struct instance *in = &nrt->inst[i];
+
+		for_each_tuple(in, t) {
+			rc = cthelper_register(r, in, t->family, t->proto,
+					       NFCT_HELPER_STATUS_ENABLED);
+			if (rc)
+				log_err("helper '%s' (%s/%s): cannot register: %s: %s",
+					in->name, fam_name(t->family), pr_name(t->proto),
+					strerror(-rc), cthelper_explain(rc));
+			else
+				rc = cthelper_owned_record(owned, in, t);
+			if (rc && !bad)
+				bad = rc;
 		}
 	}
+	for (size_t i = 0; i < owned->n; i++) {
+		struct cthelper_owned_entry *e = &owned->h[i];
+
+		if (!e->enabled || cthelper_runtime_names(nrt, e))
+			continue;
+		rc = cthelper_status_set(r, e->name, e->family, e->proto,
+					 NFCT_HELPER_STATUS_DISABLED);
+		if (rc) {
+			log_err("helper '%s' (%s/%s): removed from the configuration but "
+				"cannot disable it: %s", e->name, fam_name(e->family),
+				pr_name(e->proto), strerror(-rc));
+			if (!bad)
+				bad = rc;
+			continue;
+		}
+		e->enabled = false;
+		log_notice("helper '%s' (%s/%s) removed from the configuration: disabled "
+			   "(deleted at stop: deleting a kernel helper drops the packets "
+			   "queued on every queue)", e->name, fam_name(e->family),
+			   pr_name(e->proto));
+	}
+	return bad;
 }
 
 /* --release for one tuple: 0 when it is gone (or was never there). */

@@ -63,10 +63,17 @@ int cthelper_delete(struct nlreq *r, const char *name, int family, int proto);
 /* Why a registration failed, in operator terms. */
 const char *cthelper_explain(int err);
 
-/* The kernel helpers this process registered: bit t of tuples[i] is
- * tuple t of rt->inst[i].  Only these are disabled and deleted. */
+/* The kernel helpers this process registered, by name and tuple (a
+ * reload changes the runtime): only these are disabled and deleted. */
+#define CTHELPER_OWNED_MAX (4 * CFG_MAX_HELPERS * CTHELPER_N_TUPLES)
+struct cthelper_owned_entry {
+	char name[CTH_NAME_LEN];
+	int family, proto;
+	bool enabled;     /* false: removed by a reload, deleted at stop */
+};
 struct cthelper_owned {
-	uint8_t tuples[CFG_MAX_HELPERS];
+	size_t n;
+	struct cthelper_owned_entry h[CTHELPER_OWNED_MAX];
 };
 
 /* Check every helper of a runtime against the kernel first (nothing is
@@ -74,10 +81,29 @@ struct cthelper_owned {
  * and enable them.  Registered ones are recorded in owned. */
 int cthelper_register_all(struct nlreq *r, const struct runtime *rt,
 			  struct cthelper_owned *owned);
-void cthelper_disable_all(struct nlreq *r, const struct runtime *rt,
+void cthelper_disable_all(struct nlreq *r, struct cthelper_owned *owned);
+void cthelper_delete_all(struct nlreq *r, struct cthelper_owned *owned);
+
+/*
+ * Reload, before anything changes: can nrt's helpers be registered next
+ * to what this process owns?  An owned helper may change its queue and
+ * class limits (an update), not its private-state size or classes (the
+ * kernel refuses: re-creating it would unhelp its connections); another
+ * program's helper is refused as at start.  Logs each refusal; 0 or
+ * -EEXIST.
+ */
+int cthelper_reload_check(struct nlreq *r, const struct runtime *nrt,
 			  const struct cthelper_owned *owned);
-void cthelper_delete_all(struct nlreq *r, const struct runtime *rt,
-			 const struct cthelper_owned *owned);
+/*
+ * Reload, after the swap: register or update nrt's helpers ENABLED, then
+ * disable the owned ones nrt no longer names.  They are deleted only at
+ * stop, because deleting a kernel helper drops the packets queued on
+ * every queue (docs/architecture.md, "Start and stop").  0 or the first
+ * error (the others are still tried).
+ */
+int cthelper_reload_apply(struct nlreq *r, const struct runtime *nrt,
+			  struct cthelper_owned *owned);
+
 /* --release: disable, then delete every configured kernel helper,
  * whoever registered it.  0 when all are gone; else a negative errno
  * (-EBUSY: one is still referenced by a rule and was left disabled). */

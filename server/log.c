@@ -10,6 +10,8 @@
 
 static int log_cur_level = LOG_L_INFO;
 static int log_to_syslog;
+static _Thread_local log_capture_fn *log_cap_fn;
+static _Thread_local void *log_cap_arg;
 
 static const char *const log_names[] = {
 	[LOG_L_ERR] = "error",   [LOG_L_WARNING] = "warning",
@@ -23,6 +25,11 @@ void log_init(int level, int use_syslog)
 	log_to_syslog = use_syslog;
 	if (use_syslog)
 		openlog("cthelperd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+void log_level_set(int level)
+{
+	log_cur_level = level;
 }
 
 /* Returns the level for a name, or -1. */
@@ -44,11 +51,15 @@ void log_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 	char line[1024];
 	int n = 0;
 
-	if (!log_enabled(level))
+	if (!log_enabled(level) && !(log_cap_fn && level <= LOG_L_WARNING))
 		return;
 	if (tag)
 		n = snprintf(line, sizeof(line), "%s: ", tag);
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	if (log_cap_fn && level <= LOG_L_WARNING)
+		log_cap_fn(log_cap_arg, level, line);
+	if (!log_enabled(level))
+		return;
 	if (log_to_syslog) {
 		syslog(level, "%s", line);
 		return;
@@ -66,4 +77,15 @@ void log_msg(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vmsg(level, NULL, fmt, ap);
 	va_end(ap);
+}
+
+void log_capture_set(log_capture_fn *fn, void *arg)
+{
+	log_cap_fn = fn;
+	log_cap_arg = arg;
+}
+
+int log_capturing(void)
+{
+	return log_cap_fn != NULL;
 }

@@ -14,26 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control.h"
-#include "cthelper.h"
+#include "daemon.h"
 #include "kcheck.h"
 #include "log.h"
 #include "rules.h"
-#include "runtime.h"
-#include "worker.h"
 
 #ifndef CTH_VERSION
 #define CTH_VERSION "0.0.0"
 #endif
-
-struct daemon_state {
-	struct runtime *_Atomic rt;
-	struct nlreq ctl;
-	struct cthelper_owned owned;  /* kernel helpers this run registered */
-	size_t n_workers;
-	struct worker workers[CFG_MAX_HELPERS];
-	struct control control;       /* cthelperctl's socket, if configured */
-};
 
 static void usage(FILE *out)
 {
@@ -63,7 +51,9 @@ static void usage(FILE *out)
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
 		"\n"
-		"Signals: SIGTERM/SIGINT stop cleanly (helpers disabled, then deleted).\n"
+		"Signals: SIGTERM/SIGINT stop cleanly (helpers disabled, then deleted);\n"
+		"SIGHUP reloads FILE (and plugins); on any error the running\n"
+		"configuration stays.\n"
 		"See cthelperd(8) and cthelperd.conf(5).\n",
 		CTH_DEFAULT_CONFIG);
 }
@@ -78,68 +68,116 @@ static void on_stop(struct ev_loop *loop, ev_signal *w, int revents)
 static void on_hup(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	(void)loop;
-	(void)w;
 	(void)revents;
-	log_warn("SIGHUP: reload is not supported by this version; restart "
-		 "cthelperd instead (connection state lives in the kernel)");
+	log_notice("signal %d: reloading", w->signum);
+	daemon_reload(w->data, NULL);
 }
 
-/* One worker per distinct queue; a queue shared by several helpers gets
- * the largest queue_len and fail-open if any of them asks for it. */
-static int daemon_workers_init(struct daemon_state *d)
+/* cthelperctl reload: the same, answered when it is done. */
+static int daemon_reload_ctl(void *arg, struct strbuf *out)
+{
+	return daemon_reload(arg, out);
+}
+
+void daemon_queue_params(const struct runtime *rt, uint16_t q, uint32_t *qlen,
+			 bool *fail_open)
+{
+	*qlen = 0;
+	*fail_open = false;
+	for (size_t i = 0; i < rt->n_inst; i++) {
+		if (rt->inst[i].queue != q)
+			continue;
+		if (rt->inst[i].queue_len > *qlen)
+			*qlen = rt->inst[i].queue_len;
+		*fail_open |= rt->inst[i].fail_open;
+	}
+}
+
+struct worker *daemon_worker_new(struct daemon *d, const struct runtime *rt,
+				 uint16_t q)
+{
+	struct worker *w = calloc(1, sizeof(*w));
+	uint32_t qlen;
+	bool fail_open;
+
+	if (!w) {
+		log_err("queue %u: out of memory", q);
+		return NULL;
+	}
+	daemon_queue_params(rt, q, &qlen, &fail_open);
+	if (worker_init(w, q, qlen, fail_open, &d->rt) < 0) {
+		daemon_worker_destroy(w);
+		return NULL;
+	}
+	return w;
+}
+
+void daemon_worker_destroy(struct worker *w)
+{
+	worker_stop(w);
+	worker_free(w);
+	free(w);
+}
+
+/* One worker per distinct queue, bound before any helper names it. */
+static int daemon_workers_init(struct daemon *d)
 {
 	const struct runtime *rt = d->rt;
 
 	for (size_t q = 0; q < rt->n_queues; q++) {
-		uint32_t qlen = 0;
-		bool fail_open = false;
+		struct worker *w = daemon_worker_new(d, rt, rt->queues[q]);
 
-		for (size_t i = 0; i < rt->n_inst; i++) {
-			if (rt->inst[i].queue != rt->queues[q])
-				continue;
-			if (rt->inst[i].queue_len > qlen)
-				qlen = rt->inst[i].queue_len;
-			fail_open |= rt->inst[i].fail_open;
-		}
-		int rc = worker_init(&d->workers[d->n_workers++], rt->queues[q],
-				     qlen, fail_open, &d->rt);
-		if (rc)
-			return rc;
+		if (!w)
+			return -1;
+		d->workers[d->n_workers++] = w;
 	}
 	return 0;
 }
 
+void daemon_control_sync(struct daemon *d)
+{
+	struct control *c = &d->control;
+
+	c->n_queues = d->n_workers;
+	for (size_t i = 0; i < d->n_workers; i++) {
+		c->queue[i] = d->workers[i]->queue;
+		c->stats[i] = &d->workers[i]->stats;
+	}
+}
+
 /* The control socket answers from the workers' counters: it opens once
  * they run, so a client never sees a daemon that is not serving yet. */
-static int daemon_control_open(struct daemon_state *d, struct ev_loop *loop)
+static int daemon_control_open(struct daemon *d, struct ev_loop *loop)
 {
 	struct control *c = &d->control;
 
 	c->rtp = &d->rt;
-	c->n_queues = d->n_workers;
-	for (size_t i = 0; i < d->n_workers; i++) {
-		c->queue[i] = d->workers[i].queue;
-		c->stats[i] = &d->workers[i].stats;
-	}
+	c->reload = daemon_reload_ctl;
+	c->reload_arg = d;
+	daemon_control_sync(d);
 	return control_open(c, loop);
 }
 
 /* Only the helpers this run registered are undone: one that belongs to
- * another program and made registration stop is left alone. */
-static void daemon_shutdown(struct daemon_state *d)
+ * another program and made registration stop is left alone.  Deleting
+ * comes after every queue is drained: it drops whatever is queued. */
+static void daemon_shutdown(struct daemon *d)
 {
 	control_close(&d->control);
-	cthelper_disable_all(&d->ctl, d->rt, &d->owned);
+	cthelper_disable_all(&d->ctl, &d->owned);
 	for (size_t i = 0; i < d->n_workers; i++)
-		worker_stop(&d->workers[i]);
-	cthelper_delete_all(&d->ctl, d->rt, &d->owned);
+		worker_stop(d->workers[i]);
+	cthelper_delete_all(&d->ctl, &d->owned);
 	for (size_t i = 0; i < d->n_workers; i++)
-		worker_free(&d->workers[i]);
+		daemon_worker_destroy(d->workers[i]);
+	d->n_workers = 0;
 	nlreq_close(&d->ctl);
 	runtime_free(d->rt);
+	for (size_t i = 0; i < d->n_retired; i++)
+		runtime_free(d->retired[i]);
 }
 
-static int daemon_run(struct daemon_state *d, bool detach)
+static int daemon_run(struct daemon *d, bool detach)
 {
 	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
 	ev_signal sig_int, sig_term, sig_hup;
@@ -167,7 +205,7 @@ static int daemon_run(struct daemon_state *d, bool detach)
 		return 1;
 	}
 	for (size_t i = 0; i < d->n_workers; i++) {
-		if ((rc = worker_start(&d->workers[i])) < 0) {
+		if ((rc = worker_start(d->workers[i])) < 0) {
 			log_err("cannot start worker: %s", strerror(-rc));
 			daemon_shutdown(d);
 			return 1;
@@ -177,6 +215,7 @@ static int daemon_run(struct daemon_state *d, bool detach)
 	ev_signal_init(&sig_int, on_stop, SIGINT);
 	ev_signal_init(&sig_term, on_stop, SIGTERM);
 	ev_signal_init(&sig_hup, on_hup, SIGHUP);
+	sig_hup.data = d;
 	ev_signal_start(loop, &sig_int);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_start(loop, &sig_hup);
@@ -227,7 +266,7 @@ int main(int argc, char **argv)
 		{ "print-rules", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct daemon_state d;
+	static struct daemon d;
 	const char *file = CTH_DEFAULT_CONFIG;
 	bool check = false, detach = false, release = false;
 	struct cfg *cfg;
@@ -292,5 +331,6 @@ int main(int argc, char **argv)
 	if (detach)
 		log_init(rt->cfg->log_level, true);
 	atomic_store(&d.rt, rt);
+	d.file = file;
 	return daemon_run(&d, detach);
 }

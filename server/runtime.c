@@ -115,6 +115,7 @@ static int runtime_inst_build(struct runtime *rt, struct instance *in,
 		return -EINVAL;
 	in->queue = h->queue;
 	in->queue_len = h->queue_len;
+	in->slot = (unsigned int)(in - rt->inst);
 	in->fail_open = h->fail_open;
 	if (runtime_classes_apply(rt, in, h))
 		return -EINVAL;
@@ -171,8 +172,8 @@ void runtime_free(struct runtime *rt)
 	free(rt);
 }
 
-const struct instance *runtime_find(const struct runtime *rt, uint16_t queue,
-				    const char *name, int family, int proto)
+const struct instance *runtime_find(const struct runtime *rt, const char *name,
+				    int family, int proto)
 {
 	unsigned fam = family == AF_INET6 ? CTH_FAMILY_IPV6 : CTH_FAMILY_IPV4;
 	unsigned pr = proto == IPPROTO_UDP ? CTH_PROTO_UDP : CTH_PROTO_TCP;
@@ -180,7 +181,7 @@ const struct instance *runtime_find(const struct runtime *rt, uint16_t queue,
 	for (size_t i = 0; i < rt->n_inst; i++) {
 		const struct instance *in = &rt->inst[i];
 
-		if (in->queue == queue && (in->families & fam) &&
+		if ((in->families & fam) &&
 		    (in->protocols & pr) && strcmp(in->name, name) == 0)
 			return in;
 	}

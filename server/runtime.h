@@ -18,6 +18,7 @@ struct instance {
 	uint16_t queue;
 	uint32_t queue_len;
 	bool fail_open;
+	unsigned int slot;            /* of its counters (stats.h); kept by a reload */
 	unsigned int n_classes;
 	struct cth_expect_class classes[CTH_CLASS_MAX];
 };
@@ -40,7 +41,13 @@ struct runtime {
  * Errors are printed "FILE:LINE: message".  Returns 0 or negative errno. */
 int runtime_build(struct cfg *cfg, struct runtime **out);
 void runtime_free(struct runtime *rt);
-const struct instance *runtime_find(const struct runtime *rt, uint16_t queue,
-				    const char *name, int family, int proto);
+/*
+ * The instance a queued packet's helper name stands for.  Not matched by
+ * queue: a reload that moves a helper to another queue leaves packets
+ * queued on the old one, and they are still this helper's (the kernel
+ * queued them because of its name; one name is one instance).
+ */
+const struct instance *runtime_find(const struct runtime *rt, const char *name,
+				    int family, int proto);
 
 #endif

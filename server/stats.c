@@ -133,7 +133,8 @@ void stats_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi
 {
 	for (size_t i = 0; i < s->n_helpers; i++)
 		for (size_t k = 0; k < STATS_H_N; k++)
-			s->h[i][k] += atomic_load_explicit(&b->h[i][k], memory_order_relaxed);
+			s->h[i][k] += atomic_load_explicit(&b->h[s->slot[i]][k],
+							   memory_order_relaxed);
 	for (size_t k = 0; k < STATS_Q_N; k++)
 		s->q[qi][k] = atomic_load_explicit(&b->q[k], memory_order_relaxed);
 }

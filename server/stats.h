@@ -49,10 +49,19 @@ struct stats_info {
 extern const struct stats_info stats_helper_info[STATS_H_N];
 extern const struct stats_info stats_queue_info[STATS_Q_N];
 
-/* One worker's counters; helper counters indexed like runtime->inst. */
+/*
+ * Helper counters live in slots (instance->slot) that outlast a reload:
+ * a helper keeps its slot while its name stays configured, and a new one
+ * gets a slot that neither the old nor the new runtime uses (workers may
+ * still count into the old one during the grace period), hence twice the
+ * helpers of one runtime.
+ */
+#define STATS_SLOTS (2 * CFG_MAX_HELPERS)
+
+/* One worker's counters. */
 struct stats_block {
 	_Atomic uint64_t q[STATS_Q_N];
-	_Atomic uint64_t h[CFG_MAX_HELPERS][STATS_H_N];
+	_Atomic uint64_t h[STATS_SLOTS][STATS_H_N];
 };
 
 static inline void stats_add(_Atomic uint64_t *c, uint64_t n)
@@ -77,6 +86,7 @@ struct stats_snap {
 	size_t n_helpers;
 	const char *helper[CFG_MAX_HELPERS];
 	uint16_t helper_queue[CFG_MAX_HELPERS];
+	unsigned int slot[CFG_MAX_HELPERS];  /* of helper i in the blocks */
 	uint64_t h[CFG_MAX_HELPERS][STATS_H_N];
 	size_t n_queues;
 	uint16_t queue[CFG_MAX_HELPERS];
@@ -85,8 +95,8 @@ struct stats_snap {
 	struct stats_kqueue kq[CFG_MAX_HELPERS];
 };
 
-/* Add block b's helper counters to s->h and put its queue counters at
- * queue index qi. */
+/* Add block b's helper counters (slot[i] for helper i) to s->h and put
+ * its queue counters at queue index qi. */
 void stats_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi);
 /* Match the kernel's queues (from /proc) to s->queue. */
 void stats_snap_kernel(struct stats_snap *s, const struct stats_kqueue *kq, size_t n);

@@ -53,26 +53,22 @@ struct worker_pkt {
 	char later_fn[WORKER_MAX_EXPECT][PKT_EXPECT_FN_MAX];
 };
 
-/* A helper counter of in (an instance of the current runtime). */
+/* A helper counter of in (its slot outlasts a reload: stats.h). */
 static void worker_count(struct worker *w, const struct instance *in,
 			 enum stats_helper_counter k)
 {
-	const struct runtime *rt = atomic_load_explicit(w->rtp, memory_order_relaxed);
-	size_t i = (size_t)(in - rt->inst);
-
-	if (i < CFG_MAX_HELPERS)
-		stats_add(&w->stats.h[i][k], 1);
+	stats_add(&w->stats.h[in->slot][k], 1);
 }
 
 /* The same for a helper known by name only (a waiting detach). */
 static void worker_count_name(struct worker *w, const char *name,
 			      enum stats_helper_counter k)
 {
-	const struct runtime *rt = atomic_load_explicit(w->rtp, memory_order_relaxed);
+	const struct runtime *rt = atomic_load(w->rtp);
 
 	for (size_t i = 0; i < rt->n_inst; i++)
-		if (rt->inst[i].queue == w->queue && strcmp(rt->inst[i].name, name) == 0) {
-			stats_add(&w->stats.h[i][k], 1);
+		if (strcmp(rt->inst[i].name, name) == 0) {
+			worker_count(w, &rt->inst[i], k);
 			return;
 		}
 }
@@ -82,25 +78,61 @@ static void worker_qcount(struct worker *w, enum stats_queue_counter k)
 	stats_add(&w->stats.q[k], 1);
 }
 
+/* The queue's copy mode, flags and length, in one CONFIG message. */
+static struct nlmsghdr *worker_params_put(struct worker *w, char *buf,
+					  uint32_t queue_len, bool fail_open)
+{
+	struct nlmsghdr *nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, w->queue);
+	uint32_t flags = NFQA_CFG_F_CONNTRACK | NFQA_CFG_F_GSO |
+			 (fail_open ? NFQA_CFG_F_FAIL_OPEN : 0);
+
+	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 0xffff);
+	/* the mask names every flag we set or clear: fail-open may go */
+	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(flags));
+	mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(NFQA_CFG_F_CONNTRACK | NFQA_CFG_F_GSO |
+						   NFQA_CFG_F_FAIL_OPEN));
+	nfq_nlmsg_cfg_put_qmaxlen(nlh, queue_len);
+	return nlh;
+}
+
 static int worker_queue_bind(struct worker *w, uint32_t queue_len,
 			     bool fail_open)
 {
 	char buf[NLREQ_BUF];
 	struct nlmsghdr *nlh;
-	uint32_t flags = NFQA_CFG_F_CONNTRACK | NFQA_CFG_F_GSO |
-			 (fail_open ? NFQA_CFG_F_FAIL_OPEN : 0);
 	int rc;
 
 	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, w->queue);
 	nfq_nlmsg_cfg_put_cmd(nlh, AF_INET, NFQNL_CFG_CMD_BIND);
 	if ((rc = nlreq_talk(&w->nfq, nlh)) < 0)
 		return rc;
-	nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, w->queue);
-	nfq_nlmsg_cfg_put_params(nlh, NFQNL_COPY_PACKET, 0xffff);
-	mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(flags));
-	mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(flags));
-	nfq_nlmsg_cfg_put_qmaxlen(nlh, queue_len);
-	return nlreq_talk(&w->nfq, nlh);
+	w->queue_len = queue_len;
+	w->fail_open = fail_open;
+	return nlreq_talk(&w->nfq, worker_params_put(w, buf, queue_len, fail_open));
+}
+
+/*
+ * From the main thread, while the worker runs: only the socket that bound
+ * a queue may configure it (nfqnl_recv_config() checks the port id), and
+ * the worker reads that socket, so no ack is asked for; a refusal still
+ * comes back as an error message, which the worker logs.
+ */
+int worker_params_set(struct worker *w, uint32_t queue_len, bool fail_open)
+{
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+
+	if (w->queue_len == queue_len && w->fail_open == fail_open)
+		return 0;
+	nlh = worker_params_put(w, buf, queue_len, fail_open);
+	nlh->nlmsg_flags &= (uint16_t)~NLM_F_ACK;
+	if (mnl_socket_sendto(w->nfq.nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	log_info("queue %u: length %u, fail-open %s (was %u, %s)", w->queue, queue_len,
+		 fail_open ? "yes" : "no", w->queue_len, w->fail_open ? "yes" : "no");
+	w->queue_len = queue_len;
+	w->fail_open = fail_open;
+	return 1;
 }
 
 static void worker_sock_tune(struct worker *w)
@@ -688,8 +720,7 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 		goto out;
 	}
 	if (m->helper[0])
-		in = runtime_find(rt, m->queue, m->helper, m->family,
-				  m->view.tuple[0].proto);
+		in = runtime_find(rt, m->helper, m->family, m->view.tuple[0].proto);
 	if (!in) {
 		log_debug("queue %u: packet %u: helper '%s' is not ours, accepted",
 			  m->queue, m->id, m->helper[0] ? m->helper : "(none)");
@@ -766,7 +797,7 @@ static void worker_batch(struct worker *w, size_t len)
 
 			if (e->error) {
 				worker_qcount(w, STATS_Q_VERDICT_ERRORS);
-				log_warn("queue %u: kernel refused a verdict: %s",
+				log_warn("queue %u: kernel refused a verdict or setting: %s",
 					 w->queue, strerror(-e->error));
 			}
 			continue;
@@ -822,6 +853,39 @@ static void worker_stop_cb(struct ev_loop *loop, ev_async *a, int revents)
 	ev_timer_start(loop, &w->drain);
 }
 
+/*
+ * Before the loop sleeps, the worker holds nothing of the runtime (it is
+ * read once per packet and per timer run): a quiescent state, counted so
+ * that a reload knows when the old runtime may be freed.
+ */
+static void worker_quiet_cb(struct ev_loop *loop, ev_prepare *p, int revents)
+{
+	struct worker *w = p->data;
+
+	(void)loop;
+	(void)revents;
+	atomic_fetch_add_explicit(&w->quiescent, 1, memory_order_release);
+}
+
+/* Nothing to do: waking the loop is the point (worker_poke()). */
+static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
+{
+	(void)loop;
+	(void)a;
+	(void)revents;
+}
+
+uint64_t worker_quiescent(const struct worker *w)
+{
+	return atomic_load_explicit(&w->quiescent, memory_order_acquire);
+}
+
+void worker_poke(struct worker *w)
+{
+	if (w->loop)
+		ev_async_send(w->loop, &w->wake);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -847,6 +911,11 @@ int worker_start(struct worker *w)
 	ev_async_init(&w->stop, worker_stop_cb);
 	w->stop.data = w;
 	ev_async_start(w->loop, &w->stop);
+	ev_async_init(&w->wake, worker_wake_cb);
+	ev_async_start(w->loop, &w->wake);
+	ev_prepare_init(&w->quiet, worker_quiet_cb);
+	w->quiet.data = w;
+	ev_prepare_start(w->loop, &w->quiet);
 	/* signals belong to the main loop */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -25,9 +25,14 @@ struct worker {
 	struct ev_loop *loop;
 	ev_io io;
 	ev_async stop;
+	ev_async wake;                 /* worker_poke() */
+	ev_prepare quiet;              /* counts quiescent states */
+	_Atomic uint64_t quiescent;
 	ev_timer drain;
 	ev_timer detach_poll;          /* while connections wait to detach */
 	pthread_t thread;
+	uint32_t queue_len;            /* as configured in the kernel */
+	bool fail_open;
 	char *rbuf, *sbuf;
 	struct stats_block stats;       /* written by this worker only */
 	struct overlay overlay;        /* newest state of connections in flight */
@@ -41,6 +46,13 @@ struct worker {
 int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
 		bool fail_open, struct runtime *_Atomic *rtp);
 int worker_start(struct worker *w);
+/* Change a running queue's length and fail-open flag (main thread):
+ * 1 changed, 0 nothing to change, or a negative errno. */
+int worker_params_set(struct worker *w, uint32_t queue_len, bool fail_open);
+/* Quiescent states passed so far, and a wake-up to pass one now: the
+ * reload's grace period (server/reload.c). */
+uint64_t worker_quiescent(const struct worker *w);
+void worker_poke(struct worker *w);
 /* Drain what is still queued, then stop the thread. */
 void worker_stop(struct worker *w);
 /* Close the sockets (unbinds the queue). */

@@ -210,8 +210,9 @@ static void test_runtime(void)
 		      "class max %u", rt->inst[0].classes[1].max);
 		CHECK("runtime/plugin-configured", *(char *)rt->inst[0].config == 'b' &&
 		      *(char *)rt->inst[1].config == 0, "config not applied");
-		CHECK("runtime/find", runtime_find(rt, 3, "g2", 2, 6) == &rt->inst[1] &&
-		      !runtime_find(rt, 4, "g2", 2, 6) && !runtime_find(rt, 3, "g1", 2, 17),
+		CHECK("runtime/find", runtime_find(rt, "g2", 2, 6) == &rt->inst[1] &&
+		      !runtime_find(rt, "g3", 10, 6) && !runtime_find(rt, "g4", 2, 6) &&
+		      !runtime_find(rt, "g1", 2, 17),
 		      "runtime_find wrong");
 		runtime_free(rt);
 	}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The running daemon: its runtime, kernel helpers, queue workers and
+ * control socket, shared by start/stop (main.c) and reload (reload.c).
+ * Everything here belongs to the main thread; workers see only the
+ * runtime pointer and their own struct.
+ */
+#ifndef CTH_DAEMON_H
+#define CTH_DAEMON_H
+
+#include <ev.h>
+
+#include "control.h"
+#include "cthelper.h"
+#include "runtime.h"
+#include "strbuf.h"
+#include "worker.h"
+
+/* Runtimes whose grace period timed out (a worker stuck in a plugin):
+ * never freed while workers run, freed at stop after they are joined. */
+#define DAEMON_RETIRED_MAX 8
+
+struct daemon {
+	const char *file;               /* configuration file, read again on reload */
+	struct runtime *_Atomic rt;
+	struct nlreq ctl;
+	struct cthelper_owned owned;    /* kernel helpers this run registered */
+	size_t n_workers;
+	struct worker *workers[CFG_MAX_HELPERS];  /* one per queue; they never move */
+	struct control control;         /* cthelperctl's socket, if configured */
+	size_t n_retired;
+	struct runtime *retired[DAEMON_RETIRED_MAX];
+};
+
+/* The length and fail-open flag queue q gets from rt's helpers: the
+ * largest queue_len, fail-open if any of them asks for it. */
+void daemon_queue_params(const struct runtime *rt, uint16_t q, uint32_t *qlen,
+			 bool *fail_open);
+/* Bind queue q (not started yet): the new worker, or NULL (logged). */
+struct worker *daemon_worker_new(struct daemon *d, const struct runtime *rt,
+				 uint16_t q);
+void daemon_worker_destroy(struct worker *w);
+/* The control socket's view of the queues and their counters. */
+void daemon_control_sync(struct daemon *d);
+
+/*
+ * Read the configuration file again and apply it between packets (load →
+ * validate → swap → free; reload.c).  On any error the running
+ * configuration stays as it was: -EINVAL (file or plugins), -EEXIST
+ * (kernel helpers), -EBUSY (a queue), ...; errors and warnings are
+ * logged and appended to errs.  Fills d->control.last.
+ */
+int daemon_reload(struct daemon *d, struct strbuf *errs);
+
+#endif

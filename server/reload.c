@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Live reload: load → validate → swap → free.
+ *
+ * Everything that can fail is done before the swap and touches nothing
+ * the workers use: the file is parsed and its plugins loaded into a new
+ * runtime, the kernel is asked whether every helper can be registered,
+ * and new queues are bound (their workers start on the old runtime and
+ * see nothing until a helper names their queue).  Then one atomic store
+ * makes every worker use the new runtime from its next packet on, the
+ * kernel helpers are updated, added and disabled, and queues nobody
+ * names any more are drained and closed.  The old runtime (and the old
+ * plugin code) is freed only after every worker has passed a quiescent
+ * state since the store (worker_quiescent()).
+ *
+ * All of it runs in the main loop, so a reload asked for during another
+ * one (SIGHUP, cthelperctl) waits for it: never interleaved.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon.h"
+#include "log.h"
+#include "reload.h"
+
+/* How long the old runtime may stay in use after the swap. */
+#define RELOAD_GRACE_MS 2000
+
+/* ---- pure parts (unit-tested) ---- */
+
+static const char *reload_str(const char *s)
+{
+	return s ? s : "(unset)";
+}
+
+int reload_server_check(const struct cfg *old, const struct cfg *nc,
+			char *msg, size_t len)
+{
+	const char *key = NULL, *was = NULL, *now = NULL;
+	char wb[16], nb[16];
+
+	if ((old->control_socket == NULL) != (nc->control_socket == NULL) ||
+	    (old->control_socket && strcmp(old->control_socket, nc->control_socket))) {
+		key = "control_socket";
+		was = reload_str(old->control_socket);
+		now = reload_str(nc->control_socket);
+	} else if (old->control_mode != nc->control_mode) {
+		key = "control_mode";
+		snprintf(wb, sizeof(wb), "%04o", old->control_mode);
+		snprintf(nb, sizeof(nb), "%04o", nc->control_mode);
+		was = wb;
+		now = nb;
+	} else if (old->control_gid != nc->control_gid) {
+		key = "control_group";
+		snprintf(wb, sizeof(wb), "%ld", old->control_gid);
+		snprintf(nb, sizeof(nb), "%ld", nc->control_gid);
+		was = wb;
+		now = nb;
+	}
+	if (!key)
+		return 0;
+	snprintf(msg, len, "%s: [server] %s changed (%s, now %s): it is set up once "
+		 "at start; restart cthelperd to change it", nc->file, key, was, now);
+	return -EINVAL;
+}
+
+size_t reload_slots_assign(const struct runtime *old, struct runtime *nrt,
+			   unsigned int *fresh)
+{
+	bool used[STATS_SLOTS] = { false };
+	size_t n_fresh = 0;
+
+	for (size_t i = 0; i < old->n_inst; i++)
+		used[old->inst[i].slot] = true;
+	for (size_t i = 0; i < nrt->n_inst; i++) {
+		struct instance *in = &nrt->inst[i];
+		size_t j;
+
+		for (j = 0; j < old->n_inst; j++)
+			if (strcmp(old->inst[j].name, in->name) == 0)
+				break;
+		if (j < old->n_inst) {
+			in->slot = old->inst[j].slot;
+			continue;
+		}
+		/* a slot neither runtime uses: nobody counts into it now, so
+		 * it can be cleared; there are twice as many as one runtime
+		 * can have instances */
+		for (unsigned int s = 0; s < STATS_SLOTS; s++) {
+			if (used[s])
+				continue;
+			used[s] = true;
+			in->slot = s;
+			fresh[n_fresh++] = s;
+			break;
+		}
+	}
+	return n_fresh;
+}
+
+static const struct instance *reload_inst(const struct runtime *rt, const char *name)
+{
+	for (size_t i = 0; i < rt->n_inst; i++)
+		if (strcmp(rt->inst[i].name, name) == 0)
+			return &rt->inst[i];
+	return NULL;
+}
+
+void reload_summary(const struct runtime *old, const struct runtime *nrt,
+		    struct strbuf *b)
+{
+	strbuf_printf(b, "%zu helper(s) on %zu queue(s)", nrt->n_inst, nrt->n_queues);
+	for (size_t i = 0; i < nrt->n_inst; i++) {
+		const struct instance *in = &nrt->inst[i], *o = reload_inst(old, in->name);
+
+		if (!o) {
+			strbuf_printf(b, "; added %s", in->name);
+			continue;
+		}
+		if (o->queue != in->queue)
+			strbuf_printf(b, "; %s moved from queue %u to %u", in->name,
+				      o->queue, in->queue);
+		if (strcmp(o->pl->version, in->pl->version) || strcmp(o->pl->name, in->pl->name))
+			strbuf_printf(b, "; %s plugin %s %s, was %s %s", in->name,
+				      in->pl->name, in->pl->version, o->pl->name, o->pl->version);
+	}
+	for (size_t i = 0; i < old->n_inst; i++)
+		if (!reload_inst(nrt, old->inst[i].name))
+			strbuf_printf(b, "; removed %s", old->inst[i].name);
+}
+
+/* ---- the daemon's side ---- */
+
+static void reload_capture(void *arg, int level, const char *line)
+{
+	(void)level;
+	strbuf_printf(arg, "%s\n", line);
+}
+
+static bool reload_has_queue(const struct runtime *rt, uint16_t q)
+{
+	for (size_t i = 0; i < rt->n_queues; i++)
+		if (rt->queues[i] == q)
+			return true;
+	return false;
+}
+
+static struct worker *reload_worker_of(struct daemon *d, uint16_t q)
+{
+	for (size_t i = 0; i < d->n_workers; i++)
+		if (d->workers[i]->queue == q)
+			return d->workers[i];
+	return NULL;
+}
+
+/* Bind and start a worker for every queue nrt adds (before the swap, so
+ * that no helper ever names a queue nobody reads).  On failure the ones
+ * started here are undone. */
+static int reload_queues_open(struct daemon *d, const struct runtime *nrt)
+{
+	size_t before = d->n_workers;
+	int rc = 0;
+
+	for (size_t q = 0; q < nrt->n_queues && !rc; q++) {
+		struct worker *w;
+
+		if (reload_worker_of(d, nrt->queues[q]))
+			continue;
+		w = daemon_worker_new(d, nrt, nrt->queues[q]);
+		if (!w) {
+			rc = -EBUSY;
+			break;
+		}
+		d->workers[d->n_workers++] = w;
+		if ((rc = worker_start(w)) < 0)
+			log_err("queue %u: cannot start its worker: %s", w->queue, strerror(-rc));
+		else
+			log_info("queue %u: bound", w->queue);
+	}
+	if (!rc)
+		return 0;
+	while (d->n_workers > before)
+		daemon_worker_destroy(d->workers[--d->n_workers]);
+	return rc;
+}
+
+/* After the kernel helpers left them: drain and close the queues nrt
+ * does not name (worker_stop() drains, waits, drains again). */
+static void reload_queues_close(struct daemon *d, const struct runtime *nrt)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < d->n_workers; i++) {
+		struct worker *w = d->workers[i];
+
+		if (reload_has_queue(nrt, w->queue)) {
+			d->workers[k++] = w;
+			continue;
+		}
+		log_info("queue %u: no helper names it any more: drained and closed", w->queue);
+		daemon_worker_destroy(w);
+	}
+	d->n_workers = k;
+}
+
+static void reload_queues_tune(struct daemon *d, const struct runtime *nrt)
+{
+	for (size_t i = 0; i < d->n_workers; i++) {
+		uint32_t qlen;
+		bool fo;
+		int rc;
+
+		daemon_queue_params(nrt, d->workers[i]->queue, &qlen, &fo);
+		rc = worker_params_set(d->workers[i], qlen, fo);
+		if (rc < 0)
+			log_err("queue %u: cannot change its length or fail-open: %s",
+				d->workers[i]->queue, strerror(-rc));
+	}
+}
+
+static void reload_slots_clear(struct daemon *d, const unsigned int *fresh, size_t n)
+{
+	for (size_t i = 0; i < d->n_workers; i++)
+		for (size_t s = 0; s < n; s++)
+			for (size_t k = 0; k < STATS_H_N; k++)
+				atomic_store_explicit(&d->workers[i]->stats.h[fresh[s]][k], 0,
+						      memory_order_relaxed);
+}
+
+static uint64_t reload_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * The grace period: every worker passes a quiescent state after the
+ * store, poked awake if idle.  Blocks the main loop for about one drain
+ * of the busiest queue; bounded, since a plugin may hang.
+ */
+static bool reload_grace(struct daemon *d)
+{
+	uint64_t seen[CFG_MAX_HELPERS], end = reload_ms() + RELOAD_GRACE_MS;
+	const struct timespec nap = { .tv_nsec = 1000000 };
+	size_t left;
+
+	for (size_t i = 0; i < d->n_workers; i++) {
+		seen[i] = worker_quiescent(d->workers[i]);
+		worker_poke(d->workers[i]);
+	}
+	do {
+		left = 0;
+		for (size_t i = 0; i < d->n_workers; i++)
+			left += worker_quiescent(d->workers[i]) == seen[i];
+		if (!left)
+			return true;
+		nanosleep(&nap, NULL);
+	} while (reload_ms() < end);
+	return false;
+}
+
+static void reload_retire(struct daemon *d, struct runtime *old)
+{
+	if (reload_grace(d)) {
+		runtime_free(old);
+		return;
+	}
+	log_warn("reload: a worker did not come back within %u ms (a plugin that "
+		 "hangs?): the previous configuration's memory is kept until stop",
+		 RELOAD_GRACE_MS);
+	if (d->n_retired < DAEMON_RETIRED_MAX) {
+		d->retired[d->n_retired++] = old;
+		return;
+	}
+	/* leaking is safe, freeing under a running worker is not */
+	log_err("reload: too many configurations held back: one is leaked");
+}
+
+static void reload_last(struct daemon *d, bool ok, const char *result)
+{
+	struct control_reload *l = &d->control.last;
+
+	l->count++;
+	l->at = time(NULL);
+	l->ok = ok;
+	snprintf(l->result, sizeof(l->result), "%s", result);
+}
+
+/* First line of the captured errors, for status and the log. */
+static void reload_fail(struct daemon *d, const struct strbuf *errs, const char *why)
+{
+	char first[400] = "";
+
+	if (errs->p) {
+		size_t n = strcspn(errs->p, "\n");
+
+		snprintf(first, sizeof(first), ": %.*s", (int)(n < 380 ? n : 380), errs->p);
+	}
+	log_err("reload failed (%s): the previous configuration keeps serving", why);
+	{
+		char res[512];
+
+		snprintf(res, sizeof(res), "%s%s", why, first);
+		reload_last(d, false, res);
+	}
+}
+
+/* Everything that may fail, before anything changes: 0 and *out, or an
+ * errno with why set. */
+static int reload_prepare(struct daemon *d, const struct runtime *old,
+			  struct runtime **out, const char **why)
+{
+	struct cfg *cfg;
+	struct runtime *nrt;
+	char msg[1024];
+	int rc;
+
+	*why = "the configuration file has errors";
+	if ((rc = cfg_load(d->file, &cfg)) < 0)
+		return rc;
+	*why = "a helper or its plugin has errors";
+	if ((rc = runtime_build(cfg, &nrt)) < 0)
+		return rc;
+	*why = "a setting needs a restart";
+	if ((rc = reload_server_check(old->cfg, nrt->cfg, msg, sizeof(msg))) < 0) {
+		log_err("%s", msg);
+		runtime_free(nrt);
+		return rc;
+	}
+	*why = "a kernel helper cannot take the new configuration";
+	if ((rc = cthelper_reload_check(&d->ctl, nrt, &d->owned)) < 0) {
+		runtime_free(nrt);
+		return rc;
+	}
+	*why = "a new queue cannot be bound";
+	if ((rc = reload_queues_open(d, nrt)) < 0) {
+		runtime_free(nrt);
+		return rc;
+	}
+	*out = nrt;
+	return 0;
+}
+
+int daemon_reload(struct daemon *d, struct strbuf *errs)
+{
+	struct runtime *old = atomic_load(&d->rt), *nrt;
+	unsigned int fresh[CFG_MAX_HELPERS];
+	struct strbuf sum = { 0 }, mine = { 0 };
+	const char *why;
+	size_t n_fresh;
+	int rc;
+
+	if (!errs)
+		errs = &mine;
+	log_capture_set(reload_capture, errs);
+	log_notice("reload: reading %s", d->file);
+	rc = reload_prepare(d, old, &nrt, &why);
+	if (rc < 0) {
+		reload_fail(d, errs, why);
+		log_capture_set(NULL, NULL);
+		strbuf_free(&mine);
+		return rc;
+	}
+	n_fresh = reload_slots_assign(old, nrt, fresh);
+	reload_slots_clear(d, fresh, n_fresh);
+	reload_queues_tune(d, nrt);
+	atomic_store(&d->rt, nrt);
+	log_level_set(nrt->cfg->log_level);
+	rc = cthelper_reload_apply(&d->ctl, nrt, &d->owned);
+	reload_queues_close(d, nrt);
+	daemon_control_sync(d);
+	reload_summary(old, nrt, &sum);
+	reload_retire(d, old);
+	log_capture_set(NULL, NULL);
+	if (rc < 0) {
+		char res[512];
+
+		snprintf(res, sizeof(res), "applied, but a kernel helper was not updated "
+			 "(see the log): %s", sum.p ? sum.p : "");
+		log_err("reload: %s", res);
+		reload_last(d, false, res);
+	} else {
+		log_notice("reload done: %s", sum.p ? sum.p : "");
+		reload_last(d, true, sum.p ? sum.p : "");
+	}
+	strbuf_free(&sum);
+	strbuf_free(&mine);
+	return rc;
+}
