@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dlfresh.h"
 #include "loader.h"
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
@@ -159,7 +160,7 @@ int plugin_load(const char *dir, const char *name, struct plugin **out,
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	pl->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	pl->dl = dlfresh_open(path);
 	if (!pl->dl) {
 		/* dlerror() names the file and the missing symbol or library */
 		snprintf(err, errlen, "cannot load plugin: %s", dlerror());
@@ -184,7 +185,7 @@ void plugin_unload(struct plugin *pl)
 	if (!pl)
 		return;
 	if (pl->dl)
-		dlclose(pl->dl);
+		dlfresh_close(pl->dl);
 	free(pl->path);
 	free(pl);
 }

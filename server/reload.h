@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The pure parts of a reload (server/reload.c), exposed for tests. */
+/* The pure parts of a reload (server/reload_plan.c; the rest is in
+ * server/reload.c). */
 #ifndef CTH_RELOAD_H
 #define CTH_RELOAD_H
 
@@ -7,6 +8,7 @@
 
 #include "config.h"
 #include "runtime.h"
+#include "stats.h"
 #include "strbuf.h"
 
 /* [server] settings that are set up once at start and cannot change on
