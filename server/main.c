@@ -18,6 +18,7 @@
 #include "cthelper.h"
 #include "kcheck.h"
 #include "log.h"
+#include "metrics.h"
 #include "rules.h"
 #include "runtime.h"
 #include "worker.h"
@@ -33,6 +34,7 @@ struct daemon_state {
 	size_t n_workers;
 	struct worker workers[CFG_MAX_HELPERS];
 	struct control control;       /* cthelperctl's socket, if configured */
+	struct metrics metrics;       /* HTTP /metrics, if configured */
 };
 
 static void usage(FILE *out)
@@ -128,6 +130,7 @@ static int daemon_control_open(struct daemon_state *d, struct ev_loop *loop)
  * another program and made registration stop is left alone. */
 static void daemon_shutdown(struct daemon_state *d)
 {
+	metrics_close(&d->metrics);
 	control_close(&d->control);
 	cthelper_disable_all(&d->ctl, d->rt, &d->owned);
 	for (size_t i = 0; i < d->n_workers; i++)
@@ -180,7 +183,8 @@ static int daemon_run(struct daemon_state *d, bool detach)
 	ev_signal_start(loop, &sig_int);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_start(loop, &sig_hup);
-	if (daemon_control_open(d, loop) < 0) {
+	if (daemon_control_open(d, loop) < 0 ||
+	    metrics_open(&d->metrics, loop, &d->control, d->rt->cfg->metrics) < 0) {
 		daemon_shutdown(d);
 		return 1;
 	}
