@@ -87,7 +87,7 @@ static long http_wait(struct ev_loop *loop, int fd, char *buf, size_t max, doubl
 
 	fcntl(fd, F_SETFL, O_NONBLOCK);
 	while (now() < end) {
-		ssize_t r;
+		ssize_t r = -1;          /* set: the read below runs unless buf is full */
 
 		ev_run(loop, EVRUN_NOWAIT);
 		while (n < max - 1 && (r = read(fd, buf + n, max - 1 - n)) > 0)
