@@ -4,10 +4,12 @@
  * the handler, so lines are counted in our own reader callback: inih reads
  * exactly one line per call, which makes the count exact.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <grp.h>
 #include <ini.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +212,66 @@ static int cfg_server_control_group(struct cfg_parse *p, const char *k, const ch
 	return 0;
 }
 
+int cfg_addr_port_parse(const char *v, struct sockaddr_storage *sa, socklen_t *len)
+{
+	char host[INET6_ADDRSTRLEN];
+	const char *colon, *end;
+	uint32_t port;
+	size_t n;
+
+	/* the last colon: an IPv6 literal has its own, hence the brackets */
+	colon = strrchr(v, ':');
+	if (!colon || cfg_parse_u32(colon + 1, 0, 65535, &port))
+		return -EINVAL;
+	memset(sa, 0, sizeof(*sa));
+	if (v[0] == '[') {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)sa;
+
+		end = colon - 1;          /* >= v: v[0] is '[', not ':' */
+		if (end == v || *end != ']' ||
+		    (n = (size_t)(end - v - 1)) >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, v + 1, n);
+		host[n] = '\0';
+		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
+			return -EINVAL;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)sa;
+
+		n = (size_t)(colon - v);
+		if (n >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, v, n);
+		host[n] = '\0';
+		/* inet_pton() takes only the dotted quad, no "127.1" or names */
+		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+			return -EINVAL;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		*len = sizeof(*s4);
+	}
+	return 0;
+}
+
+/* Only checked here; server/metrics.c parses it again when it listens,
+ * so the config keeps the text, as written, for logs and reload. */
+static int cfg_server_metrics(struct cfg_parse *p, const char *k, const char *v)
+{
+	struct sockaddr_storage sa;
+	socklen_t len;
+
+	(void)k;
+	if (cfg_addr_port_parse(v, &sa, &len) < 0) {
+		cfg_error(p->cfg, p->line, "metrics: '%s' is not ADDR:PORT (an IPv4 address, "
+			  "or an IPv6 one in brackets, and a port in 0..65535)", v);
+		return 0;
+	}
+	return cfg_set_str(&p->cfg->metrics, v);
+}
+
 /* The parser looks keys up here and tests/unit/test_docs.c checks that
  * cthelperd.conf(5) documents each: one list, so neither can drift. */
 const struct cfg_key cfg_server_keys[] = {
@@ -218,6 +280,7 @@ const struct cfg_key cfg_server_keys[] = {
 	{ .name = "control_socket", .set = cfg_server_control_socket },
 	{ .name = "control_mode", .set = cfg_server_control_mode },
 	{ .name = "control_group", .set = cfg_server_control_group },
+	{ .name = "metrics", .set = cfg_server_metrics },
 	{ .name = NULL },
 };
 
@@ -582,6 +645,7 @@ void cfg_free(struct cfg *cfg)
 	}
 	free(cfg->plugin_dir);
 	free(cfg->control_socket);
+	free(cfg->metrics);
 	free(cfg->file);
 	free(cfg);
 }

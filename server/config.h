@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <cthelperd/plugin.h>
 
@@ -59,6 +60,7 @@ struct cfg {
 	char *control_socket;     /* NULL: no control socket */
 	uint32_t control_mode;    /* permissions of the socket file */
 	long control_gid;         /* -1: the daemon's group */
+	char *metrics;            /* ADDR:PORT of HTTP /metrics; NULL: none */
 	size_t n_helpers;
 	struct cfg_helper helpers[CFG_MAX_HELPERS];
 	size_t n_errors;
@@ -85,6 +87,10 @@ extern const struct cfg_key cfg_server_keys[], cfg_helper_keys[];
 
 /* "P[,P...]" (commas or blanks) into ports[0..max); 0 or -EINVAL. */
 int cfg_ports_parse(const char *v, uint16_t *ports, size_t max, size_t *n);
+
+/* "A.B.C.D:PORT" or "[IPv6]:PORT" (literals only, PORT 0..65535, 0 for
+ * tests: the kernel chooses) into *sa; 0 or -EINVAL. */
+int cfg_addr_port_parse(const char *v, struct sockaddr_storage *sa, socklen_t *len);
 
 /* Parse FILE.  Errors are printed as "FILE:LINE: message" to stderr.
  * Returns 0 with *out set, or a negative errno (-EINVAL: bad config). */

@@ -12,6 +12,7 @@
 
 #include "control.h"
 #include "cthelper.h"
+#include "metrics.h"
 #include "runtime.h"
 #include "strbuf.h"
 #include "worker.h"
@@ -28,6 +29,7 @@ struct daemon {
 	size_t n_workers;
 	struct worker *workers[CFG_MAX_HELPERS];  /* one per queue; they never move */
 	struct control control;         /* cthelperctl's socket, if configured */
+	struct metrics metrics;         /* HTTP /metrics, if configured */
 	size_t n_retired;
 	struct runtime *retired[DAEMON_RETIRED_MAX];
 };

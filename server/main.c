@@ -17,6 +17,7 @@
 #include "daemon.h"
 #include "kcheck.h"
 #include "log.h"
+#include "metrics.h"
 #include "rules.h"
 
 #ifndef CTH_VERSION
@@ -163,6 +164,7 @@ static int daemon_control_open(struct daemon *d, struct ev_loop *loop)
  * comes after every queue is drained: it drops whatever is queued. */
 static void daemon_shutdown(struct daemon *d)
 {
+	metrics_close(&d->metrics);
 	control_close(&d->control);
 	cthelper_disable_all(&d->ctl, &d->owned);
 	for (size_t i = 0; i < d->n_workers; i++)
@@ -219,7 +221,8 @@ static int daemon_run(struct daemon *d, bool detach)
 	ev_signal_start(loop, &sig_int);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_start(loop, &sig_hup);
-	if (daemon_control_open(d, loop) < 0) {
+	if (daemon_control_open(d, loop) < 0 ||
+	    metrics_open(&d->metrics, loop, &d->control, d->rt->cfg->metrics) < 0) {
 		daemon_shutdown(d);
 		return 1;
 	}

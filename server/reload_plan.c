@@ -24,6 +24,11 @@ int reload_server_check(const struct cfg *old, const struct cfg *nc,
 		key = "control_socket";
 		was = reload_str(old->control_socket);
 		now = reload_str(nc->control_socket);
+	} else if ((old->metrics == NULL) != (nc->metrics == NULL) ||
+		   (old->metrics && strcmp(old->metrics, nc->metrics))) {
+		key = "metrics";
+		was = reload_str(old->metrics);
+		now = reload_str(nc->metrics);
 	} else if (old->control_mode != nc->control_mode) {
 		key = "control_mode";
 		snprintf(wb, sizeof(wb), "%04o", old->control_mode);

@@ -57,6 +57,11 @@ static void test_server_keys(void)
 	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
 	      strstr(msg, "control_mode changed (0600, now 0660)"), "%s", msg);
 	b = a;
+	b.metrics = (char *)"127.0.0.1:9469";
+	CHECK("reload/server-metrics-refused",
+	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
+	      strstr(msg, "metrics changed ((unset), now 127.0.0.1:9469)"), "%s", msg);
+	b = a;
 	b.control_gid = 4;
 	CHECK("reload/server-group-refused",
 	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
