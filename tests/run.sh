@@ -109,6 +109,14 @@ else
 	echo "FAIL tnsrpc: tests/tnsrpc/run.sh missing" | tee -a "$LOG/all.txt"
 fi
 
+# Operations: live reload under load, broken reloads, a replaced plugin,
+# privilege drop, /metrics, the installed tree; one VM boot.
+if [ -x tests/ops/run.sh ]; then
+	run_suite ops tests/ops/run.sh
+else
+	echo "FAIL ops: tests/ops/run.sh missing" | tee -a "$LOG/all.txt"
+fi
+
 p=$(grep -c '^PASS ' "$LOG/all.txt")
 f=$(grep -c '^FAIL ' "$LOG/all.txt")
 s=$(grep -c '^SKIP ' "$LOG/all.txt")

@@ -46,5 +46,13 @@ $(B)/tests/plugins/%.so: tests/host/%.c $(wildcard sdk/include/cthelperd/*.h)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) -o $@ $<
 unit: $(B)/tests/plugins/probe.so
 
+# ftp.so as a rebuild that reports another version: tests/ops replaces the
+# installed one with it and reloads.
+$(B)/tests/ftp-next/ftp.so: $(wildcard plugins/ftp/*.c plugins/ftp/*.h) $(B)/libcthsdk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) \
+	  -DFTP_PLUGIN_VERSION='"1.0.1-next"' -o $@ $(filter %.c,$^) $(B)/libcthsdk.a
+unit: $(B)/tests/ftp-next/ftp.so
+
 # libFuzzer targets: `make fuzz` (tests/fuzz/fuzz.mk)
 include tests/fuzz/fuzz.mk

@@ -1,0 +1,508 @@
+#!/bin/bash
+# Operations end to end (issue 15), run inside the test VM by
+# tests/ops/run.sh, one boot.  Every case is cthelperd's own (there is no
+# reference to compare with: conntrackd's helper mode has no reload, no
+# stats, no privilege drop) and FTP through the topology's firewall is
+# the proof that the daemon still serves:
+#
+#   reload-under-load   a loop of FTP sessions (PASV and PORT) while the
+#                       daemon is reloaded 10 times (SIGHUP and cthelperctl
+#                       in turn): a second helper added and removed, a
+#                       policy changed, ftp moved to another queue and back,
+#                       a queue length changed.  Zero failed sessions, every
+#                       reload applied (status, nfct helper list), no verdict
+#                       error, nothing dropped by the kernel's queues.
+#   reload-broken       a syntax error, a missing plugin, a plugin of
+#                       another ABI, a [server] key that needs a restart:
+#                       each reload is refused naming FILE:LINE (cthelperctl
+#                       exit 1; SIGHUP: the log), the old configuration keeps
+#                       serving (status, an FTP session).
+#   plugin-replace      ftp.so replaced (renamed over, as install(1) or a
+#                       package manager does) by a build reporting another
+#                       version, reload: status shows the new version, and an
+#                       FTP session that began before the reload does its
+#                       second (PORT) transfer through the new code.
+#   privdrop            [server] user = nobody: /proc shows uid 65534 and
+#                       only CAP_NET_ADMIN in every thread, FTP works, and a
+#                       reload (which adds a queue, i.e. a new thread) works.
+#   metrics             [server] metrics: GET /metrics (curl) answers the
+#                       Prometheus counters of the session just made.
+#   installed           the tree of "make install DESTDIR=..." (made on the
+#                       host by run.sh) put at /usr/local (a tmpfs here):
+#                       the installed daemon with the installed config
+#                       serves FTP; after kill -9 its helpers stay enabled,
+#                       and the unit's ExecStopPost command leaves none.
+#
+# Environment: CTH_BUILD (the daemon's build dir), OPS_INST (the DESTDIR
+# tree), OPS_ONLY (an extended regex over case names).
+# shellcheck disable=SC2317  # case_* run through "case_${c//-/_}"
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+# shellcheck source=tests/lib/topo.sh
+. tests/lib/topo.sh
+# shellcheck source=tests/lib/vmsuite.sh
+. tests/lib/vmsuite.sh
+
+PY=/usr/bin/python3
+FTP="$REPO/tests/lib/ftp.py"
+W=/tmp/ops
+LOGS=${VM_RESULTS:-$W}/logs
+suite_build_dir
+CONF=$W/cthelperd.conf
+PLUG=$W/plugins
+SOCK=/run/cthelperd-ops.sock
+CTL="$BUILD/cthelperctl -s $SOCK"
+META=$W/ftproot/testfile.meta
+RELOADS=10
+mkdir -p "$W" "$LOGS"
+
+CASES=(reload-under-load reload-broken plugin-replace privdrop metrics installed)
+want() { [ -z "${OPS_ONLY:-}" ] || [[ $1 =~ ^($OPS_ONLY)$ ]]; }
+verdict() {
+	if [ -z "$2" ]; then echo "PASS e2e-ops/$1"; else echo "FAIL e2e-ops/$1: $2"; fi
+}
+
+# ------------------------------------------------------------ FTP
+
+start_ftp_server() {
+	rm -rf "$W/ftproot" "$W/ftp.ready"
+	in_server "$PY" "$FTP" server --root "$W/ftproot" --size 65536 \
+		--ready "$W/ftp.ready" --log "$LOGS/ftp-server.log" \
+		>"$LOGS/ftp-server.out" 2>&1 &
+	FTP_PID=$!
+	local _
+	for _ in $(seq 1 150); do
+		[ -s "$W/ftp.ready" ] && [ -s "$META" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# ftp_session MODE [ARGS...]: one client session; OUT = its result line.
+ftp_session() {
+	local mode=$1
+	shift
+	OUT=$(timeout 60 nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" "$FTP" client \
+		--host "$SV4" --mode "$mode" --meta "$META" "$@" 2>>"$LOGS/ftp-client.log")
+	[ -n "$OUT" ] || OUT="ERROR $mode: no output (status $?)"
+	[[ $OUT == OK* ]]
+}
+
+# ------------------------------------------------------------ configuration
+
+# conf_write [KEY=VALUE...]: the suite's configuration; the words set what
+# varies: ftpq (ftp's queue), ftpmax (its policy), ftplen (queue_len),
+# tns=Q (a second helper, tns, on queue Q), user=, metrics=, extra= (a raw
+# block appended).
+conf_write() {
+	local ftpq=0 ftpmax=1 ftplen=4096 tns="" user="" metrics="" extra="" kv
+	for kv in "$@"; do
+		case $kv in
+		ftpq=*) ftpq=${kv#*=} ;; ftpmax=*) ftpmax=${kv#*=} ;;
+		ftplen=*) ftplen=${kv#*=} ;; tns=*) tns=${kv#*=} ;;
+		user=*) user=${kv#*=} ;; metrics=*) metrics=${kv#*=} ;;
+		extra=*) extra=${kv#*=} ;;
+		esac
+	done
+	{
+		echo "[server]"
+		echo "plugin_dir = $PLUG"
+		echo "log_level = info"
+		echo "control_socket = $SOCK"
+		[ -z "$user" ] || echo "user = $user"
+		[ -z "$metrics" ] || echo "metrics = $metrics"
+		echo "[helper ftp]"
+		echo "plugin = ftp"
+		echo "family = ipv4"
+		echo "queue = $ftpq"
+		echo "queue_len = $ftplen"
+		echo "policy.ftp.max = $ftpmax"
+		if [ -n "$tns" ]; then
+			echo "[helper tns]"
+			echo "plugin = tns"
+			echo "family = ipv4"
+			echo "queue = $tns"
+		fi
+		[ -z "$extra" ] || printf '%s\n' "$extra"
+	} >"$CONF.new"
+	mv "$CONF.new" "$CONF"
+}
+
+# The plugins as an operator installs them: root-owned, not writable by
+# others (the loader refuses anything else).
+plugins_install() {
+	rm -rf "$PLUG"
+	install -d -m 0755 "$PLUG"
+	install -m 0644 "$BUILD"/plugins/*.so "$PLUG/"
+}
+
+# kstate NAME: the ipv4/tcp kernel helper NAME as the kernel reports it
+# (tests/kmod/cthnl.py dump: nfct(8) does not print the policy), as
+# "queue=Q status=S classes=C/MAX/TIMEOUT", or "absent".
+kstate() {
+	local line
+	line=$("$PY" "$REPO/tests/kmod/cthnl.py" dump 2>&1 | grep "^$1 l3=2 l4=6 ")
+	[ -n "$line" ] || { echo absent; return; }
+	sed 's/.* \(queue=[0-9]*\) \(status=[0-9]*\) priv=[0-9]* \(classes=.*\)/\1 \2 \3/' <<<"$line"
+}
+
+ctl_json() { $CTL -j stats 2>/dev/null; }
+json_get() { "$PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+# ------------------------------------------------------------ reload under load
+
+LOAD_PID=
+load_start() {
+	rm -f "$W/load.stop" "$W/load.out"
+	(
+		local n=0 mode
+		while [ ! -e "$W/load.stop" ]; do
+			n=$((n + 1))
+			if ((n % 2)); then mode=pasv; else mode=port; fi
+			if ftp_session $mode; then
+				echo "OK $n $mode"
+			else
+				echo "FAIL $n $mode: $OUT"
+			fi
+		done >>"$W/load.out"
+	) &
+	LOAD_PID=$!
+}
+load_stop() {
+	touch "$W/load.stop"
+	[ -z "$LOAD_PID" ] || wait "$LOAD_PID"
+	LOAD_PID=
+}
+
+# The ten configurations, in order: what each changes.
+RELOAD_STEPS=(
+	"tns=1"                          # add a second helper on a new queue
+	"tns=1 ftpmax=3"                 # change a policy
+	"tns=1 ftpmax=3 ftpq=2"          # move ftp to another (new) queue
+	"ftpmax=3 ftpq=2"                # remove the second helper (queue 1 goes)
+	"ftpmax=3"                       # ftp back to queue 0 (queue 2 goes)
+	"ftpmax=3 tns=0"                 # add tns again, sharing queue 0
+	"ftpmax=3 tns=0 ftplen=2048"     # change the shared queue's length
+	"ftpmax=3 ftplen=2048"           # remove tns again
+	"ftplen=2048"                    # policy back
+	""                               # the start configuration
+)
+
+case_reload_under_load() {
+	local c=reload-under-load why="" i step rc want_q want_max tq got st sessions bad
+	progress "$c"
+	conf_write
+	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 1 || ! topo_ct_add ftp; then
+		verdict $c "not run: ${START_WHY:-CT rules failed}"
+		stop_cthelperd
+		return
+	fi
+	load_start
+	nap 2
+	for i in $(seq 0 $((RELOADS - 1))); do
+		step=${RELOAD_STEPS[$i]}
+		# shellcheck disable=SC2086  # the step's words
+		conf_write $step
+		if ((i % 2)); then
+			kill -HUP "$CTH_PID"
+			rc=0
+			for _ in $(seq 1 50); do
+				$CTL status 2>/dev/null | grep -q "(reloads: $((i + 1)))" && break
+				sleep 0.1
+			done
+		else
+			$CTL reload >"$W/reload.out" 2>&1
+			rc=$?
+		fi
+		st=$($CTL status 2>&1)
+		grep -q "^last reload .* ok: .*(reloads: $((i + 1)))$" <<<"$st" && [ "$rc" = 0 ] ||
+			why="${why:+$why; }reload $((i + 1)) ($step): exit $rc, status: $(grep '^last reload' <<<"$st")"
+		want_q=0 want_max=1 tq=$(sed -n 's/.*tns=\([0-9]*\).*/\1/p' <<<"$step")
+		[[ $step == *ftpq=2* ]] && want_q=2
+		[[ $step == *ftpmax=3* ]] && want_max=3
+		got=$(kstate ftp)
+		[ "$got" = "queue=$want_q status=1 classes=ftp/$want_max/300" ] ||
+			why="${why:+$why; }after reload $((i + 1)) the kernel's ftp helper is '$got', want queue $want_q, max $want_max"
+		got=$(kstate tns)
+		if [ -n "$tq" ]; then
+			[[ $got == "queue=$tq status=1 "* ]] ||
+				why="${why:+$why; }after reload $((i + 1)) tns is '$got', want enabled on queue $tq"
+		else
+			# removed: disabled (deleted at stop), or never there
+			[[ $got == absent || $got == *status=0* ]] ||
+				why="${why:+$why; }after reload $((i + 1)) tns is '$got', want disabled"
+		fi
+		nap 1
+	done
+	nap 2
+	load_stop
+	sessions=$(grep -c '^OK' "$W/load.out")
+	bad=$(grep -c '^FAIL' "$W/load.out")
+	say "$c: $sessions sessions passed, $bad failed during $RELOADS reloads"
+	[ "$bad" = 0 ] || why="${why:+$why; }$bad of $((sessions + bad)) sessions failed: $(grep -m 2 '^FAIL' "$W/load.out" | tr '\n' ' ')"
+	[ "$sessions" -ge "$RELOADS" ] || why="${why:+$why; }only $sessions sessions ran during the reloads"
+	local j
+	j=$(ctl_json)
+	local qerr
+	qerr=$(json_get "sum(q['verdict_errors'] + q['parse_errors'] for q in d['queues'])" <<<"$j" 2>&1)
+	[ "$qerr" = 0 ] || why="${why:+$why; }verdict or parse errors: $qerr"
+	qerr=$(json_get "sum(q.get('kernel', {}).get('dropped', 0) + q.get('kernel', {}).get('user_dropped', 0) + q.get('kernel', {}).get('waiting', 0) for q in d['queues'])" <<<"$j" 2>&1)
+	[ "$qerr" = 0 ] || why="${why:+$why; }the kernel dropped or still holds queued packets: $qerr ($(tr '\n' ' ' </proc/net/netfilter/nfnetlink_queue))"
+	grep -qE 'refused a verdict|verdict for packet' "$LOGS/$c.log" &&
+		why="${why:+$why; }the daemon logged a lost verdict: $(grep -m 1 -E 'refused a verdict|verdict for packet' "$LOGS/$c.log")"
+	topo_ct_del
+	stop_cthelperd
+	[ "$STOP_RC" = 0 ] || why="${why:+$why; }exit status $STOP_RC at stop"
+	[ -z "$(nfct_helpers | grep -E 'name = (ftp|tns),')" ] ||
+		why="${why:+$why; }helpers left after stop: $(nfct_helpers | grep -E 'name = (ftp|tns),' | tr '\n' ' ')"
+	verdict $c "$why"
+	[ -z "$why" ] || show_tail "$LOGS/$c.log" 20
+}
+
+# ------------------------------------------------------------ broken reloads
+
+# broken_try WHAT HOW WORDS...: write the broken config (already done),
+# reload by HOW (ctl|hup), expect refusal mentioning every WORD; then the
+# old configuration must still serve.
+broken_try() {
+	local what=$1 how=$2 out rc w n
+	shift 2
+	n=$($CTL status 2>/dev/null | sed -n 's/.*(reloads: \([0-9]*\)).*/\1/p')
+	if [ "$how" = ctl ]; then
+		out=$($CTL reload 2>&1)
+		rc=$?
+		[ "$rc" = 1 ] || BWHY="${BWHY:+$BWHY; }$what: cthelperctl reload exit $rc (want 1): $(head -c 200 <<<"$out")"
+	else
+		kill -HUP "$CTH_PID"
+		for _ in $(seq 1 50); do
+			$CTL status 2>/dev/null | grep -q "(reloads: $((${n:-0} + 1)))" && break
+			sleep 0.1
+		done
+		out=$(cat "$LOGS/reload-broken.log")
+	fi
+	for w in "$@"; do
+		grep -qF -- "$w" <<<"$out" || BWHY="${BWHY:+$BWHY; }$what: the answer lacks '$w': $(tail -c 300 <<<"$out" | tr '\n' '|')"
+	done
+	$CTL status 2>&1 | grep -q '^last reload .* failed: ' ||
+		BWHY="${BWHY:+$BWHY; }$what: status does not show a failed reload"
+	$CTL status 2>&1 | grep -qE '^  ftp +plugin ftp 1\.0\.0, .*queue 0$' ||
+		BWHY="${BWHY:+$BWHY; }$what: status no longer shows the old ftp helper"
+	[ "$(kstate ftp)" = "queue=0 status=1 classes=ftp/1/300" ] ||
+		BWHY="${BWHY:+$BWHY; }$what: the kernel's ftp helper is now '$(kstate ftp)'"
+	ftp_session port || BWHY="${BWHY:+$BWHY; }$what: FTP after the refused reload: $OUT"
+}
+
+case_reload_broken() {
+	local c=reload-broken line
+	BWHY=""
+	progress "$c"
+	conf_write
+	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 1 || ! topo_ct_add ftp; then
+		verdict $c "not run: ${START_WHY:-CT rules failed}"
+		stop_cthelperd
+		return
+	fi
+	conf_write extra="this line is not valid"
+	line=$(wc -l <"$CONF")
+	broken_try "syntax error" ctl "$CONF:$line: syntax error"
+	conf_write extra="$(printf '[helper ghost]\nplugin = nosuch')"
+	line=$(($(wc -l <"$CONF") - 1))
+	broken_try "missing plugin" ctl "$CONF:$line: helper 'ghost'" "nosuch.so"
+	install -m 0644 "$BUILD/tests/bad/bad_abi.so" "$PLUG/bad_abi.so"
+	conf_write extra="$(printf '[helper old]\nplugin = bad_abi')"
+	line=$(($(wc -l <"$CONF") - 1))
+	broken_try "wrong ABI" ctl "$CONF:$line: helper 'old'" "ABI version 99"
+	rm -f "$PLUG/bad_abi.so"
+	conf_write extra="$(printf '[helper ftp]\nplugin = ftp')"
+	broken_try "duplicate helper, by SIGHUP" hup "$CONF:" "already defined"
+	conf_write
+	sed -i "s|^control_socket = .*|control_socket = /run/other.sock|" "$CONF"
+	broken_try "control_socket changed" ctl "control_socket changed" "restart"
+	topo_ct_del
+	stop_cthelperd
+	verdict $c "$BWHY"
+	[ -z "$BWHY" ] || show_tail "$LOGS/$c.log" 20
+}
+
+# ------------------------------------------------------------ plugin replaced
+
+case_plugin_replace() {
+	local c=plugin-replace why="" sync=$W/sync st
+	progress "$c"
+	conf_write
+	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 1 || ! topo_ct_add ftp; then
+		verdict $c "not run: ${START_WHY:-CT rules failed}"
+		stop_cthelperd
+		return
+	fi
+	rm -rf "$sync"
+	mkdir -p "$sync"
+	# one session, two PORT transfers, paused in between
+	ftp_session port --transfers 2 --sync-dir "$sync" --pause-timeout 60 >"$W/replace.out" &
+	local cpid=$!
+	for _ in $(seq 1 150); do [ -e "$sync/paused.1" ] && break; sleep 0.2; done
+	if [ ! -e "$sync/paused.1" ]; then
+		why="the session did not finish its first transfer"
+	else
+		# a new file renamed over the old one: the old stays mapped
+		install -m 0644 "$BUILD/tests/ftp-next/ftp.so" "$PLUG/.ftp.so.new"
+		mv -f "$PLUG/.ftp.so.new" "$PLUG/ftp.so"
+		$CTL reload >"$W/reload.out" 2>&1 || why="reload refused: $(tr '\n' ' ' <"$W/reload.out")"
+		st=$($CTL status 2>&1)
+		grep -qE '^  ftp +plugin ftp 1\.0\.1-next, ' <<<"$st" ||
+			why="${why:+$why; }status does not show the new version: $(grep -E '^  ftp' <<<"$st")"
+		grep -q 'ftp plugin ftp 1.0.1-next, was ftp 1.0.0' <<<"$st" ||
+			why="${why:+$why; }the reload summary does not name the new version: $(grep '^last reload' <<<"$st")"
+	fi
+	touch "$sync/go.1"
+	wait "$cpid"
+	OUT=$(cat "$W/replace.out")
+	[[ $OUT == OK* ]] || why="${why:+$why; }the session spanning the reload: ${OUT:-no output}"
+	topo_ct_del
+	stop_cthelperd
+	plugins_install
+	verdict $c "$why"
+	[ -z "$why" ] || show_tail "$LOGS/$c.log" 15
+}
+
+# ------------------------------------------------------------ privilege drop
+
+# proc_caps PID: "uid capeff" of every thread of PID, one per line.
+proc_caps() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		awk '/^Uid:/ { u = $2 } /^CapEff:/ { e = $2 } END { print u, e }' "$t/status"
+	done
+}
+
+case_privdrop() {
+	local c=privdrop why="" caps
+	progress "$c"
+	conf_write user=nobody
+	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 1 || ! topo_ct_add ftp; then
+		verdict $c "not run: ${START_WHY:-CT rules failed}"
+		show_tail "$LOGS/$c.log" 10
+		stop_cthelperd
+		return
+	fi
+	caps=$(proc_caps "$CTH_PID" | sort -u)
+	[ "$caps" = "65534 0000000000001000" ] ||
+		why="threads' uid and effective capabilities: $(tr '\n' ' ' <<<"$caps") (want 65534 0000000000001000)"
+	ftp_session port || why="${why:+$why; }FTP as nobody: $OUT"
+	conf_write user=nobody tns=1
+	$CTL reload >"$W/reload.out" 2>&1 || why="${why:+$why; }reload as nobody: $(tr '\n' ' ' <"$W/reload.out")"
+	[[ $(kstate tns) == "queue=1 status=1 "* ]] || why="${why:+$why; }tns after the reload: '$(kstate tns)'"
+	caps=$(proc_caps "$CTH_PID" | sort -u)
+	[ "$caps" = "65534 0000000000001000" ] ||
+		why="${why:+$why; }after the reload (a new queue thread): $(tr '\n' ' ' <<<"$caps")"
+	ftp_session pasv || why="${why:+$why; }FTP after the reload: $OUT"
+	topo_ct_del
+	stop_cthelperd
+	[ "$STOP_RC" = 0 ] || why="${why:+$why; }exit status $STOP_RC at stop"
+	[ -z "$(nfct_helpers | grep -E 'name = (ftp|tns),')" ] ||
+		why="${why:+$why; }helpers left after a stop as nobody: $(nfct_helpers | grep -E 'name = (ftp|tns),' | tr '\n' ' ')"
+	verdict $c "$why"
+	[ -z "$why" ] || show_tail "$LOGS/$c.log" 15
+}
+
+# ------------------------------------------------------------ metrics
+
+case_metrics() {
+	local c=metrics why="" body ctl
+	progress "$c"
+	conf_write metrics=127.0.0.1:9469
+	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 1 || ! topo_ct_add ftp; then
+		verdict $c "not run: ${START_WHY:-CT rules failed}"
+		stop_cthelperd
+		return
+	fi
+	ftp_session pasv || why="FTP: $OUT"
+	nap 0.5
+	body=$(curl -sS --max-time 10 -D "$W/metrics.hdr" http://127.0.0.1:9469/metrics 2>&1)
+	ctl=$($CTL stats --prometheus 2>&1)
+	grep -qi '^content-type: text/plain; version=0.0.4' "$W/metrics.hdr" ||
+		why="${why:+$why; }content type: $(grep -i '^content-type' "$W/metrics.hdr")"
+	grep -q '^cthelperd_expectations_created_total{helper="ftp"} 1$' <<<"$body" ||
+		why="${why:+$why; }/metrics lacks expectations_created 1: $(head -c 300 <<<"$body")"
+	[ "$(grep '^cthelperd_payload_packets_total' <<<"$body")" = "$(grep '^cthelperd_payload_packets_total' <<<"$ctl")" ] ||
+		why="${why:+$why; }/metrics and cthelperctl disagree"
+	[ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9469/other)" = 404 ] ||
+		why="${why:+$why; }/other is not 404"
+	topo_ct_del
+	stop_cthelperd
+	verdict $c "$why"
+	[ -z "$why" ] || show_tail "$LOGS/$c.log" 15
+}
+
+# ------------------------------------------------------------ installed
+
+case_installed() {
+	local c=installed why="" unit cmd
+	progress "$c"
+	if [ ! -x "${OPS_INST:-/nonexistent}/usr/local/sbin/cthelperd" ]; then
+		verdict $c "not run: no installed tree at ${OPS_INST:-(OPS_INST unset)}"
+		return
+	fi
+	mount -t tmpfs tmpfs /usr/local || { verdict $c "cannot mount a tmpfs on /usr/local"; return; }
+	cp -a "$OPS_INST/usr/local/." /usr/local/
+	unit=/usr/local/lib/systemd/system/cthelperd.service
+	local saved=$CTHELPERD
+	CTHELPERD=/usr/local/sbin/cthelperd
+	if ! cth_start "$LOGS/$c.log" /usr/local/etc/cthelperd.conf ftp 2 || ! topo_ct_add ftp; then
+		why="the installed daemon did not start: ${START_WHY:-CT rules failed}"
+	else
+		ftp_session pasv || why="FTP through the installed daemon: $OUT"
+		ftp_session port || why="${why:+$why; }FTP (PORT) through the installed daemon: $OUT"
+		kill -KILL "$CTH_PID"
+		wait "$CTH_PID" 2>/dev/null
+		CTH_PID=
+		[ "$(nfct_helpers | grep -c 'name = ftp,.*status = enabled')" = 2 ] ||
+			why="${why:+$why; }after kill -9 the helpers are not left enabled (the premise): $(nfct_helpers | tr '\n' ' ')"
+		if [ ! -f "$unit" ]; then
+			why="${why:+$why; }$unit not installed"
+		else
+			cmd=$(sed -n 's/^ExecStopPost=[-@+!:]*//p' "$unit" | head -n 1)
+			say "$c: running the unit's ExecStopPost: $cmd"
+			[ -n "$cmd" ] || why="${why:+$why; }$unit has no ExecStopPost"
+			[ -z "$cmd" ] || sh -c "$cmd" >"$LOGS/$c-stoppost.log" 2>&1 ||
+				why="${why:+$why; }ExecStopPost failed: $(tail -n 3 "$LOGS/$c-stoppost.log" | tr '\n' ' ')"
+			[ "$(nfct_helpers | grep -c 'name = ftp,.*status = enabled')" = 0 ] ||
+				why="${why:+$why; }after ExecStopPost a helper is still enabled: $(nfct_helpers | tr '\n' ' ')"
+		fi
+	fi
+	CTHELPERD=$saved
+	topo_ct_del
+	stop_cthelperd
+	delete_user_helpers ftp tcp >/dev/null 2>&1
+	umount /usr/local
+	verdict $c "$why"
+	[ -z "$why" ] || show_tail "$LOGS/$c.log" 15
+}
+
+# ------------------------------------------------------------ main
+
+# shellcheck disable=SC2317  # runs from the EXIT trap
+cleanup() {
+	[ -n "$CTH_PID" ] && kill -KILL "$CTH_PID" 2>/dev/null
+	[ -n "$LOAD_PID" ] && touch "$W/load.stop"
+	[ -n "${FTP_PID:-}" ] && kill "$FTP_PID" 2>/dev/null
+	cp "$W"/*.out "$LOGS/" 2>/dev/null
+}
+trap cleanup EXIT
+
+progress "topology"
+suite_topology e2e-ops ftp
+topo_mode plain
+plugins_install
+if ! start_ftp_server; then
+	echo "FAIL e2e-ops/ftp-server: the test FTP server did not start"
+	exit 0
+fi
+for c in "${CASES[@]}"; do
+	want "$c" || continue
+	clean_slate || { verdict "$c" "not run: $START_WHY"; continue; }
+	"case_${c//-/_}"
+done
+topo_teardown
+exit 0
