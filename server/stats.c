@@ -36,9 +36,11 @@ const struct stats_info stats_queue_info[STATS_Q_N] = {
 	[STATS_Q_PARSE_ERRORS] = { "parse_errors",
 		"Packets accepted unhelped because the queue message or its conntrack (NFQA_CT) was malformed or incomplete." },
 	[STATS_Q_NOT_OURS] = { "not_ours",
-		"Packets accepted unhelped because their connection's helper is not configured on this queue, or was detached." },
+		"Packets accepted unhelped because their connection's helper is not configured (any more), or was detached." },
 	[STATS_Q_VERDICT_ERRORS] = { "verdict_errors",
 		"Verdicts that could not be sent or that the kernel refused." },
+	[STATS_Q_UNDELIVERED] = { "undelivered",
+		"Packets the kernel numbered for this queue but could not deliver (socket full): passed unhelped with fail_open, else dropped (also in the kernel's user_dropped)." },
 };
 
 /* The kernel's numbers: names below cthelperd_queue_, and their type. */

@@ -39,8 +39,25 @@ enum stats_queue_counter {
 	STATS_Q_PARSE_ERRORS,     /* malformed queue message or conntrack */
 	STATS_Q_NOT_OURS,         /* helper not configured on this queue */
 	STATS_Q_VERDICT_ERRORS,   /* verdict not sent or refused */
+	STATS_Q_UNDELIVERED,      /* packet ids skipped: stats_id_gap() */
 	STATS_Q_N,
 };
+
+/*
+ * Packets the kernel numbered for a queue but never delivered, from the
+ * ids: nfqnl's __nfqnl_enqueue_packet() gives the id before the netlink
+ * send, and a failed send (socket full) is a skipped id: passed unhelped
+ * with fail_open, else counted by the kernel as user_dropped too.  A full
+ * queue (queue_len) is not numbered, so what fail_open lets through there
+ * cannot be seen from user space.  Ids are 32-bit and wrap; a step back
+ * (or a huge one) is no gap.
+ */
+static inline uint32_t stats_id_gap(uint32_t last, uint32_t id)
+{
+	uint32_t step = id - last;
+
+	return step >= 1 && step < 0x80000000u ? step - 1 : 0;
+}
 
 struct stats_info {
 	const char *name;         /* metric part: cthelperd_<name>_total */

@@ -767,6 +767,8 @@ static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
 		return;
 	}
 	worker_qcount(w, STATS_Q_PACKETS);
+	stats_add(&w->stats.q[STATS_Q_UNDELIVERED], stats_id_gap(w->last_id, m.id));
+	w->last_id = m.id;
 	switch (kind) {
 	case QMSG_MALFORMED:
 		worker_qcount(w, STATS_Q_PARSE_ERRORS);

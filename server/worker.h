@@ -32,6 +32,7 @@ struct worker {
 	ev_timer detach_poll;          /* while connections wait to detach */
 	pthread_t thread;
 	uint32_t queue_len;            /* as configured in the kernel */
+	uint32_t last_id;              /* of the last packet: skipped ids count */
 	bool fail_open;
 	char *rbuf, *sbuf;
 	struct stats_block stats;       /* written by this worker only */

@@ -79,6 +79,18 @@ static void test_sum(void)
 	CHECK("stats/every-counter-named", named, "a table entry is missing");
 }
 
+/* Skipped packet ids (undelivered): gaps, no gap, wrap, a step back. */
+static void test_id_gap(void)
+{
+	CHECK("stats/id-gap-none", stats_id_gap(0, 1) == 0 && stats_id_gap(41, 42) == 0, "gap");
+	CHECK("stats/id-gap-three", stats_id_gap(41, 45) == 3, "%u", stats_id_gap(41, 45));
+	CHECK("stats/id-gap-first-packets-lost", stats_id_gap(0, 5) == 4, "%u", stats_id_gap(0, 5));
+	CHECK("stats/id-gap-wrap", stats_id_gap(0xffffffffu, 0) == 0 &&
+	      stats_id_gap(0xfffffffeu, 1) == 2, "%u", stats_id_gap(0xfffffffeu, 1));
+	CHECK("stats/id-gap-same-or-back", stats_id_gap(9, 9) == 0 && stats_id_gap(9, 3) == 0,
+	      "gap");
+}
+
 static void test_proc(void)
 {
 	static const char *const bad[] = {
@@ -545,6 +557,7 @@ static void test_config(void)
 int main(void)
 {
 	test_sum();
+	test_id_gap();
 	test_proc();
 	test_prom_checker();
 	test_render();
