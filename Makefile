@@ -36,10 +36,16 @@ $(B)/libcthsdk.a: $(SDK_SRC:sdk/lib/%.c=$(B)/sdk/%.o)
 	$(AR) rcs $@ $^
 
 # --- plugins: each only against sdk/ -----------------------------------
+# The daemon refuses a plugin whose file or directory is group- or
+# world-writable (server/loader.c): whatever the builder's umask (0002 is
+# common), built plugins and their directories are made writable by their
+# owner only, so the tests and `make demo` load them.
+PLUGIN_PERMS = chmod go-w $@ $(@D)
 .SECONDEXPANSION:
 $(B)/plugins/%.so: $$(wildcard plugins/%/*.c plugins/%/*.h) $(B)/libcthsdk.a | $(B)/plugins
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) \
 	  -Wl,-z,defs -Wl,--no-undefined -o $@ $(filter %.c,$^) $(B)/libcthsdk.a
+	$(PLUGIN_PERMS)
 # --- daemon -------------------------------------------------------------
 $(B)/server/%.o: server/%.c $(wildcard server/*.h sdk/include/cthelperd/*.h) | $(B)/server
 	$(CC) $(ALL_CFLAGS) -fvisibility=hidden $(SDK_INC) $(PKG_CFLAGS) \

@@ -15,7 +15,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define CTL_SOCKET_DEFAULT "/run/cthelperd.sock"
+/* the systemd unit's RuntimeDirectory: ProtectSystem=strict leaves only
+ * it writable under /run */
+#define CTL_SOCKET_DEFAULT "/run/cthelperd/cthelperd.sock"
 #define CTL_TIMEOUT_S 10
 #define CTL_ANSWER_MAX (16u * 1024u * 1024u)
 

@@ -10,6 +10,7 @@
 #include <ini.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,6 @@
 #include "config.h"
 #include "log.h"
 #include "loader.h"
-#include "log.h"
 
 struct cfg_parse {
 	struct cfg *cfg;
@@ -272,6 +272,22 @@ static int cfg_server_metrics(struct cfg_parse *p, const char *k, const char *v)
 	return cfg_set_str(&p->cfg->metrics, v);
 }
 
+/* Resolved now, so a typo is a FILE:LINE error of -n rather than a
+ * failure at start, and the drop itself reads no user database. */
+static int cfg_server_user(struct cfg_parse *p, const char *k, const char *v)
+{
+	struct passwd *pw = getpwnam(v);
+
+	(void)k;
+	if (!pw) {
+		cfg_error(p->cfg, p->line, "user: no user '%s'", v);
+		return 0;
+	}
+	p->cfg->uid = (long)pw->pw_uid;
+	p->cfg->gid = (long)pw->pw_gid;
+	return cfg_set_str(&p->cfg->user, v);
+}
+
 /* The parser looks keys up here and tests/unit/test_docs.c checks that
  * cthelperd.conf(5) documents each: one list, so neither can drift. */
 const struct cfg_key cfg_server_keys[] = {
@@ -281,6 +297,7 @@ const struct cfg_key cfg_server_keys[] = {
 	{ .name = "control_mode", .set = cfg_server_control_mode },
 	{ .name = "control_group", .set = cfg_server_control_group },
 	{ .name = "metrics", .set = cfg_server_metrics },
+	{ .name = "user", .set = cfg_server_user },
 	{ .name = NULL },
 };
 
@@ -299,10 +316,6 @@ static int cfg_server_key(struct cfg_parse *p, const char *k, const char *v)
 
 	if (key)
 		return key->set(p, k, v);
-	if (strcmp(k, "user") == 0) {
-		cfg_error(cfg, p->line, "'%s' is not supported by this version of cthelperd", k);
-		return 0;
-	}
 	cfg_error(cfg, p->line, "unknown key '%s' in [server]", k);
 	return 0;
 }
@@ -604,6 +617,7 @@ int cfg_load(const char *file, struct cfg **out)
 	cfg->log_level = LOG_L_INFO;
 	cfg->control_mode = 0600;
 	cfg->control_gid = -1;
+	cfg->uid = cfg->gid = -1;
 	p.cfg = cfg;
 	p.fp = fopen(file, "r");
 	if (!p.fp) {
@@ -646,6 +660,7 @@ void cfg_free(struct cfg *cfg)
 	free(cfg->plugin_dir);
 	free(cfg->control_socket);
 	free(cfg->metrics);
+	free(cfg->user);
 	free(cfg->file);
 	free(cfg);
 }

@@ -455,6 +455,24 @@ int control_open(struct control *c, struct ev_loop *loop)
 	return 0;
 }
 
+/*
+ * The socket is created as root, before the privilege drop
+ * (server/privdrop.c); a daemon that has become its `user` may not remove
+ * it from a directory only root may write (/run/cthelperd).  Left there it
+ * is harmless: nobody answers on it, the next start replaces it
+ * (control_path_free()), and systemd removes the RuntimeDirectory.
+ */
+static void control_unlink(const char *path)
+{
+	if (unlink(path) == 0 || errno == ENOENT)
+		return;
+	if (errno == EACCES || errno == EPERM)
+		log_info("control socket %s left in place: this user may not remove it; "
+			 "the next start replaces it", path);
+	else
+		log_warn("control socket %s: cannot remove it: %s", path, strerror(errno));
+}
+
 void control_close(struct control *c)
 {
 	if (!c->path)
@@ -468,7 +486,7 @@ void control_close(struct control *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
-	unlink(c->path);
+	control_unlink(c->path);
 	free(c->path);
 	c->path = NULL;
 }

@@ -10,12 +10,21 @@
  * only the copy is checked and used: the plugin's own descriptor lives in
  * memory the plugin can write, and a change after the check (a larger
  * priv_size, a renamed class) must not reach the daemon.
+ *
+ * A plugin runs as root at start (constructors and configure() run before
+ * the privilege drop), so before dlopen() its file and directory must be
+ * writable by root or the daemon's user only (plugin_file_check()).
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "dlfresh.h"
 #include "loader.h"
@@ -146,6 +155,131 @@ static int plugin_desc_take(struct plugin *pl, const char *name, char *err,
 	return plugin_desc_check(pl->desc, name, err, errlen);
 }
 
+/* ---- who may have written the file ---- */
+
+#define PLUGIN_RULE "plugins must be writable by root or the daemon's user only"
+
+/* Root, or the user the daemon runs as (after the drop, or started so). */
+static int plugin_stat_check(const char *path, const char *what,
+			     const struct stat *st, char *err, size_t errlen)
+{
+	unsigned int mode = (unsigned int)st->st_mode & 07777;
+
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return ERR("plugin '%s': refused: %s is owned by uid %u, neither root nor "
+			   "the daemon's user (uid %u); " PLUGIN_RULE, path, what,
+			   (unsigned)st->st_uid, (unsigned)geteuid());
+	if (mode & S_IWOTH)
+		return ERR("plugin '%s': refused: %s is world-writable (mode %04o); "
+			   PLUGIN_RULE, path, what, mode);
+	if (mode & S_IWGRP)
+		return ERR("plugin '%s': refused: %s is group-writable (mode %04o); "
+			   PLUGIN_RULE, path, what, mode);
+	return 0;
+}
+
+/* Whoever may write the directory may put another file at the name. */
+static int plugin_dir_check(const char *path, const char *file, char *err,
+			    size_t errlen)
+{
+	char copy[PATH_MAX], what[PATH_MAX + 32];
+	struct stat st;
+	const char *dir;
+
+	snprintf(copy, sizeof(copy), "%s", file);
+	dir = dirname(copy);
+	if (stat(dir, &st) < 0) {
+		int rc = -errno;
+
+		snprintf(err, errlen, "plugin '%s': cannot check its directory %s: %s",
+			 path, dir, strerror(-rc));
+		return rc;
+	}
+	snprintf(what, sizeof(what), "its directory %s", dir);
+	return plugin_stat_check(path, what, &st, err, errlen);
+}
+
+/*
+ * Open the file and check what was opened, its directory, and, for a
+ * symbolic link, the directory of the file it leads to.  *fd stays open
+ * until plugin_file_same(): an open file keeps its inode number, so a
+ * match there cannot be a new file that got the old number.
+ */
+static int plugin_file_check(const char *path, int *fd, struct stat *st,
+			     char *err, size_t errlen)
+{
+	char real[PATH_MAX];
+	int rc;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0 || fstat(*fd, st) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot load plugin: %s: %s", path, strerror(errno));
+		return rc;
+	}
+	if (!S_ISREG(st->st_mode))
+		return ERR("plugin '%s': refused: not a regular file", path);
+	if ((rc = plugin_stat_check(path, "the file", st, err, errlen)) ||
+	    (rc = plugin_dir_check(path, path, err, errlen)))
+		return rc;
+	if (!realpath(path, real)) {
+		rc = -errno;
+		snprintf(err, errlen, "plugin '%s': %s", path, strerror(errno));
+		return rc;
+	}
+	return plugin_dir_check(path, real, err, errlen);
+}
+
+/*
+ * dlopen() opens the path again: the file it mapped must be the one
+ * checked.  Residual races, which this does not close:
+ *  - between the checks and dlopen() the name can lead elsewhere only for
+ *    someone who may write the plugin's directory (checked above) or one
+ *    of its ancestors (not checked): a swap still in place after dlopen()
+ *    is refused here, but one undone in between (A, B, A) is not seen, and
+ *    B's constructors have run by then anyway;
+ *  - the file's bytes can change after the check, by its owner (root or
+ *    the daemon's user) or through a descriptor opened for writing before
+ *    its mode was tightened.
+ * dlopen("/proc/self/fd/N") would map exactly the checked file, but glibc
+ * matches an already-loaded object by the name given before it opens
+ * anything, and fd numbers are reused: a later plugin could get an
+ * earlier one's handle (an object dlclose() left loaded keeps its name).
+ * The same name match would hand a reload the old build of a replaced
+ * file: dlfresh_open() (server/dlfresh.c) notices that and loads the
+ * file now on disk.
+ */
+static int plugin_file_same(const char *path, const struct stat *was,
+			    char *err, size_t errlen)
+{
+	struct stat now;
+
+	if (stat(path, &now) < 0 || now.st_dev != was->st_dev ||
+	    now.st_ino != was->st_ino)
+		return ERR("plugin '%s': refused: the file was replaced while it was "
+			   "being loaded", path);
+	return 0;
+}
+
+/* Checked file → handle in pl->dl; err says why not. */
+static int plugin_open(struct plugin *pl, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, rc = plugin_file_check(pl->path, &fd, &st, err, errlen);
+
+	if (rc == 0) {
+		pl->dl = dlfresh_open(pl->path);
+		/* dlerror() names the file and the missing symbol or library */
+		if (!pl->dl)
+			rc = -ENOENT, snprintf(err, errlen, "cannot load plugin: %s", dlerror());
+		else
+			rc = plugin_file_same(pl->path, &st, err, errlen);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 int plugin_load(const char *dir, const char *name, struct plugin **out,
 		char *err, size_t errlen)
 {
@@ -160,12 +294,9 @@ int plugin_load(const char *dir, const char *name, struct plugin **out,
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	pl->dl = dlfresh_open(path);
-	if (!pl->dl) {
-		/* dlerror() names the file and the missing symbol or library */
-		snprintf(err, errlen, "cannot load plugin: %s", dlerror());
+	if ((rc = plugin_open(pl, err, errlen)) < 0) {
 		plugin_unload(pl);
-		return -ENOENT;
+		return rc;
 	}
 	rc = plugin_desc_take(pl, name, err, errlen);
 	if (rc) {

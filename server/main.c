@@ -18,6 +18,8 @@
 #include "kcheck.h"
 #include "log.h"
 #include "metrics.h"
+#include "notify.h"
+#include "privdrop.h"
 #include "rules.h"
 
 #ifndef CTH_VERSION
@@ -63,6 +65,7 @@ static void on_stop(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	(void)revents;
 	log_notice("signal %d: stopping", w->signum);
+	notify_stopping();
 	ev_break(loop, EVBREAK_ALL);
 }
 
@@ -146,8 +149,10 @@ void daemon_control_sync(struct daemon *d)
 	}
 }
 
-/* The control socket answers from the workers' counters: it opens once
- * they run, so a client never sees a daemon that is not serving yet. */
+/* The control socket answers from the workers' counters.  It is bound
+ * before they start (as root, before the privilege drop), but answers
+ * only from the main loop, which runs once they do: a client that
+ * connects earlier waits, it never sees a daemon that is not serving. */
 static int daemon_control_open(struct daemon *d, struct ev_loop *loop)
 {
 	struct control *c = &d->control;
@@ -206,6 +211,13 @@ static int daemon_run(struct daemon *d, bool detach)
 		daemon_shutdown(d);
 		return 1;
 	}
+	/* sockets first, as root (a reserved metrics port, /run) */
+	if (daemon_control_open(d, loop) < 0 ||
+	    metrics_open(&d->metrics, loop, &d->control, d->rt->cfg->metrics) < 0 ||
+	    privdrop_apply(d->rt->cfg) < 0) {
+		daemon_shutdown(d);
+		return 1;
+	}
 	for (size_t i = 0; i < d->n_workers; i++) {
 		if ((rc = worker_start(d->workers[i])) < 0) {
 			log_err("cannot start worker: %s", strerror(-rc));
@@ -221,12 +233,8 @@ static int daemon_run(struct daemon *d, bool detach)
 	ev_signal_start(loop, &sig_int);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_start(loop, &sig_hup);
-	if (daemon_control_open(d, loop) < 0 ||
-	    metrics_open(&d->metrics, loop, &d->control, d->rt->cfg->metrics) < 0) {
-		daemon_shutdown(d);
-		return 1;
-	}
 	log_notice("ready: %zu helper(s) on %zu queue(s)", d->rt->n_inst, d->n_workers);
+	notify_ready("serving the configured helpers");
 	ev_run(loop, 0);
 	daemon_shutdown(d);
 	log_notice("stopped");

@@ -24,6 +24,7 @@
 
 #include "daemon.h"
 #include "log.h"
+#include "notify.h"
 #include "reload.h"
 
 /* How long the old runtime may stay in use after the swap. */
@@ -253,11 +254,13 @@ int daemon_reload(struct daemon *d, struct strbuf *errs)
 	if (!errs)
 		errs = &mine;
 	log_capture_set(reload_capture, errs);
+	notify_reloading();
 	log_notice("reload: reading %s", d->file);
 	rc = reload_prepare(d, old, &nrt, &why);
 	if (rc < 0) {
 		reload_fail(d, errs, why);
 		log_capture_set(NULL, NULL);
+		notify_ready("reload failed: the previous configuration keeps serving");
 		strbuf_free(&mine);
 		return rc;
 	}
@@ -283,6 +286,7 @@ int daemon_reload(struct daemon *d, struct strbuf *errs)
 		log_notice("reload done: %s", sum.p ? sum.p : "");
 		reload_last(d, true, sum.p ? sum.p : "");
 	}
+	notify_ready(d->control.last.result);
 	strbuf_free(&sum);
 	strbuf_free(&mine);
 	return rc;

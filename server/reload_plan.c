@@ -29,6 +29,12 @@ int reload_server_check(const struct cfg *old, const struct cfg *nc,
 		key = "metrics";
 		was = reload_str(old->metrics);
 		now = reload_str(nc->metrics);
+	} else if ((old->user == NULL) != (nc->user == NULL) ||
+		   (old->user && strcmp(old->user, nc->user))) {
+		/* the drop happened once; root is gone */
+		key = "user";
+		was = reload_str(old->user);
+		now = reload_str(nc->user);
 	} else if (old->control_mode != nc->control_mode) {
 		key = "control_mode";
 		snprintf(wb, sizeof(wb), "%04o", old->control_mode);

@@ -34,6 +34,7 @@ $(B)/tests/bad/%.so: tests/unit/bad_plugin.c $(wildcard sdk/include/cthelperd/*.
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(SDK_INC) -DNAME='"$*"' \
 	  $(BAD_PLUGIN_DEFS_$*) -o $@ $<
+	$(PLUGIN_PERMS)
 
 unit: all $(UNIT_TESTS:%=$(B)/tests/%) $(BAD_PLUGINS:%=$(B)/tests/bad/%.so)
 
@@ -44,6 +45,7 @@ unit-asan:
 $(B)/tests/plugins/%.so: tests/host/%.c $(wildcard sdk/include/cthelperd/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) -o $@ $<
+	$(PLUGIN_PERMS)
 unit: $(B)/tests/plugins/probe.so
 
 # ftp.so as a rebuild that reports another version: tests/ops replaces the

@@ -146,7 +146,8 @@ static void test_bad(void)
 	expect_error("config/syntax", "[helper a]\nthis line has no equals\n", 2, "syntax error");
 	expect_error("config/empty-value", "[helper a]\nqueue =\n", 2, "has no value");
 	expect_error("config/no-helpers", "[server]\n", 1, "no [helper NAME] section");
-	expect_error("config/unsupported-user", "[server]\nuser = nobody\n[helper a]\n", 2, "not supported");
+	expect_error("config/user-unknown", "[server]\n\nuser = no-such-user-cth\n[helper a]\n", 3,
+		     "user: no user 'no-such-user-cth'");
 	expect_error("config/plugin-name", "[helper a]\nplugin = ../evil\n", 2, "not a plugin name");
 	expect_error("config/second-error-reported", "[helper a]\nqueue = 1\nfamily = x\n", 3, "family: 'x'");
 }

@@ -4,7 +4,8 @@
  * under test ($CTH_BUILD, set by tests/run.sh, which runs tests from the
  * repository root).  install builds nothing, so this is safe for the
  * sanitizer build too.  The installed daemon must accept the installed
- * config once its plugin_dir is moved under DESTDIR.
+ * config once its plugin_dir is moved under DESTDIR, and systemd must
+ * accept the installed unit (check_unit()).
  */
 #include <dirent.h>
 #include <stdarg.h>
@@ -135,6 +136,63 @@ static void check_config_runs(void)
 	      "cthelperd --print-rules nft: %d", rc);
 }
 
+static bool file_empty(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && st.st_size == 0;
+}
+
+/* The "Overall exposure level" line of systemd-analyze security, shown. */
+static void print_exposure(void)
+{
+	char line[512];
+	FILE *f = fopen(path("%s/out.txt", dest), "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "Overall exposure level"))
+			printf("# %s", line);
+	if (f)
+		fclose(f);
+}
+
+/*
+ * The installed unit as systemd reads it, offline (no running systemd
+ * needed): systemd-analyze verify without manual pages and generators
+ * says nothing, and the hardening's exposure score stays at most 3.0 of
+ * 10 (security --threshold counts in tenths).  verify also wants each
+ * Exec path to exist: a copy names the DESTDIR ones.
+ */
+static void check_unit(void)
+{
+	char unit[1024], copy[1024];
+	int rc;
+
+	snprintf(unit, sizeof(unit), "%s" PREFIX "/lib/systemd/system/cthelperd.service", dest);
+	snprintf(copy, sizeof(copy), "%s/verify/cthelperd.service", dest);
+	if (!is_file("conf/cthelperd.service", false))
+		return;
+	if (run("systemd-analyze --version") != 0) {
+		printf("SKIP install/unit-verify: no systemd-analyze\n");
+		return;
+	}
+	rc = run(path("mkdir -p %s/verify && cp %s %s && sed -i 's|" PREFIX "/|%s" PREFIX "/|g' %s",
+		      dest, unit, copy, dest, copy));
+	CHECK("install/unit-copy", rc == 0, "sed: %d", rc);
+	rc = run(path("systemd-analyze verify --man=no --generators=no %s", copy));
+	CHECK("install/unit-verify", rc == 0 && file_empty(path("%s/out.txt", dest)),
+	      "systemd-analyze verify: %d, or warnings", rc);
+	if (rc || !file_empty(path("%s/out.txt", dest)))
+		print_out();
+	rc = run(path("systemd-analyze security --offline=yes --threshold=30 %s", copy));
+	print_exposure();
+	CHECK("install/unit-exposure", rc == 0, "systemd-analyze security: %d "
+	      "(exposure above 3.0, or it failed)", rc);
+	CHECK("install/unit-paths", file_has_line(unit, "ExecStart=" PREFIX "/sbin/cthelperd -c "
+						    PREFIX "/etc/cthelperd.conf\n"),
+	      "%s: ExecStart does not name the installed daemon and config", unit);
+}
+
 /* A second install keeps the operator's config and adds the example. */
 static void check_reinstall(void)
 {
@@ -187,6 +245,7 @@ int main(void)
 		check_installed("systemd-unit",
 				path("%s" PREFIX "/lib/systemd/system/cthelperd.service", dest), false);
 	check_installed("config", path("%s" PREFIX "/etc/cthelperd.conf", dest), false);
+	check_unit();
 	check_config_runs();
 	check_reinstall();
 	check_uninstall();

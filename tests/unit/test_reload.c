@@ -62,6 +62,11 @@ static void test_server_keys(void)
 	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
 	      strstr(msg, "metrics changed ((unset), now 127.0.0.1:9469)"), "%s", msg);
 	b = a;
+	b.user = (char *)"nobody";
+	CHECK("reload/server-user-refused",
+	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
+	      strstr(msg, "user changed ((unset), now nobody)"), "%s", msg);
+	b = a;
 	b.control_gid = 4;
 	CHECK("reload/server-group-refused",
 	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&

@@ -550,8 +550,6 @@ static void test_config(void)
 	CHECK("config/control-mode-range", rc == -EINVAL && strstr(err, ":2: control_mode:"), "%s", err);
 	rc = conf("[server]\ncontrol_socket = run/x.sock\n[helper a]\n", &cfg, err, sizeof(err));
 	CHECK("config/control-socket-relative", rc == -EINVAL && strstr(err, ":2: control_socket:"), "%s", err);
-	rc = conf("[server]\nuser = nobody\n[helper a]\n", &cfg, err, sizeof(err));
-	CHECK("config/user-still-rejected", rc == -EINVAL && strstr(err, "not supported"), "%s", err);
 }
 
 int main(void)
