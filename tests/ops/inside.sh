@@ -114,7 +114,7 @@ conf_write() {
 		[ -z "$metrics" ] || echo "metrics = $metrics"
 		echo "[helper ftp]"
 		echo "plugin = ftp"
-		echo "family = ipv4"
+		echo "family = both"
 		echo "queue = $ftpq"
 		echo "queue_len = $ftplen"
 		echo "policy.ftp.max = $ftpmax"
@@ -193,8 +193,9 @@ case_reload_under_load() {
 	local c=reload-under-load why="" i step rc want_q want_max tq got st sessions bad
 	progress "$c"
 	conf_write
-	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 1 || ! topo_ct_add ftp; then
+	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 2 || ! topo_ct_add ftp; then
 		verdict $c "not run: ${START_WHY:-CT rules failed}"
+		topo_ct_del
 		stop_cthelperd
 		return
 	fi
@@ -298,8 +299,9 @@ case_reload_broken() {
 	BWHY=""
 	progress "$c"
 	conf_write
-	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 1 || ! topo_ct_add ftp; then
+	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 2 || ! topo_ct_add ftp; then
 		verdict $c "not run: ${START_WHY:-CT rules failed}"
+		topo_ct_del
 		stop_cthelperd
 		return
 	fi
@@ -331,15 +333,17 @@ case_plugin_replace() {
 	local c=plugin-replace why="" sync=$W/sync st
 	progress "$c"
 	conf_write
-	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 1 || ! topo_ct_add ftp; then
+	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 2 || ! topo_ct_add ftp; then
 		verdict $c "not run: ${START_WHY:-CT rules failed}"
+		topo_ct_del
 		stop_cthelperd
 		return
 	fi
 	rm -rf "$sync"
 	mkdir -p "$sync"
 	# one session, two PORT transfers, paused in between
-	ftp_session port --transfers 2 --sync-dir "$sync" --pause-timeout 60 >"$W/replace.out" &
+	{ ftp_session port --transfers 2 --sync-dir "$sync" --pause-timeout 60; echo "$OUT"; } \
+		>"$W/replace.out" &
 	local cpid=$!
 	for _ in $(seq 1 150); do [ -e "$sync/paused.1" ] && break; sleep 0.2; done
 	if [ ! -e "$sync/paused.1" ]; then
@@ -380,9 +384,10 @@ case_privdrop() {
 	local c=privdrop why="" caps
 	progress "$c"
 	conf_write user=nobody
-	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 1 || ! topo_ct_add ftp; then
+	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 2 || ! topo_ct_add ftp; then
 		verdict $c "not run: ${START_WHY:-CT rules failed}"
 		show_tail "$LOGS/$c.log" 10
+		topo_ct_del
 		stop_cthelperd
 		return
 	fi
@@ -412,8 +417,9 @@ case_metrics() {
 	local c=metrics why="" body ctl
 	progress "$c"
 	conf_write metrics=127.0.0.1:9469
-	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 1 || ! topo_ct_add ftp; then
+	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 2 || ! topo_ct_add ftp; then
 		verdict $c "not run: ${START_WHY:-CT rules failed}"
+		topo_ct_del
 		stop_cthelperd
 		return
 	fi
@@ -462,10 +468,15 @@ case_installed() {
 		if [ ! -f "$unit" ]; then
 			why="${why:+$why; }$unit not installed"
 		else
-			cmd=$(sed -n 's/^ExecStopPost=[-@+!:]*//p' "$unit" | head -n 1)
+			# as systemd runs it: "$$" is its escape for "$", and
+			# EXIT_CODE says how the main process ended
+			cmd=$(sed -n 's/^ExecStopPost=[-@+!:]*//p' "$unit" | head -n 1 | sed 's/\$\$/$/g')
 			say "$c: running the unit's ExecStopPost: $cmd"
 			[ -n "$cmd" ] || why="${why:+$why; }$unit has no ExecStopPost"
-			[ -z "$cmd" ] || sh -c "$cmd" >"$LOGS/$c-stoppost.log" 2>&1 ||
+			EXIT_CODE=exited EXIT_STATUS=0 sh -c "$cmd" >"$LOGS/$c-stoppost.log" 2>&1
+			[ "$(nfct_helpers | grep -c 'name = ftp,.*status = enabled')" = 2 ] ||
+				why="${why:+$why; }ExecStopPost after a clean exit (EXIT_CODE=exited) touched the helpers"
+			[ -z "$cmd" ] || EXIT_CODE=killed EXIT_STATUS=KILL sh -c "$cmd" >>"$LOGS/$c-stoppost.log" 2>&1 ||
 				why="${why:+$why; }ExecStopPost failed: $(tail -n 3 "$LOGS/$c-stoppost.log" | tr '\n' ' ')"
 			[ "$(nfct_helpers | grep -c 'name = ftp,.*status = enabled')" = 0 ] ||
 				why="${why:+$why; }after ExecStopPost a helper is still enabled: $(nfct_helpers | tr '\n' ' ')"
@@ -501,7 +512,9 @@ if ! start_ftp_server; then
 fi
 for c in "${CASES[@]}"; do
 	want "$c" || continue
-	clean_slate || { verdict "$c" "not run: $START_WHY"; continue; }
+	# a case that failed may leave its helpers: each case starts clean
+	clean_slate || { delete_user_helpers "ftp tns" tcp >/dev/null; clean_slate; } ||
+		{ verdict "$c" "not run: $START_WHY"; continue; }
 	"case_${c//-/_}"
 done
 topo_teardown
