@@ -7,36 +7,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfgload.h"
 #include "check.h"
 #include "config.h"
 
-static char conf_path[] = "/tmp/cth-test-config-XXXXXX";
+static char conf_path[CFGLOAD_PATH];
 static char err_text[8192];
 
 /* Parse text as a config file; capture what went to stderr. */
 static int parse(const char *text, size_t len, struct cfg **out)
 {
-	char err_path[] = "/tmp/cth-test-err-XXXXXX";
-	int fd = open(conf_path, O_WRONLY | O_TRUNC);
-	int efd = mkstemp(err_path), saved = dup(2), rc;
-	ssize_t n;
-
-	if (write(fd, text, len) != (ssize_t)len)
-		abort();
-	close(fd);
-	fflush(stderr);
-	dup2(efd, 2);
-	*out = NULL;
-	rc = cfg_load(conf_path, out);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	lseek(efd, 0, SEEK_SET);
-	n = read(efd, err_text, sizeof(err_text) - 1);
-	err_text[n > 0 ? n : 0] = '\0';
-	close(efd);
-	unlink(err_path);
-	return rc;
+	return cfgload_text(text, len, conf_path, out, err_text, sizeof(err_text));
 }
 
 static int parse_str(const char *text, struct cfg **out)
@@ -182,15 +163,9 @@ static void test_garbage(void)
 
 int main(void)
 {
-	int fd = mkstemp(conf_path);
-
-	if (fd < 0)
-		return 1;
-	close(fd);
 	test_good();
 	test_relative_dir();
 	test_bad();
 	test_garbage();
-	unlink(conf_path);
 	return check_exit();
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfgload.h"
 #include "check.h"
 #include "config.h"
 #include "control.h"
@@ -318,29 +319,7 @@ static void test_http(void)
 
 static int conf(const char *text, struct cfg **out, char *err, size_t elen, char *path)
 {
-	char epath[] = "/tmp/cth-test-merr-XXXXXX";
-	int fd, efd = mkstemp(epath), saved = dup(2), rc;
-	ssize_t n;
-
-	strcpy(path, "/tmp/cth-test-mconf-XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0 || efd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		abort();
-	close(fd);
-	fflush(stderr);
-	dup2(efd, 2);
-	*out = NULL;
-	rc = cfg_load(path, out);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	lseek(efd, 0, SEEK_SET);
-	n = read(efd, err, elen - 1);
-	err[n > 0 ? n : 0] = '\0';
-	close(efd);
-	unlink(epath);
-	unlink(path);
-	return rc;
+	return cfgload_text(text, strlen(text), path, out, err, elen);
 }
 
 static void test_config(void)

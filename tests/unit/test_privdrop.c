@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cfgload.h"
 #include "check.h"
 #include "config.h"
 #include "control.h"
@@ -48,32 +49,11 @@ static void sh(const char *fmt, ...)
 
 /* ---- the user key ---- */
 
+static char conf_path[CFGLOAD_PATH];  /* of the last conf_load() */
+
 static int conf_load(const char *text, struct cfg **cfg, char *err, size_t errlen)
 {
-	char path[1200], err_path[1200];
-	FILE *f;
-	int saved, efd, rc;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "%s/c.conf", tmp);
-	snprintf(err_path, sizeof(err_path), "%s/err.txt", tmp);
-	f = fopen(path, "w");
-	fputs(text, f);
-	fclose(f);
-	fflush(stderr);
-	saved = dup(2);
-	efd = open(err_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	dup2(efd, 2);
-	*cfg = NULL;
-	rc = cfg_load(path, cfg);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	lseek(efd, 0, SEEK_SET);
-	n = read(efd, err, errlen - 1);
-	err[n > 0 ? n : 0] = '\0';
-	close(efd);
-	return rc;
+	return cfgload_text(text, strlen(text), conf_path, cfg, err, errlen);
 }
 
 static void test_config(void)
@@ -93,7 +73,7 @@ static void test_config(void)
 	cfg_free(cfg);
 	rc = conf_load("[server]\nlog_level = info\nuser = nosuchuser\n[helper a]\n",
 		       &cfg, err, sizeof(err));
-	snprintf(want, sizeof(want), "%s/c.conf:3: user: no user 'nosuchuser'", tmp);
+	snprintf(want, sizeof(want), "%s:3: user: no user 'nosuchuser'", conf_path);
 	CHECK("privdrop/config-unknown-user", rc == -EINVAL && !cfg && strstr(err, want),
 	      "rc=%d, wanted '%s' in: %s", rc, want, err);
 }

@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cfgload.h"
 #include "check.h"
 #include "control.h"
 #include "stats.h"
@@ -502,27 +503,9 @@ static void test_socket(void)
 
 static int conf(const char *text, struct cfg **out, char *err, size_t elen)
 {
-	char path[] = "/tmp/cth-test-cconf-XXXXXX", epath[] = "/tmp/cth-test-cerr-XXXXXX";
-	int fd = mkstemp(path), efd = mkstemp(epath), saved = dup(2), rc;
-	ssize_t n;
+	char path[CFGLOAD_PATH];
 
-	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		abort();
-	close(fd);
-	fflush(stderr);
-	dup2(efd, 2);
-	*out = NULL;
-	rc = cfg_load(path, out);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	lseek(efd, 0, SEEK_SET);
-	n = read(efd, err, elen - 1);
-	err[n > 0 ? n : 0] = '\0';
-	close(efd);
-	unlink(epath);
-	unlink(path);
-	return rc;
+	return cfgload_text(text, strlen(text), path, out, err, elen);
 }
 
 static void test_config(void)
