@@ -150,6 +150,34 @@ kstate() {
 ctl_json() { $CTL -j stats 2>/dev/null; }
 json_get() { "$PY" -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
+# case_start CASE [CONF WORDS...]: write the configuration, start the
+# daemon, attach the helper; 1 (and the case reported as not run) if not.
+case_start() {
+	local c=$1
+	shift
+	progress "$c"
+	conf_write "$@"
+	cth_start "$LOGS/$c.log" "$CONF" ftp 2 && topo_ct_add ftp && return 0
+	verdict "$c" "not run: ${START_WHY:-CT rules failed}"
+	show_tail "$LOGS/$c.log" 10
+	topo_ct_del
+	stop_cthelperd
+	return 1
+}
+
+# case_done CASE WHY: the end of every case that started the daemon: CT
+# rules out, SIGTERM, then a clean stop must leave no helper registered.
+case_done() {
+	local c=$1 why=$2
+	topo_ct_del
+	stop_cthelperd
+	[ "$STOP_RC" = 0 ] || why="${why:+$why; }exit status $STOP_RC at stop"
+	[ -z "$(nfct_helpers | grep -E 'name = (ftp|tns),')" ] ||
+		why="${why:+$why; }helpers left after stop: $(nfct_helpers | grep -E 'name = (ftp|tns),' | tr '\n' ' ')"
+	verdict "$c" "$why"
+	[ -z "$why" ] || show_tail "$LOGS/$c.log" 20
+}
+
 # ------------------------------------------------------------ reload under load
 
 LOAD_PID=
@@ -191,14 +219,7 @@ RELOAD_STEPS=(
 
 case_reload_under_load() {
 	local c=reload-under-load why="" i step rc want_q want_max tq got st sessions bad
-	progress "$c"
-	conf_write
-	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 2 || ! topo_ct_add ftp; then
-		verdict $c "not run: ${START_WHY:-CT rules failed}"
-		topo_ct_del
-		stop_cthelperd
-		return
-	fi
+	case_start $c || return
 	load_start
 	nap 2
 	for i in $(seq 0 $((RELOADS - 1))); do
@@ -252,13 +273,7 @@ case_reload_under_load() {
 	[ "$qerr" = 0 ] || why="${why:+$why; }the kernel dropped or still holds queued packets: $qerr ($(tr '\n' ' ' </proc/net/netfilter/nfnetlink_queue))"
 	grep -qE 'refused a verdict|verdict for packet' "$LOGS/$c.log" &&
 		why="${why:+$why; }the daemon logged a lost verdict: $(grep -m 1 -E 'refused a verdict|verdict for packet' "$LOGS/$c.log")"
-	topo_ct_del
-	stop_cthelperd
-	[ "$STOP_RC" = 0 ] || why="${why:+$why; }exit status $STOP_RC at stop"
-	[ -z "$(nfct_helpers | grep -E 'name = (ftp|tns),')" ] ||
-		why="${why:+$why; }helpers left after stop: $(nfct_helpers | grep -E 'name = (ftp|tns),' | tr '\n' ' ')"
-	verdict $c "$why"
-	[ -z "$why" ] || show_tail "$LOGS/$c.log" 20
+	case_done $c "$why"
 }
 
 # ------------------------------------------------------------ broken reloads
@@ -297,14 +312,7 @@ broken_try() {
 case_reload_broken() {
 	local c=reload-broken line
 	BWHY=""
-	progress "$c"
-	conf_write
-	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 2 || ! topo_ct_add ftp; then
-		verdict $c "not run: ${START_WHY:-CT rules failed}"
-		topo_ct_del
-		stop_cthelperd
-		return
-	fi
+	case_start $c || return
 	conf_write extra="this line is not valid"
 	line=$(wc -l <"$CONF")
 	broken_try "syntax error" ctl "$CONF:$line: syntax error"
@@ -321,24 +329,14 @@ case_reload_broken() {
 	conf_write
 	sed -i "s|^control_socket = .*|control_socket = /run/other.sock|" "$CONF"
 	broken_try "control_socket changed" ctl "control_socket changed" "restart"
-	topo_ct_del
-	stop_cthelperd
-	verdict $c "$BWHY"
-	[ -z "$BWHY" ] || show_tail "$LOGS/$c.log" 20
+	case_done $c "$BWHY"
 }
 
 # ------------------------------------------------------------ plugin replaced
 
 case_plugin_replace() {
 	local c=plugin-replace why="" sync=$W/sync st
-	progress "$c"
-	conf_write
-	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 2 || ! topo_ct_add ftp; then
-		verdict $c "not run: ${START_WHY:-CT rules failed}"
-		topo_ct_del
-		stop_cthelperd
-		return
-	fi
+	case_start $c || return
 	rm -rf "$sync"
 	mkdir -p "$sync"
 	# one session, two PORT transfers, paused in between
@@ -363,11 +361,8 @@ case_plugin_replace() {
 	wait "$cpid"
 	OUT=$(cat "$W/replace.out")
 	[[ $OUT == OK* ]] || why="${why:+$why; }the session spanning the reload: ${OUT:-no output}"
-	topo_ct_del
-	stop_cthelperd
 	plugins_install
-	verdict $c "$why"
-	[ -z "$why" ] || show_tail "$LOGS/$c.log" 15
+	case_done $c "$why"
 }
 
 # ------------------------------------------------------------ privilege drop
@@ -382,15 +377,7 @@ proc_caps() {
 
 case_privdrop() {
 	local c=privdrop why="" caps
-	progress "$c"
-	conf_write user=nobody
-	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 2 || ! topo_ct_add ftp; then
-		verdict $c "not run: ${START_WHY:-CT rules failed}"
-		show_tail "$LOGS/$c.log" 10
-		topo_ct_del
-		stop_cthelperd
-		return
-	fi
+	case_start $c user=nobody || return
 	caps=$(proc_caps "$CTH_PID" | sort -u)
 	[ "$caps" = "65534 0000000000001000" ] ||
 		why="threads' uid and effective capabilities: $(tr '\n' ' ' <<<"$caps") (want 65534 0000000000001000)"
@@ -402,27 +389,14 @@ case_privdrop() {
 	[ "$caps" = "65534 0000000000001000" ] ||
 		why="${why:+$why; }after the reload (a new queue thread): $(tr '\n' ' ' <<<"$caps")"
 	ftp_session pasv || why="${why:+$why; }FTP after the reload: $OUT"
-	topo_ct_del
-	stop_cthelperd
-	[ "$STOP_RC" = 0 ] || why="${why:+$why; }exit status $STOP_RC at stop"
-	[ -z "$(nfct_helpers | grep -E 'name = (ftp|tns),')" ] ||
-		why="${why:+$why; }helpers left after a stop as nobody: $(nfct_helpers | grep -E 'name = (ftp|tns),' | tr '\n' ' ')"
-	verdict $c "$why"
-	[ -z "$why" ] || show_tail "$LOGS/$c.log" 15
+	case_done $c "$why"
 }
 
 # ------------------------------------------------------------ metrics
 
 case_metrics() {
 	local c=metrics why="" body ctl
-	progress "$c"
-	conf_write metrics=127.0.0.1:9469
-	if ! cth_start "$LOGS/$c.log" "$CONF" ftp 2 || ! topo_ct_add ftp; then
-		verdict $c "not run: ${START_WHY:-CT rules failed}"
-		topo_ct_del
-		stop_cthelperd
-		return
-	fi
+	case_start $c metrics=127.0.0.1:9469 || return
 	ftp_session pasv || why="FTP: $OUT"
 	nap 0.5
 	body=$(curl -sS --max-time 10 -D "$W/metrics.hdr" http://127.0.0.1:9469/metrics 2>&1)
@@ -435,10 +409,7 @@ case_metrics() {
 		why="${why:+$why; }/metrics and cthelperctl disagree"
 	[ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9469/other)" = 404 ] ||
 		why="${why:+$why; }/other is not 404"
-	topo_ct_del
-	stop_cthelperd
-	verdict $c "$why"
-	[ -z "$why" ] || show_tail "$LOGS/$c.log" 15
+	case_done $c "$why"
 }
 
 # ------------------------------------------------------------ installed
