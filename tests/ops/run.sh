@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/vmsuite.sh
 RES=$(rundir_new build/vm/ops) || exit 1
 # what "make install DESTDIR=..." gives, installed at /usr/local in the VM
-export OPS_INST=$PWD/$RES/inst
+export OPS_INST=$RES/inst   # rundir_new gives an absolute path
 if ! make -s B="${CTH_BUILD:-build}" DESTDIR="$OPS_INST" PREFIX=/usr/local install \
 	>"$RES/install.log" 2>&1; then
 	echo "FAIL e2e-ops/make-install: $(tail -n 3 "$RES/install.log" | tr '\n' ' ')"
