@@ -57,7 +57,7 @@ META=$W/ftproot/testfile.meta
 RELOADS=10
 mkdir -p "$W" "$LOGS"
 
-CASES=(reload-under-load reload-broken plugin-replace privdrop metrics installed)
+CASES=(reload-under-load reload-broken plugin-replace privdrop metrics installed systemd-unit)
 want() { [ -z "${OPS_ONLY:-}" ] || [[ $1 =~ ^($OPS_ONLY)$ ]]; }
 verdict() {
 	if [ -z "$2" ]; then echo "PASS e2e-ops/$1"; else echo "FAIL e2e-ops/$1: $2"; fi
@@ -414,15 +414,21 @@ case_metrics() {
 
 # ------------------------------------------------------------ installed
 
+# usr_local_install CASE: the installed tree at /usr/local (a tmpfs over
+# the host's, read-only here); 1 and the case reported when it cannot be.
+usr_local_install() {
+	if [ ! -x "${OPS_INST:-/nonexistent}/usr/local/sbin/cthelperd" ]; then
+		verdict "$1" "not run: no installed tree at ${OPS_INST:-(OPS_INST unset)}"
+		return 1
+	fi
+	mount -t tmpfs tmpfs /usr/local || { verdict "$1" "cannot mount a tmpfs on /usr/local"; return 1; }
+	cp -a "$OPS_INST/usr/local/." /usr/local/
+}
+
 case_installed() {
 	local c=installed why="" unit cmd
 	progress "$c"
-	if [ ! -x "${OPS_INST:-/nonexistent}/usr/local/sbin/cthelperd" ]; then
-		verdict $c "not run: no installed tree at ${OPS_INST:-(OPS_INST unset)}"
-		return
-	fi
-	mount -t tmpfs tmpfs /usr/local || { verdict $c "cannot mount a tmpfs on /usr/local"; return; }
-	cp -a "$OPS_INST/usr/local/." /usr/local/
+	usr_local_install $c || return
 	unit=/usr/local/lib/systemd/system/cthelperd.service
 	local saved=$CTHELPERD
 	CTHELPERD=/usr/local/sbin/cthelperd
@@ -462,12 +468,110 @@ case_installed() {
 	[ -z "$why" ] || show_tail "$LOGS/$c.log" 15
 }
 
+# ------------------------------------------------------------ under systemd
+
+# The VM boots a busybox init, so systemd runs as PID 1 of a new PID and
+# mount namespace (as in a container), in the VM's network namespace: the
+# service it starts sees the router, its queues and the kernel's helpers.
+SD_PID=
+SD_BOOT_PID=
+sd() { nsenter --target "$SD_PID" --mount --pid --root --wd -- "$@"; }
+systemd_boot() {
+	local _
+	# unshare --fork fails in this VM ("sigprocmask unblock failed"):
+	# without it, the first child of the shell is the namespace's PID 1
+	unshare --pid --mount --propagation private -- \
+		/bin/bash -c '"$1" & wait' _ "$REPO/tests/ops/sd-init.sh" \
+		>"$LOGS/systemd.log" 2>&1 &
+	SD_BOOT_PID=$!
+	until_ms 90000
+	while before_deadline; do
+		SD_PID=$(pgrep -P "$SD_BOOT_PID" | head -n 1)
+		if [ -n "$SD_PID" ]; then
+			SD_STATE=$(timeout 10 nsenter --target "$SD_PID" --mount --pid --root --wd -- \
+				systemctl is-system-running 2>&1)
+			[[ $SD_STATE == running || $SD_STATE == degraded ]] && return 0
+		fi
+		nap 1
+	done
+	SD_STATE="${SD_STATE:-no PID 1 found}; jobs: $(timeout 10 nsenter --target "$SD_PID" --mount --pid --root --wd -- systemctl list-jobs --no-legend 2>&1 | head -n 5 | tr '\n' '|')"
+	return 1
+}
+systemd_down() {
+	[ -z "$SD_PID" ] || kill -KILL "$SD_PID" 2>/dev/null
+	[ -z "$SD_BOOT_PID" ] || wait "$SD_BOOT_PID" 2>/dev/null
+	SD_PID= SD_BOOT_PID=
+}
+ftp_enabled() { nfct_helpers | grep -c 'name = ftp,.*status = enabled'; }
+
+case_systemd_unit() {
+	local c=systemd-unit why="" st _
+	progress "$c"
+	usr_local_install $c || return
+	if ! systemd_boot; then
+		verdict $c "not run: systemd did not come up as PID 1 of a PID namespace: is-system-running: $SD_STATE; $(tail -n 5 "$LOGS/systemd.log" | tr '\n' '|')"
+		systemd_down
+		umount /usr/local
+		return
+	fi
+	say "$c: systemd $(sd systemctl --version | head -n 1) is PID 1 of its namespace"
+	# the journal, for the daemon's log (volatile, in the namespace's /run)
+	sd systemctl start systemd-journald.socket systemd-journald.service >"$W/sd.out" 2>&1 ||
+		say "$c: no journal: $(tr '\n' ' ' <"$W/sd.out")"
+	# Type=notify: start returns once READY=1 came
+	timeout 60 nsenter --target "$SD_PID" --mount --pid --root --wd -- systemctl start cthelperd >"$W/sd.out" 2>&1 ||
+		why="systemctl start: $(tr '\n' ' ' <"$W/sd.out") $(sd systemctl status cthelperd 2>&1 | tail -n 8 | tr '\n' '|')"
+	st=$(sd systemctl show -p ActiveState -p SubState -p StatusText cthelperd 2>&1 | tr '\n' ' ')
+	say "$c: after start: $st"
+	[[ $st == *ActiveState=active* ]] || why="${why:+$why; }not active after start: $st"
+	[ "$(ftp_enabled)" = 2 ] || why="${why:+$why; }helpers after start: $(nfct_helpers | tr '\n' ' ')"
+	if [ -z "$why" ] && topo_ct_add ftp; then
+		ftp_session pasv || why="FTP through the unit's daemon: $OUT"
+		timeout 60 nsenter --target "$SD_PID" --mount --pid --root --wd -- systemctl reload cthelperd >"$W/sd.out" 2>&1 ||
+			why="${why:+$why; }systemctl reload: $(tr '\n' ' ' <"$W/sd.out")"
+		for _ in $(seq 1 50); do
+			st=$(sd systemctl show -p StatusText --value cthelperd 2>&1)
+			[[ $st == *"helper(s) on"* ]] && break
+			sleep 0.2
+		done
+		say "$c: status text after reload: $st"
+		[[ $st == *"helper(s) on"* ]] || why="${why:+$why; }no reload result in the unit's status text: '$st'"
+		ftp_session port || why="${why:+$why; }FTP after systemctl reload: $OUT"
+		# a crash: ExecStopPost with EXIT_CODE=killed releases the helpers
+		sd systemctl kill -s KILL cthelperd
+		for _ in $(seq 1 50); do
+			[ "$(ftp_enabled)" = 0 ] && break
+			sleep 0.2
+		done
+		st=$(sd systemctl show -p Result -p ExecMainCode cthelperd 2>&1 | tr '\n' ' ')
+		say "$c: after kill -9: $st"
+		[ "$(ftp_enabled)" = 0 ] || why="${why:+$why; }after systemctl kill -s KILL a helper is still enabled: $(nfct_helpers | tr '\n' ' ')"
+		# a clean stop: the daemon removes its helpers itself
+		sd systemctl reset-failed cthelperd 2>/dev/null
+		timeout 60 nsenter --target "$SD_PID" --mount --pid --root --wd -- systemctl start cthelperd >"$W/sd.out" 2>&1 ||
+			why="${why:+$why; }second start: $(tr '\n' ' ' <"$W/sd.out")"
+		topo_ct_del
+		timeout 60 nsenter --target "$SD_PID" --mount --pid --root --wd -- systemctl stop cthelperd >"$W/sd.out" 2>&1 ||
+			why="${why:+$why; }systemctl stop: $(tr '\n' ' ' <"$W/sd.out")"
+		[ -z "$(nfct_helpers | grep 'name = ftp,')" ] ||
+			why="${why:+$why; }after systemctl stop: $(nfct_helpers | tr '\n' ' ')"
+	fi
+	sd journalctl -u cthelperd --no-pager >"$LOGS/$c.log" 2>&1
+	[ -z "$why" ] || show_tail "$LOGS/$c.log" 20
+	topo_ct_del
+	systemd_down
+	delete_user_helpers ftp tcp >/dev/null 2>&1
+	umount /usr/local
+	verdict $c "$why"
+}
+
 # ------------------------------------------------------------ main
 
 # shellcheck disable=SC2317  # runs from the EXIT trap
 cleanup() {
 	[ -n "$CTH_PID" ] && kill -KILL "$CTH_PID" 2>/dev/null
 	[ -n "$LOAD_PID" ] && touch "$W/load.stop"
+	[ -n "$SD_PID" ] && kill -KILL "$SD_PID" 2>/dev/null
 	[ -n "${FTP_PID:-}" ] && kill "$FTP_PID" 2>/dev/null
 	cp "$W"/*.out "$LOGS/" 2>/dev/null
 }
