@@ -260,7 +260,7 @@ static int daemon_release(struct runtime *rt)
 	if (rc)
 		log_err("release incomplete: see above");
 	else
-		log_notice("release done: no configured helper is registered");
+		log_notice("release done: no configured helper is enabled (each is deleted, or disabled where a rule still names it)");
 	return rc ? 1 : 0;
 }
 
