@@ -407,6 +407,8 @@ case_metrics() {
 		why="${why:+$why; }/metrics lacks expectations_created 1: $(head -c 300 <<<"$body")"
 	[ "$(grep '^cthelperd_payload_packets_total' <<<"$body")" = "$(grep '^cthelperd_payload_packets_total' <<<"$ctl")" ] ||
 		why="${why:+$why; }/metrics and cthelperctl disagree"
+	promtool check metrics <<<"$body" >"$W/promtool.out" 2>&1 ||
+		why="${why:+$why; }promtool check metrics refuses /metrics: $(head -c 300 "$W/promtool.out")"
 	[ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9469/other)" = 404 ] ||
 		why="${why:+$why; }/other is not 404"
 	case_done $c "$why"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Counters and the control socket: summing, /proc/net/netfilter/
  * nfnetlink_queue parsing, JSON that parses, Prometheus text that a
- * strict checker accepts, the socket's request limits and timeout, and
+ * strict checker and Debian's promtool both accept, the socket's request limits and timeout, and
  * the [server] control_* keys. */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cfgload.h"
@@ -161,6 +162,32 @@ static bool json_valid(const char *text, const char *expect_py)
 	unlink(path);
 	unlink(py);
 	return ok;
+}
+
+/* ---- Prometheus: Debian's promtool (make deps installs prometheus) ---- */
+
+/* "promtool check metrics" on text: NULL when it accepts it, else why. */
+static const char *promtool_check(const char *text, char *why, size_t len)
+{
+	char path[] = "/tmp/cth-test-prom-XXXXXX", out[] = "/tmp/cth-test-promout-XXXXXX", cmd[256];
+	int fd = mkstemp(path), ofd = mkstemp(out), rc;
+	ssize_t n;
+
+	if (fd < 0 || ofd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "promtool check metrics <%s >%s 2>&1", path, out);
+	rc = system(cmd);
+	n = read(ofd, why, len - 1);
+	why[n > 0 ? n : 0] = '\0';
+	close(ofd);
+	unlink(path);
+	unlink(out);
+	if (rc == 0)
+		return NULL;
+	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 127)
+		return "promtool not found (make deps installs Debian's prometheus package)";
+	return why[0] ? why : "promtool refused it";
 }
 
 /* ---- Prometheus text format 0.0.4, strictly ---- */
@@ -343,6 +370,9 @@ static void test_render(void)
 	rc = control_answer(&c, "stats prometheus", &b);
 	CHECK("render/prometheus-ok", rc == 0 && strstr(b.p, "\ncthelperd_payload_packets_total{helper=\"ftp\"} 16\n") &&
 	      strstr(b.p, "\ncthelperd_queue_packets_total{queue=\"7\"} 2\n"), "%s", b.p);
+	/* promtool first: the strict checker cuts the text into lines */
+	r = promtool_check(b.p + 3, why, sizeof(why));
+	CHECK("render/prometheus-promtool", r == NULL, "%s", r);
 	r = prom_check(b.p + 3, why, sizeof(why));
 	CHECK("render/prometheus-strict", r == NULL, "%s", r);
 	strbuf_free(&b);
@@ -355,6 +385,8 @@ static void test_render(void)
 	CHECK("render/prometheus-kernel", strstr(b.p, "\ncthelperd_queue_queued_total{queue=\"4\"} 9\n") &&
 	      strstr(b.p, "# TYPE cthelperd_queue_waiting gauge\ncthelperd_queue_waiting{queue=\"4\"} 1\n") &&
 	      strstr(b.p, "{helper=\"a\\\"b\\\\c\"}"), "%s", b.p);
+	r = promtool_check(b.p, why, sizeof(why));
+	CHECK("render/prometheus-kernel-promtool", r == NULL, "%s", r);
 	r = prom_check(b.p, why, sizeof(why));
 	CHECK("render/prometheus-kernel-strict", r == NULL, "%s", r);
 	strbuf_free(&b);
