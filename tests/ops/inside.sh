@@ -271,6 +271,9 @@ case_reload_under_load() {
 	[ "$qerr" = 0 ] || why="${why:+$why; }verdict or parse errors: $qerr"
 	qerr=$(json_get "sum(q.get('kernel', {}).get('dropped', 0) + q.get('kernel', {}).get('user_dropped', 0) + q.get('kernel', {}).get('waiting', 0) for q in d['queues'])" <<<"$j" 2>&1)
 	[ "$qerr" = 0 ] || why="${why:+$why; }the kernel dropped or still holds queued packets: $qerr ($(tr '\n' ' ' </proc/net/netfilter/nfnetlink_queue))"
+	# every packet the kernel queued (id_sequence) reached the daemon
+	qerr=$(json_get "' '.join('q%s:%s/%s' % (q['queue'], q['packets'], q.get('kernel', {}).get('queued')) for q in d['queues'] if q['packets'] != q.get('kernel', {}).get('queued'))" <<<"$j" 2>&1)
+	[ -z "$qerr" ] || why="${why:+$why; }packets answered / queued by the kernel differ: $qerr"
 	grep -qE 'refused a verdict|verdict for packet' "$LOGS/$c.log" &&
 		why="${why:+$why; }the daemon logged a lost verdict: $(grep -m 1 -E 'refused a verdict|verdict for packet' "$LOGS/$c.log")"
 	case_done $c "$why"
