@@ -64,6 +64,9 @@ PLUGIN_DIR ?= $(PREFIX)/lib/cthelperd
 SYSCONF    ?= $(PREFIX)/etc
 MANDIR     ?= $(PREFIX)/share/man
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR     ?= $(PREFIX)/lib
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 $(B) $(B)/sdk $(B)/plugins $(B)/server $(B)/tests:
 	mkdir -p $@
@@ -98,6 +101,12 @@ INST_PLUGINS := $(PLUGINS:%=$(B)/plugins/%.so)
 INST_MAN8    := $(wildcard docs/man/*.8)
 INST_MAN5    := $(wildcard docs/man/*.5)
 INST_UNIT    := $(wildcard conf/cthelperd.service)
+INST_SDK_H   := $(wildcard sdk/include/cthelperd/*.h)
+# the plugin ABI the SDK's header declares, for cthelperd-sdk.pc
+SDK_ABI      := $(shell sed -n 's/^\#define CTH_ABI_VERSION \([0-9]*\)u$$/\1/p' sdk/include/cthelperd/plugin.h)
+PC_SED       := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+                -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@PLUGIN_DIR@|$(PLUGIN_DIR)|' \
+                -e 's|@ABI@|$(SDK_ABI)|' -e 's|@VERSION@|$(VERSION)|'
 # the example's plugin_dir is the build tree's, and the docs name the
 # default paths: the installed copies name the configured ones
 INST_SED     := -e 's|^plugin_dir *=.*|plugin_dir = $(PLUGIN_DIR)|' \
@@ -107,7 +116,7 @@ INST_SED     := -e 's|^plugin_dir *=.*|plugin_dir = $(PLUGIN_DIR)|' \
 CONF_DEST     = $(DESTDIR)$(SYSCONF)/cthelperd.conf
 
 install:
-	@for f in $(INST_SBIN) $(INST_PLUGINS); do \
+	@for f in $(INST_SBIN) $(INST_PLUGINS) $(B)/libcthsdk.a; do \
 	  [ -f "$$f" ] || { echo "install: $$f missing: run make B=$(B) first" >&2; exit 1; }; done
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SYSCONF) \
 	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5
@@ -121,6 +130,11 @@ install:
 	  mv -f $(CONF_DEST).new $(CONF_DEST).example; chmod 0644 $(CONF_DEST).example; \
 	  echo "install: kept $(CONF_DEST); the example is $(CONF_DEST).example"; \
 	else mv -f $(CONF_DEST).new $(CONF_DEST); chmod 0644 $(CONF_DEST); fi
+	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/cthelperd $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -m 0644 $(INST_SDK_H) $(DESTDIR)$(INCLUDEDIR)/cthelperd/
+	$(INSTALL) -m 0644 $(B)/libcthsdk.a $(DESTDIR)$(LIBDIR)/
+	sed $(PC_SED) sdk/cthelperd-sdk.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/cthelperd-sdk.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/cthelperd-sdk.pc
 ifneq ($(INST_UNIT),)
 	$(INSTALL) -d $(DESTDIR)$(UNITDIR)
 	sed $(INST_SED) $(INST_UNIT) > $(DESTDIR)$(UNITDIR)/cthelperd.service
@@ -137,3 +151,6 @@ uninstall:
 	rm -f $(INST_MAN5:docs/man/%=$(DESTDIR)$(MANDIR)/man5/%)
 	rm -f $(DESTDIR)$(MANDIR)/man8/cthelperctl.8
 	rm -f $(DESTDIR)$(UNITDIR)/cthelperd.service $(CONF_DEST).example
+	rm -f $(INST_SDK_H:sdk/include/%=$(DESTDIR)$(INCLUDEDIR)/%) $(DESTDIR)$(LIBDIR)/libcthsdk.a
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/cthelperd 2>/dev/null
+	rm -f $(DESTDIR)$(PKGCONFIGDIR)/cthelperd-sdk.pc

@@ -17,6 +17,8 @@
 
 #include "check.h"
 
+#include <cthelperd/plugin.h>
+
 #define PREFIX "/usr/local"
 
 static const char *build;
@@ -42,8 +44,9 @@ static int run(const char *cmd)
 {
 	char full[2048];
 
+	/* braces: the whole of a compound command, not its last part */
 	snprintf(full, sizeof(full),
-		 "env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS %s >%s/out.txt 2>&1", cmd, dest);
+		 "{ unset MAKEFLAGS MAKELEVEL MFLAGS; %s; } >%s/out.txt 2>&1", cmd, dest);
 	return system(full);
 }
 
@@ -207,6 +210,52 @@ static void check_reinstall(void)
 	check_installed("config-example", path("%s.example", conf), false);
 }
 
+/*
+ * The SDK kit (issue 16): headers, libcthsdk.a and cthelperd-sdk.pc are
+ * installed; sdk/examples/toydata, copied out of the tree, builds with
+ * pkg-config alone against the DESTDIR install and loads in the daemon
+ * (cthelperd -n); built for another ABI, the daemon refuses it naming
+ * both versions.
+ */
+static void check_sdk(void)
+{
+	char cwd[1024], env[3072], flags[256] = "", toy[256];
+	int rc;
+
+	/* path() reuses its buffers: this one is needed throughout */
+	snprintf(toy, sizeof(toy), "%s/toy", dest);
+	check_installed("sdk-header", path("%s" PREFIX "/include/cthelperd/plugin.h", dest), false);
+	check_installed("sdk-util-header", path("%s" PREFIX "/include/cthelperd/util.h", dest), false);
+	check_installed("sdk-lib", path("%s" PREFIX "/lib/libcthsdk.a", dest), false);
+	check_installed("sdk-pc", path("%s" PREFIX "/lib/pkgconfig/cthelperd-sdk.pc", dest), false);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return;
+	/* a sanitizer build's library needs the sanitizer's flags, and its
+	 * runtime comes with the (sanitized) daemon only */
+	if (run(path("nm %s/libcthsdk.a | grep -q __asan_", build)) == 0)
+		snprintf(flags, sizeof(flags), "CFLAGS='-O1 -g -fsanitize=address,undefined' ZDEFS=");
+	snprintf(env, sizeof(env), "PKG_CONFIG_PATH=%s" PREFIX "/lib/pkgconfig "
+		 "PKG_CONFIG_SYSROOT_DIR=%s CTHELPERD=%s/%s/cthelperd", dest, dest, cwd, build);
+	rc = run(path("env %s pkg-config --variable=abi cthelperd-sdk | grep -qx %u",
+		      env, CTH_ABI_VERSION));
+	CHECK("install/sdk-pc-abi", rc == 0, "cthelperd-sdk.pc does not say abi=%u", CTH_ABI_VERSION);
+	rc = run(path("cp -r sdk/examples/toydata %s && env %s make -C %s %s toydata.so check",
+		      toy, env, toy, flags));
+	CHECK("install/sdk-example-out-of-tree", rc == 0 && is_file(path("%s/toydata.so", toy), true),
+	      "building or checking the example against the installed SDK: %d", rc);
+	if (rc)
+		print_out();
+	rc = run(path("make -C %s clean && sed -i 's/abi_version = CTH_ABI_VERSION/abi_version = 99/' "
+		      "%s/toydata.c && env %s make -C %s %s toydata.so && "
+		      "! env %s make -C %s check >%s/check.txt 2>&1 && "
+		      "grep -q 'plugin ABI version 99, cthelperd speaks %u' %s/check.txt",
+		      toy, toy, env, toy, flags, env, toy, toy, CTH_ABI_VERSION, toy));
+	CHECK("install/sdk-wrong-abi-refused", rc == 0,
+	      "the daemon did not refuse the ABI 99 build naming both versions: %d", rc);
+	if (rc)
+		print_out();
+}
+
 static void check_uninstall(void)
 {
 	int rc = make("uninstall");
@@ -215,7 +264,10 @@ static void check_uninstall(void)
 	      access(path("%s" PREFIX "/sbin/cthelperd", dest), F_OK) < 0 &&
 	      access(path("%s" PREFIX "/lib/cthelperd/ftp.so", dest), F_OK) < 0 &&
 	      access(path("%s" PREFIX "/share/man/man8/cthelperd.8", dest), F_OK) < 0 &&
-	      access(path("%s" PREFIX "/etc/cthelperd.conf.example", dest), F_OK) < 0,
+	      access(path("%s" PREFIX "/etc/cthelperd.conf.example", dest), F_OK) < 0 &&
+	      access(path("%s" PREFIX "/include/cthelperd/plugin.h", dest), F_OK) < 0 &&
+	      access(path("%s" PREFIX "/lib/libcthsdk.a", dest), F_OK) < 0 &&
+	      access(path("%s" PREFIX "/lib/pkgconfig/cthelperd-sdk.pc", dest), F_OK) < 0,
 	      "make uninstall: %d, or files left", rc);
 	CHECK("install/uninstall-keeps-config",
 	      is_file(path("%s" PREFIX "/etc/cthelperd.conf", dest), false),
@@ -247,6 +299,7 @@ int main(void)
 	check_installed("config", path("%s" PREFIX "/etc/cthelperd.conf", dest), false);
 	check_unit();
 	check_config_runs();
+	check_sdk();
 	check_reinstall();
 	check_uninstall();
 	run(path("rm -rf %s", dest));
