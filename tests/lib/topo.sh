@@ -12,7 +12,7 @@
 # a helper created an expectation for it.
 #
 #   topo_setup                  modules, namespaces, addresses, firewall (ftp)
-#   topo_firewall ftp|sip|tnsrpc  which NEW connections FORWARD admits and
+#   topo_firewall ftp|sip|tnsrpc|toy  which NEW connections FORWARD admits and
 #                               which ports topo_ct_add hands to the helper
 #   topo_mode plain|masq|dnat|masq6   routing/NAT variant (see topo_mode)
 #   topo_ct_add NAME [ZONE]     raw PREROUTING "CT --helper NAME" for the
@@ -141,6 +141,7 @@ topo_firewall() {
 	ftp) TOPO_CTL_PORTS="tcp:21" ;;
 	sip) TOPO_CTL_PORTS="udp:5060 tcp:5060"; side=(-i r-cl) ;;
 	tnsrpc) TOPO_CTL_PORTS="tcp:1521 tcp:111 udp:111"; side=(-i r-cl) ;;
+	toy) TOPO_CTL_PORTS="tcp:7000"; side=(-i r-cl) ;;
 	*) topo_err "unknown firewall profile $profile"; return 1 ;;
 	esac
 	for t in "$IPT" "$IP6T"; do

@@ -57,7 +57,7 @@ META=$W/ftproot/testfile.meta
 RELOADS=10
 mkdir -p "$W" "$LOGS"
 
-CASES=(reload-under-load reload-broken plugin-replace privdrop metrics installed systemd-unit)
+CASES=(reload-under-load reload-broken plugin-replace privdrop metrics installed systemd-unit sdk-example)
 want() { [ -z "${OPS_ONLY:-}" ] || [[ $1 =~ ^($OPS_ONLY)$ ]]; }
 verdict() {
 	if [ -z "$2" ]; then echo "PASS e2e-ops/$1"; else echo "FAIL e2e-ops/$1: $2"; fi
@@ -568,6 +568,66 @@ case_systemd_unit() {
 	delete_user_helpers ftp tcp >/dev/null 2>&1
 	umount /usr/local
 	verdict $c "$why"
+}
+
+# ------------------------------------------------------------ the SDK example
+
+# toy_session: one toy-protocol session (tests/lib/toy.py) from the client;
+# OUT = "OK <port>" or "ERROR ...".
+toy_session() {
+	OUT=$(timeout 30 nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" "$REPO/tests/lib/toy.py" \
+		client --host "$SV4_DIAL" 2>&1 | tail -n 1)
+	[[ $OUT == OK* ]]
+}
+
+# sdk/examples/toydata built in the VM against the SDK installed at
+# /usr/local (pkg-config alone), then its toy protocol through the
+# firewall (only tcp/7000 admitted as NEW): the data connection is blocked
+# without the plugin and passes with it, routed and under DNAT.
+case_sdk_example() {
+	local c=sdk-example why="" mode toy_pid _
+	progress "$c"
+	usr_local_install $c || return
+	rm -rf "$W/toy"
+	cp -r "$REPO/sdk/examples/toydata" "$W/toy"
+	if ! CTHELPERD=/usr/local/sbin/cthelperd make -C "$W/toy" toydata.so check \
+		>"$LOGS/$c-build.log" 2>&1; then
+		verdict $c "building the example against the installed SDK failed: $(tail -n 3 "$LOGS/$c-build.log" | tr '\n' ' ')"
+		umount /usr/local
+		return
+	fi
+	topo_firewall toy
+	rm -f "$W/toy.ready"
+	in_server "$PY" "$REPO/tests/lib/toy.py" server --ready "$W/toy.ready" \
+		--log "$LOGS/toy-server.log" >>"$LOGS/toy-server.log" 2>&1 &
+	toy_pid=$!
+	for _ in $(seq 1 50); do [ -e "$W/toy.ready" ] && break; sleep 0.2; done
+	printf '[server]\nplugin_dir = %s\nlog_level = info\n[helper toydata]\nplugin = toydata\nmin_port = 1024\n' \
+		"$W/toy" >"$W/toy.conf"
+	for mode in plain dnat; do
+		topo_mode "$mode"
+		if toy_session; then
+			why="${why:+$why; }$mode: the data connection passed without the plugin ($OUT)"
+		elif [[ $OUT != "ERROR data"* ]]; then
+			why="${why:+$why; }$mode: without the plugin the control connection failed: $OUT"
+		fi
+		if ! cth_start "$LOGS/$c-$mode.log" "$W/toy.conf" toydata 2 || ! topo_ct_add toydata; then
+			why="${why:+$why; }$mode: cthelperd with toydata.so did not start: ${START_WHY:-CT rules failed}"
+		else
+			toy_session || why="${why:+$why; }$mode: with the plugin: $OUT"
+			say "$c/$mode: with the plugin: $OUT"
+		fi
+		topo_ct_del
+		stop_cthelperd
+	done
+	kill "$toy_pid" 2>/dev/null
+	wait "$toy_pid" 2>/dev/null
+	topo_firewall ftp
+	topo_mode plain
+	delete_user_helpers toydata tcp >/dev/null 2>&1
+	umount /usr/local
+	verdict $c "$why"
+	[ -z "$why" ] || show_tail "$LOGS/$c-plain.log" 10
 }
 
 # ------------------------------------------------------------ main
