@@ -187,23 +187,16 @@ static void reload_last(struct daemon *d, bool ok, const char *result)
 	snprintf(l->result, sizeof(l->result), "%s", result);
 }
 
-/* First line of the captured errors, for status and the log. */
+/* Status gets why, and the first captured error line. */
 static void reload_fail(struct daemon *d, const struct strbuf *errs, const char *why)
 {
-	char first[400] = "";
+	size_t n = errs->p ? strcspn(errs->p, "\n") : 0;
+	char res[512];
 
-	if (errs->p) {
-		size_t n = strcspn(errs->p, "\n");
-
-		snprintf(first, sizeof(first), ": %.*s", (int)(n < 380 ? n : 380), errs->p);
-	}
 	log_err("reload failed (%s): the previous configuration keeps serving", why);
-	{
-		char res[512];
-
-		snprintf(res, sizeof(res), "%s%s", why, first);
-		reload_last(d, false, res);
-	}
+	snprintf(res, sizeof(res), "%s%s%.*s", why, n ? ": " : "",
+		 (int)(n < 380 ? n : 380), errs->p ? errs->p : "");
+	reload_last(d, false, res);
 }
 
 /* Everything that may fail, before anything changes: 0 and *out, or an
