@@ -15,6 +15,7 @@
 #   topo_firewall ftp|sip|tnsrpc|toy  which NEW connections FORWARD admits and
 #                               which ports topo_ct_add hands to the helper
 #   topo_mode plain|masq|dnat|masq6   routing/NAT variant (see topo_mode)
+#   topo_replay_nat 4|6         that variant's NAT as cthelper-replay options
 #   topo_ct_add NAME [ZONE]     raw PREROUTING "CT --helper NAME" for the
 #                               control port(s) (tcp/21 for ftp);
 #                               with ZONE every connection of the topology
@@ -222,6 +223,20 @@ topo_mode() {
 	TOPO_MODE=$mode
 	# NAT bindings are made on a connection's first packet: start clean.
 	topo_flush_conntrack
+}
+
+# topo_replay_nat 4|6: the cthelper-replay options that emulate the current
+# mode's NAT for a connection of that family captured on the client side
+# (r-cl): masq = --snat to the router's server-side address, dnat = --dnat
+# to the server, masq6 = --snat for IPv6 only; nothing when that family is
+# routed.  Printed on stdout (tests/e2e/inside.sh writes it to nat.txt).
+topo_replay_nat() {
+	case $TOPO_MODE/$1 in
+	masq/4) echo "--snat $R_SV4" ;;
+	dnat/4) echo "--dnat $SV4" ;;
+	masq6/6) echo "--snat $R_SV6" ;;
+	esac
+	return 0
 }
 
 # The helper must already be registered (user space) when this runs, or the
