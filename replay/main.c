@@ -19,7 +19,6 @@
 #include <sys/socket.h>
 
 #include "config.h"
-#include "keep.h"
 #include "log.h"
 #include "replay.h"
 
@@ -28,29 +27,22 @@
 #endif
 
 #define RP_MAX_OPTS CFG_MAX_OPTS
-#define RP_MAX_PORTS 16u
 
 struct rp_opts {
 	const char *plugin, *capture, *write, *expect;
 	const char *opts[RP_MAX_OPTS];
 	unsigned int n_opts;
-	uint16_t ports[RP_MAX_PORTS];
+	uint16_t ports[RP_PORTS_MAX];
 	size_t n_ports;
 	uint8_t proto;               /* 0: the plugin's, or the first flow's */
 	bool quiet, debug;
 	const char *snat, *dnat;
 };
 
-struct rp_run {
+struct rp_tool {
 	struct rp_opts *o;
-	const struct instance *inst;
 	struct rp_capture *cap;
-	struct rp_conns ct;
-	struct rp_expects x;
-	struct rp_report rep;
-	struct keep keep;
-	unsigned long frames, not_ip, calls, edits_packets, drops, related, helped;
-	uint8_t buf[RP_FRAME_MAX];
+	struct rp_engine e;
 };
 
 static void rp_usage(FILE *fp)
@@ -85,7 +77,7 @@ static int rp_port_add(struct rp_opts *o, const char *v)
 	char *end;
 	unsigned long p = strtoul(v, &end, 10);
 
-	if (!*v || *end || p < 1 || p > 65535 || o->n_ports == RP_MAX_PORTS)
+	if (!*v || *end || p < 1 || p > 65535 || o->n_ports == RP_PORTS_MAX)
 		return -EINVAL;
 	o->ports[o->n_ports++] = (uint16_t)p;
 	return 0;
@@ -116,7 +108,7 @@ static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 		case 'p':
 			if (rp_port_add(o, optarg) < 0) {
 				fprintf(stderr, "cthelper-replay: -p %s: a port 1..65535 (at most %u)\n",
-					optarg, RP_MAX_PORTS);
+					optarg, RP_PORTS_MAX);
 				return 2;
 			}
 			break;
@@ -179,7 +171,7 @@ static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 /*
  * The plugin as the daemon would run it: a [helper NAME] section with the
  * -o keys, parsed by the daemon's parser and built by its runtime (loader
- * checks, ABI, configure(), policy keys).  Errors name "-o:LINE": the
+ * checks, ABI, configure(), policy keys).  Errors name "cthelper-replay -o:LINE": the
  * first -o is line 2.
  */
 static int rp_runtime_build(const struct rp_opts *o, struct runtime **rt)
@@ -222,7 +214,7 @@ static int rp_runtime_build(const struct rp_opts *o, struct runtime **rt)
 		free(text);
 		return -ENOMEM;
 	}
-	rc = cfg_load_fp("-o", fp, &cfg);
+	rc = cfg_load_fp("cthelper-replay -o", fp, &cfg);
 	fclose(fp);
 	free(text);
 	if (rc < 0)
@@ -230,313 +222,30 @@ static int rp_runtime_build(const struct rp_opts *o, struct runtime **rt)
 	return runtime_build(cfg, rt);
 }
 
-/* ------------------------------------------------------------ the loop */
-
-/* A flow of the helper's families and protocol? */
-static bool rp_proto_ok(const struct rp_run *r, const struct cth_tuple *t)
-{
-	const struct instance *in = r->inst;
-	unsigned int fam = t->family == AF_INET6 ? CTH_FAMILY_IPV6 : CTH_FAMILY_IPV4;
-	unsigned int pr = t->proto == IPPROTO_UDP ? CTH_PROTO_UDP : CTH_PROTO_TCP;
-
-	return (in->families & fam) && (in->protocols & pr) &&
-	       (!r->o->proto || r->o->proto == t->proto);
-}
-
-static bool rp_port_helped(const struct rp_run *r, const struct cth_tuple *t)
-{
-	if (!rp_proto_ok(r, t))
-		return false;
-	for (size_t i = 0; i < r->o->n_ports; i++)
-		if (r->o->ports[i] == t->dport)
-			return true;
-	return false;
-}
-
-/* The expected connection is sent where its expectation says (DNAT of
- * nf_nat_follow_master, or the NAT fields), unless it already goes there
- * in the capture (taken behind the NAT). */
-static void rp_conn_expected(struct rp_conn *c, const struct rp_exp *e)
-{
-	const union cth_addr *to = rp_expect_target(e);
-	struct cth_tuple *rt = &c->t[CTH_DIR_REPLY];
-
-	c->status |= CTH_CT_EXPECTED;
-	c->master = e->master;
-	c->master_tuple = e->master_t[CTH_DIR_ORIGINAL];
-	c->expectation = e->id;
-	c->helped = e->e.flags & CTH_EXPECT_HELPER;
-	if (!(e->e.flags & CTH_EXPECT_NAT))
-		return;
-	if (memcmp(rt->src.raw, to->raw, sizeof(to->raw)) == 0 && rt->sport == e->e.nat_port)
-		return;
-	memcpy(rt->src.raw, to->raw, sizeof(to->raw));
-	rt->sport = e->e.nat_port;
-	c->nat |= CTH_NAT_DST;
-}
-
-static void rp_conn_show(struct rp_run *r, const struct rp_conn *c, const char *what)
-{
-	char t[160], n[160] = "", tail[64] = "";
-
-	rp_fmt_tuple(t, sizeof(t), &c->t[CTH_DIR_ORIGINAL]);
-	if (c->nat) {
-		n[0] = ' ';
-		memcpy(n + 1, "nat reply ", 10);
-		rp_fmt_tuple(n + 11, sizeof(n) - 11, &c->t[CTH_DIR_REPLY]);
-		/* the protocol was said once */
-		memmove(n + 11, n + 15, strlen(n + 15) + 1);
-	}
-	if (c->master)
-		snprintf(tail, sizeof(tail), " expectation %u of conn %u", c->expectation, c->master);
-	rp_report_line(&r->rep, false, "conn %u %s %s%s%s%s", c->id, what, t, tail,
-		       c->helped ? " helped" : "", n);
-}
-
-/* Detaches waiting for expectations: done once the master has none. */
-static void rp_detach_settle(struct rp_run *r)
-{
-	for (struct rp_conn *c = r->ct.head; c; c = c->next) {
-		if (!c->detach_wait || rp_expect_count(&r->x, c->id))
-			continue;
-		c->detach_wait = false;
-		c->helped = false;
-		rp_report_line(&r->rep, false, "conn %u detached (its expectations are gone)", c->id);
-	}
-}
-
-static struct rp_conn *rp_conn_lookup(struct rp_run *r, const struct cth_tuple *hdr,
-				      uint8_t flags, enum cth_dir *dir)
-{
-	struct rp_conn *c = rp_conn_find(&r->ct, hdr, dir);
-	struct rp_exp e;
-	bool syn = (flags & (TH_SYN | TH_ACK)) == TH_SYN;
-
-	/* a new SYN on a finished connection starts a new one (TIME_WAIT
-	 * reuse); its packets' helper and state start over */
-	if (c && c->closed && syn && *dir == CTH_DIR_ORIGINAL) {
-		rp_conn_forget(&r->ct, c);
-		c = NULL;
-	}
-	if (c)
-		return c;
-	*dir = CTH_DIR_ORIGINAL;
-	if (rp_expect_match(&r->x, hdr, &e)) {
-		c = rp_conn_new(&r->ct, hdr, false);
-		if (!c)
-			return NULL;
-		rp_conn_expected(c, &e);
-		r->related++;
-		rp_conn_show(r, c, "related");
-		rp_detach_settle(r);
-		return c;
-	}
-	c = rp_conn_new(&r->ct, hdr, rp_port_helped(r, hdr));
-	if (c && rp_port_helped(r, hdr)) {
-		c->helped = true;
-		r->helped++;
-		rp_conn_show(r, c, "new");
-	}
-	return c;
-}
-
-static void rp_view_fill(struct cth_packet *p, const struct rp_conn *c, enum cth_dir dir)
-{
-	p->dir = dir;
-	p->ctinfo = rp_conn_ctinfo(c, dir);
-	p->tuple[0] = c->t[0];
-	p->tuple[1] = c->t[1];
-	p->nat = c->nat;
-	p->ct_id = c->id;
-	p->ct_status = c->status;
-	if (c->status & CTH_CT_EXPECTED)
-		p->master = c->master_tuple;
-}
-
-static const char *const rp_ctinfo_names[] = {
-	[CTH_CT_ESTABLISHED] = "ESTABLISHED", [CTH_CT_RELATED] = "RELATED",
-	[CTH_CT_NEW] = "NEW", [CTH_CT_ESTABLISHED_REPLY] = "ESTABLISHED_REPLY",
-	[CTH_CT_RELATED_REPLY] = "RELATED_REPLY",
-};
-
-static void rp_hex(char *buf, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		sprintf(buf + 2 * i, "%02x", p[i]);
-	buf[2 * n] = 0;
-}
-
-/* The plugin's call for one packet with payload; returns the verdict and
- * leaves a rewritten packet in r->buf (*mangled, *out_len). */
-static int rp_help(struct rp_run *r, const struct rp_frame *f, struct rp_conn *c,
-		   const struct cth_packet *view, bool *mangled, size_t *out_len)
-{
-	const struct cth_plugin_desc *d = r->inst->pl->desc;
-	bool expected = c->status & CTH_CT_EXPECTED;
-	struct pkt_call call = {
-		.inst = r->inst, .backend = &r->x, .expect_fn = rp_expect_fn,
-		.expect_ctl_fn = rp_expect_ctl_fn, .trace = rp_report_trace,
-		.pkt = *view, .truncated = f->caplen < f->wirelen, .keep = &r->keep,
-	};
-	char pre[256], kept[32] = "", seq[32] = "", a[2 * CTH_PRIV_MAX + 1], b[2 * CTH_PRIV_MAX + 1];
-	const uint8_t *m;
-	size_t mlen;
-	int verdict;
-
-	keep_join(&r->keep, &call, f->ms);
-	if (call.pkt.kept)
-		snprintf(kept, sizeof(kept), " kept %zu", call.pkt.kept);
-	if (c->t[0].proto == IPPROTO_TCP)
-		snprintf(seq, sizeof(seq), " seq %u", call.pkt.seq);
-	rp_report_line(&r->rep, false, "pkt %u %s %s%s len %zu%s %s", c->id,
-		       view->dir == CTH_DIR_ORIGINAL ? "orig" : "reply",
-		       rp_ctinfo_names[view->ctinfo], seq, call.pkt.payload_len, kept,
-		       rp_fmt_bytes(pre, sizeof(pre), call.pkt.payload, call.pkt.payload_len, 48));
-	r->x.conn = c;
-	r->x.now_ms = f->ms;
-	r->x.helped_in_call = 0;
-	r->calls++;
-	/* the kernel keeps no private state for an expected connection */
-	verdict = pkt_call_run(&call, expected ? NULL : c->priv, d->priv_size);
-	keep_done(&r->keep, &call, verdict, f->ms);
-	if (!expected && pkt_call_priv_differs(&call, c->priv, d->priv_size)) {
-		rp_hex(a, c->priv, d->priv_size);
-		rp_hex(b, call.priv, d->priv_size);
-		rp_report_line(&r->rep, true, "state %s > %s", a, b);
-		memcpy(c->priv, call.priv, d->priv_size);
-	}
-	if (call.detach) {
-		unsigned int n = rp_expect_count(&r->x, c->id);
-
-		if (n) {
-			c->detach_wait = true;
-			rp_report_line(&r->rep, true, "detach: waits for %u expectation%s", n,
-				       n == 1 ? "" : "s");
-		} else {
-			c->helped = false;
-			rp_report_line(&r->rep, true, "detach: done");
-		}
-	}
-	m = verdict == CTH_VERDICT_ACCEPT ? pkt_call_mangled(&call, &mlen) : NULL;
-	if (m) {
-		/* the kernel moves later sequence numbers by the change */
-		if (c->t[0].proto == IPPROTO_TCP)
-			rp_seqadj_set(c, view->dir, view->seq,
-				      (int32_t)((long)mlen - (long)view->len));
-		memcpy(r->buf, m, mlen);
-		*out_len = mlen;
-		*mangled = true;
-		r->edits_packets++;
-		rp_report_line(&r->rep, true, "verdict ACCEPT mangled %zu>%zu", view->len, mlen);
-	} else {
-		rp_report_line(&r->rep, true, "verdict %s",
-			       verdict == CTH_VERDICT_ACCEPT ? "ACCEPT" : "DROP");
-	}
-	r->drops += verdict != CTH_VERDICT_ACCEPT;
-	pkt_call_release(&call);
-	return verdict;
-}
-
-/* The ports, said once they are known (the first flow's: at its packet). */
-static void rp_header_ports(struct rp_run *r)
-{
-	char line[160];
-	size_t o = 0;
-
-	for (size_t i = 0; i < r->o->n_ports; i++)
-		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%u", i ? "," : "",
-				      r->o->ports[i]);
-	rp_report_line(&r->rep, false, "helped: %s port%s %s",
-		       r->o->proto == IPPROTO_UDP ? "udp" : r->o->proto ? "tcp"
-		       : r->inst->protocols == CTH_PROTO_UDP ? "udp"
-		       : r->inst->protocols == CTH_PROTO_TCP ? "tcp" : "tcp/udp",
-		       r->o->n_ports == 1 ? "" : "s", line);
-}
-
-static void rp_frame_run(struct rp_run *r, const struct rp_frame *f)
-{
-	struct cth_packet view = { 0 };
-	struct cth_tuple hdr;
-	struct rp_conn *c;
-	enum cth_dir dir;
-	size_t len = f->caplen - f->l3;
-	bool mangled = false;
-	uint8_t flags;
-	int verdict = CTH_VERDICT_ACCEPT;
-
-	r->frames++;
-	r->rep.frame = f->no;
-	rp_expect_age(&r->x, f->no, f->ms);
-	rp_detach_settle(r);
-	memcpy(r->buf, f->data + f->l3, len);
-	if (!f->family || pkt_view_parse(&view, r->buf, len, f->family) < 0 ||
-	    rp_tuple_of(&view, f->family, &hdr, &flags) < 0) {
-		r->not_ip++;
-		rp_capture_dump(r->cap, f, NULL, 0);
-		return;
-	}
-	len = view.len;
-	if (!r->o->n_ports && rp_proto_ok(r, &hdr)) {
-		r->o->ports[r->o->n_ports++] = hdr.dport;
-		rp_header_ports(r);
-	}
-	c = rp_conn_lookup(r, &hdr, flags, &dir);
-	if (!c) {
-		rp_capture_dump(r->cap, f, NULL, 0);
-		return;
-	}
-	rp_view_fill(&view, c, dir);
-	if (c->helped && view.payload_len)
-		verdict = rp_help(r, f, c, &view, &mangled, &len);
-	if (verdict != CTH_VERDICT_ACCEPT) {
-		/* a dropped first packet leaves no connection behind */
-		if (!(c->status & CTH_CT_CONFIRMED))
-			rp_conn_forget(&r->ct, c);
-		return;
-	}
-	rp_conn_seen(c, dir, flags);
-	/* the checksums of a rewritten packet are right already */
-	if (c->t[0].proto == IPPROTO_TCP &&
-	    rp_seqadj_apply(c, dir, r->buf + view.l4_offset))
-		pkt_sums_fix(r->buf, len, view.l4_offset, true);
-	rp_capture_dump(r->cap, f, r->buf, len);
-}
-
 /* The header names the helper as the run sees it: no path, no version,
  * nothing that differs between two runs of one case. */
-static void rp_header(struct rp_run *r)
+static void rp_header(struct rp_tool *t)
 {
-	const struct instance *in = r->inst;
+	const struct instance *in = t->e.inst;
+	const struct rp_opts *opt = t->o;
 	char line[1024];
 	size_t o = 0;
 
 	o += (size_t)snprintf(line + o, sizeof(line) - o, "plugin %s, helper %s, classes",
 			      in->pl->desc->name, in->name);
-	for (unsigned int i = 0; i < in->n_classes; i++)
+	for (unsigned int i = 0; i < in->n_classes && o < sizeof(line); i++)
 		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s %u/%us", i ? "," : "",
 				      in->classes[i].name, in->classes[i].max,
 				      in->classes[i].timeout);
-	for (unsigned int i = 0; i < r->o->n_opts && o < sizeof(line); i++)
-		o += (size_t)snprintf(line + o, sizeof(line) - o, ", -o %s", r->o->opts[i]);
-	if (r->o->snat && o < sizeof(line))
-		o += (size_t)snprintf(line + o, sizeof(line) - o, ", snat %s", r->o->snat);
-	if (r->o->dnat && o < sizeof(line))
-		snprintf(line + o, sizeof(line) - o, ", dnat %s", r->o->dnat);
-	rp_report_line(&r->rep, false, "%s", line);
-	if (r->o->n_ports)
-		rp_header_ports(r);
-}
-
-static void rp_summary(struct rp_run *r)
-{
-	r->rep.frame = 0;
-	rp_report_line(&r->rep, false,
-		       "frames %lu (not TCP/UDP over IP %lu), connections %u (helped %lu, "
-		       "related %lu), plugin calls %lu, drops %lu, rewritten %lu, expectations "
-		       "created %u, matched %u, expired %u, evicted %u, removed %u",
-		       r->frames, r->not_ip, r->ct.n, r->helped, r->related, r->calls,
-		       r->drops, r->edits_packets, r->x.created, r->x.matched, r->x.expired,
-		       r->x.evicted, r->x.removed);
+	for (unsigned int i = 0; i < opt->n_opts && o < sizeof(line); i++)
+		o += (size_t)snprintf(line + o, sizeof(line) - o, ", -o %s", opt->opts[i]);
+	if (opt->snat && o < sizeof(line))
+		o += (size_t)snprintf(line + o, sizeof(line) - o, ", snat %s", opt->snat);
+	if (opt->dnat && o < sizeof(line))
+		snprintf(line + o, sizeof(line) - o, ", dnat %s", opt->dnat);
+	rp_report_line(&t->e.rep, false, "%s", line);
+	if (t->e.n_ports)
+		rp_engine_header_ports(&t->e);
 }
 
 static int rp_nat_opt(const char *name, const char *v, struct rp_nat *n)
@@ -549,39 +258,47 @@ static int rp_nat_opt(const char *name, const char *v, struct rp_nat *n)
 	return -EINVAL;
 }
 
-static int rp_open(struct rp_run *r, struct runtime **rt)
+static void rp_tool_emit(void *arg, const struct rp_frame *f, const uint8_t *l3, size_t len)
 {
+	rp_capture_dump(arg, f, l3, len);
+}
+
+static int rp_open(struct rp_tool *t, struct runtime **rt)
+{
+	const struct rp_opts *o = t->o;
+	struct rp_engine *e = &t->e;
 	char err[512];
 
-	if (rp_nat_opt("snat", r->o->snat, &r->ct.snat) ||
-	    rp_nat_opt("dnat", r->o->dnat, &r->ct.dnat))
+	if (rp_nat_opt("snat", o->snat, &e->ct.snat) ||
+	    rp_nat_opt("dnat", o->dnat, &e->ct.dnat))
 		return -EINVAL;
 	/* the loader's and parser's own messages reach stderr */
-	if (rp_runtime_build(r->o, rt) < 0)
+	if (rp_runtime_build(o, rt) < 0)
 		return -EINVAL;
-	r->inst = &(*rt)->inst[0];
-	if (!r->o->n_ports) {
+	rp_engine_init(e, &(*rt)->inst[0]);
+	e->rep.debug = o->debug;
+	e->proto = o->proto;
+	memcpy(e->ports, o->ports, sizeof(e->ports));
+	e->n_ports = o->n_ports;
+	if (!e->n_ports) {
 		const struct cfg_helper *h = &(*rt)->cfg->helpers[0];
 
-		for (size_t i = 0; i < h->n_rule_ports && r->o->n_ports < RP_MAX_PORTS; i++)
-			r->o->ports[r->o->n_ports++] = h->rule_ports[i];
+		for (size_t i = 0; i < h->n_rule_ports && e->n_ports < RP_PORTS_MAX; i++)
+			e->ports[e->n_ports++] = h->rule_ports[i];
 	}
-	if (rp_capture_open(r->o->capture, &r->cap, err, sizeof(err)) < 0 ||
-	    (r->o->write && rp_capture_dump_open(r->cap, r->o->write, err, sizeof(err)) < 0)) {
+	if (rp_capture_open(o->capture, &t->cap, err, sizeof(err)) < 0 ||
+	    (o->write && rp_capture_dump_open(t->cap, o->write, err, sizeof(err)) < 0)) {
 		fprintf(stderr, "cthelper-replay: %s\n", err);
 		return -EINVAL;
 	}
-	r->x.inst = r->inst;
-	r->x.ct = &r->ct;
-	r->x.rep = &r->rep;
-	r->rep.inst = r->inst;
-	r->rep.debug = r->o->debug;
+	e->emit = rp_tool_emit;
+	e->emit_arg = t->cap;
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	static struct rp_run run;
+	static struct rp_tool tool;
 	struct rp_opts o = { 0 };
 	struct runtime *rt = NULL;
 	struct rp_frame f;
@@ -590,25 +307,25 @@ int main(int argc, char **argv)
 	if ((rc = rp_opts_parse(argc, argv, &o)) != 0)
 		return rc;
 	log_init(LOG_L_WARNING, 0);
-	run.o = &o;
-	if (rp_report_open(&run.rep, o.quiet ? NULL : stdout) < 0)
+	tool.o = &o;
+	if (rp_report_open(&tool.e.rep, o.quiet ? NULL : stdout) < 0)
 		return 2;
-	if (rp_open(&run, &rt) < 0) {
+	if (rp_open(&tool, &rt) < 0) {
 		status = 2;
 		goto out;
 	}
-	rp_header(&run);
-	while ((rc = rp_capture_next(run.cap, &f)) > 0)
-		rp_frame_run(&run, &f);
+	rp_header(&tool);
+	while ((rc = rp_capture_next(tool.cap, &f)) > 0)
+		rp_engine_frame(&tool.e, &f);
 	if (rc < 0) {
 		fprintf(stderr, "cthelper-replay: %s: read error after frame %lu\n", o.capture,
-			run.frames);
+			tool.e.frames);
 		status = 2;
 		goto out;
 	}
-	rp_summary(&run);
+	rp_engine_summary(&tool.e);
 	if (o.expect) {
-		rc = rp_report_compare(&run.rep, o.expect);
+		rc = rp_report_compare(&tool.e.rep, o.expect);
 		if (rc < 0) {
 			fprintf(stderr, "cthelper-replay: %s: %s\n", o.expect, strerror(-rc));
 			status = 2;
@@ -617,11 +334,9 @@ int main(int argc, char **argv)
 		}
 	}
 out:
-	rp_capture_close(run.cap);
-	rp_report_close(&run.rep);
-	keep_free(&run.keep);
-	rp_expects_free(&run.x);
-	rp_conns_free(&run.ct);
+	rp_capture_close(tool.cap);
+	rp_report_close(&tool.e.rep);
+	rp_engine_free(&tool.e);
 	runtime_free(rt);
 	return status;
 }

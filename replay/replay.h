@@ -22,6 +22,7 @@
 
 #include <cthelperd/plugin.h>
 
+#include "keep.h"
 #include "packet.h"
 #include "runtime.h"
 
@@ -175,6 +176,7 @@ const union cth_addr *rp_expect_target(const struct rp_exp *x);
 
 /* ------------------------------------------------------------ report.c */
 
+
 struct rp_report {
 	FILE *out;                  /* NULL: quiet */
 	char *buf;                  /* everything written, for --expect */
@@ -203,5 +205,33 @@ void rp_report_trace(struct pkt_call *c, const struct pkt_event *ev);
  * stderr), negative errno when FILE cannot be read. */
 int rp_report_compare(struct rp_report *r, const char *file);
 void rp_report_close(struct rp_report *r);
+
+/* ------------------------------------------------------------ engine.c */
+
+#define RP_PORTS_MAX 16u
+
+struct rp_engine {
+	const struct instance *inst;
+	uint16_t ports[RP_PORTS_MAX];   /* 0 of them: the first flow's */
+	size_t n_ports;
+	uint8_t proto;                  /* 0: any of the plugin's */
+	struct rp_conns ct;
+	struct rp_expects x;
+	struct rp_report rep;
+	struct keep keep;
+	/* every packet as its verdict leaves it (l3 NULL: as captured; a
+	 * dropped packet is not emitted) */
+	void (*emit)(void *arg, const struct rp_frame *f, const uint8_t *l3, size_t len);
+	void *emit_arg;
+	unsigned long frames, not_ip, calls, edits_packets, drops, related, helped;
+	uint8_t buf[RP_FRAME_MAX];
+};
+
+/* Set up for one instance (rep opened by the caller, NAT and ports set). */
+void rp_engine_init(struct rp_engine *r, const struct instance *inst);
+void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f);
+void rp_engine_header_ports(struct rp_engine *r);
+void rp_engine_summary(struct rp_engine *r);
+void rp_engine_free(struct rp_engine *r);
 
 #endif
