@@ -27,7 +27,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lev -ldl -lpthread
 
 .PHONY: all deps check unit unit-asan e2e demo bench clean install uninstall
-all: $(B)/cthelperd $(B)/cthelperctl $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so)
+all: $(B)/cthelperd $(B)/cthelperctl $(B)/cthelper-replay $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so)
 
 # --- SDK utility library: linked statically into plugins (PIC) ---------
 $(B)/sdk/%.o: sdk/lib/%.c $(wildcard sdk/include/cthelperd/*.h) | $(B)/sdk
@@ -52,6 +52,15 @@ $(B)/server/%.o: server/%.c $(wildcard server/*.h sdk/include/cthelperd/*.h) | $
 	  -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"' -c -o $@ $<
 $(B)/cthelperd: $(SERVER_SRC:server/%.c=$(B)/server/%.o)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
+# the replay tool: the daemon's host code (the plugin call, edits, kept
+# bytes, loader, config parser) with an emulated kernel (replay/)
+REPLAY_HOST := packet mangle keep log loader dlfresh config runtime
+REPLAY_SRC  := $(sort $(wildcard replay/*.c))
+REPLAY_LIBS  = $(shell pkg-config --libs libpcap libnetfilter_queue inih 2>/dev/null) -ldl
+$(B)/replay/%.o: replay/%.c $(wildcard replay/*.h server/*.h sdk/include/cthelperd/*.h) | $(B)/replay
+	$(CC) $(ALL_CFLAGS) $(SDK_INC) -Iserver $(PKG_CFLAGS) -DCTH_VERSION='"$(VERSION)"' -c -o $@ $<
+$(B)/cthelper-replay: $(REPLAY_SRC:replay/%.c=$(B)/replay/%.o) $(REPLAY_HOST:%=$(B)/server/%.o)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(REPLAY_LIBS)
 # the control client: the socket protocol only, nothing of the daemon
 $(B)/cthelperctl: ctl/cthelperctl.c | $(B)
 	$(CC) $(ALL_CFLAGS) -o $@ $<
@@ -68,7 +77,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR     ?= $(PREFIX)/lib
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
-$(B) $(B)/sdk $(B)/plugins $(B)/server $(B)/tests:
+$(B) $(B)/sdk $(B)/plugins $(B)/server $(B)/replay $(B)/tests:
 	mkdir -p $@
 
 # --- tests --------------------------------------------------------------

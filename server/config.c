@@ -604,12 +604,30 @@ static void cfg_check(struct cfg *cfg)
 
 int cfg_load(const char *file, struct cfg **out)
 {
+	FILE *fp = fopen(file, "r");
+	int rc;
+
+	if (!fp) {
+		rc = -errno;
+		if (log_capturing())
+			log_err("%s: %s", file, strerror(-rc));
+		else
+			fprintf(stderr, "%s: %s\n", file, strerror(-rc));
+		return rc;
+	}
+	rc = cfg_load_fp(file, fp, out);
+	fclose(fp);
+	return rc;
+}
+
+int cfg_load_fp(const char *name, FILE *fp, struct cfg **out)
+{
 	struct cfg_parse p = { 0 };
 	struct cfg *cfg;
 	int rc;
 
 	cfg = calloc(1, sizeof(*cfg));
-	if (!cfg || cfg_set_str(&cfg->file, file) ||
+	if (!cfg || cfg_set_str(&cfg->file, name) ||
 	    cfg_set_str(&cfg->plugin_dir, CTH_PLUGIN_DIR)) {
 		cfg_free(cfg);
 		return -ENOMEM;
@@ -619,18 +637,8 @@ int cfg_load(const char *file, struct cfg **out)
 	cfg->control_gid = -1;
 	cfg->uid = cfg->gid = -1;
 	p.cfg = cfg;
-	p.fp = fopen(file, "r");
-	if (!p.fp) {
-		rc = -errno;
-		if (log_capturing())
-			log_err("%s: %s", file, strerror(-rc));
-		else
-			fprintf(stderr, "%s: %s\n", file, strerror(-rc));
-		cfg_free(cfg);
-		return rc;
-	}
+	p.fp = fp;
 	rc = ini_parse_stream(cfg_reader, &p, cfg_handler, &p);
-	fclose(p.fp);
 	if (rc == -2) {
 		cfg_free(cfg);
 		return -ENOMEM;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include <cthelperd/plugin.h>
@@ -97,6 +98,9 @@ int cfg_addr_port_parse(const char *v, struct sockaddr_storage *sa, socklen_t *l
 /* Parse FILE.  Errors are printed as "FILE:LINE: message" to stderr.
  * Returns 0 with *out set, or a negative errno (-EINVAL: bad config). */
 int cfg_load(const char *file, struct cfg **out);
+/* The same from an open stream; name stands for the file in messages (and
+ * a relative plugin_dir is relative to its directory). */
+int cfg_load_fp(const char *name, FILE *fp, struct cfg **out);
 void cfg_free(struct cfg *cfg);
 /* Print "FILE:LINE: message" for a later check (e.g. plugin options). */
 void cfg_error(const struct cfg *cfg, int line, const char *fmt, ...)

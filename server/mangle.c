@@ -245,7 +245,7 @@ static void pkt_edit_sort(struct pkt_edits *ed)
 }
 
 /* Lengths, then checksums (the library's sums read the length fields). */
-static void pkt_edit_fix(uint8_t *pkt, size_t len, size_t l4, bool tcp)
+void pkt_sums_fix(uint8_t *pkt, size_t len, size_t l4, bool tcp)
 {
 	bool v6 = (pkt[0] >> 4) == 6;
 	struct iphdr *ip = (struct iphdr *)pkt;
@@ -301,7 +301,7 @@ static void pkt_edit_apply(const struct cth_packet *p, struct pkt_edits *ed)
 		pos = e->off + e->len;
 	}
 	memcpy(o, pl + pos, pl_len - pos);
-	pkt_edit_fix(ed->out, ed->out_len, p->l4_offset, ed->tcp);
+	pkt_sums_fix(ed->out, ed->out_len, p->l4_offset, ed->tcp);
 }
 
 const uint8_t *pkt_edit_result(struct pkt_call *c, size_t *len)

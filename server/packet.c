@@ -124,21 +124,29 @@ static bool pkt_expect_valid(const struct pkt_call *c, const struct cth_expect *
 	       !(e->fn && strnlen(e->fn, PKT_EXPECT_FN_MAX) >= PKT_EXPECT_FN_MAX);
 }
 
+/* Hand one host call's answer to the trace, if any; returns rc. */
+static int pkt_trace(struct pkt_call *c, struct pkt_event ev)
+{
+	if (c->trace)
+		c->trace(c, &ev);
+	return ev.rc;
+}
+
 static int pkt_host_expect(struct cth_ctx *ctx, const struct cth_expect *e,
 			   unsigned int how)
 {
 	struct pkt_call *c = pkt_call_of(ctx);
+	int rc = -EINVAL;
 
-	if (!pkt_expect_valid(c, e) || (how & ~(unsigned)CTH_EXPECT_SYNC))
-		return -EINVAL;
-	return c->expect_fn(c, e, how);
+	if (pkt_expect_valid(c, e) && !(how & ~(unsigned)CTH_EXPECT_SYNC))
+		rc = c->expect_fn(c, e, how);
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_EXPECT, .rc = rc,
+						.exp = e, .how = how });
 }
 
-static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
-			       const struct cth_expect *e)
+static int pkt_expect_ctl_check(const struct pkt_call *c, unsigned int op,
+				const struct cth_expect *e)
 {
-	struct pkt_call *c = pkt_call_of(ctx);
-
 	if (op == CTH_EXPECT_OP_FLUSH) {
 		if (e && e->class >= c->inst->n_classes)
 			return -EINVAL;
@@ -153,15 +161,30 @@ static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
 	} else {
 		return -EINVAL;
 	}
-	if (!c->expect_ctl_fn)
-		return -EOPNOTSUPP;
-	return c->expect_ctl_fn(c, op, e);
+	return c->expect_ctl_fn ? 0 : -EOPNOTSUPP;
+}
+
+static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
+			       const struct cth_expect *e)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+	int rc = pkt_expect_ctl_check(c, op, e);
+
+	if (rc == 0)
+		rc = c->expect_ctl_fn(c, op, e);
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_EXPECT_CTL, .rc = rc,
+						.exp = e, .how = op });
 }
 
 static int pkt_host_mangle(struct cth_ctx *ctx, size_t off, size_t len,
 			   const void *repl, size_t repl_len)
 {
-	return pkt_edit_add(pkt_call_of(ctx), off, len, repl, repl_len);
+	struct pkt_call *c = pkt_call_of(ctx);
+	int rc = pkt_edit_add(c, off, len, repl, repl_len);
+
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_MANGLE, .rc = rc,
+						.off = off, .len = len, .repl = repl,
+						.repl_len = repl_len });
 }
 
 static int pkt_host_set_timeout(struct cth_ctx *ctx, uint32_t seconds)
@@ -170,7 +193,7 @@ static int pkt_host_set_timeout(struct cth_ctx *ctx, uint32_t seconds)
 
 	c->has_timeout = true;
 	c->timeout = seconds;
-	return 0;
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_TIMEOUT, .value = seconds });
 }
 
 static int pkt_host_set_mark(struct cth_ctx *ctx, uint32_t mark)
@@ -179,7 +202,7 @@ static int pkt_host_set_mark(struct cth_ctx *ctx, uint32_t mark)
 
 	c->has_mark = true;
 	c->mark = mark;
-	return 0;
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_MARK, .value = mark });
 }
 
 static int pkt_host_detach(struct cth_ctx *ctx)
@@ -190,9 +213,10 @@ static int pkt_host_detach(struct cth_ctx *ctx)
 	 * may not change helper (-EBUSY), and that error voids the whole
 	 * NFQA_CT of the verdict (mark, expectation, seq adjustment). */
 	if (c->pkt.ct_status & CTH_CT_EXPECTED)
-		return -EOPNOTSUPP;
+		return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_DETACH,
+							.rc = -EOPNOTSUPP });
 	c->detach = true;
-	return 0;
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_DETACH });
 }
 
 /* Does the IP length field say there is more than we hold?  (The view
@@ -212,10 +236,8 @@ static bool pkt_view_partial(const struct cth_packet *p)
  * (the next segment's sequence number follows from it); UDP datagrams
  * are messages of their own.
  */
-static int pkt_host_keep(struct cth_ctx *ctx, size_t off)
+static int pkt_keep_do(struct pkt_call *c, size_t off)
 {
-	struct pkt_call *c = pkt_call_of(ctx);
-
 	if (!c->keep || c->pkt.tuple[CTH_DIR_ORIGINAL].proto != IPPROTO_TCP)
 		return -EOPNOTSUPP;
 	if (c->truncated || pkt_view_partial(&c->pkt))
@@ -223,6 +245,14 @@ static int pkt_host_keep(struct cth_ctx *ctx, size_t off)
 	if (off > c->pkt.payload_len)
 		return -EINVAL;
 	return keep_ask(c, off);
+}
+
+static int pkt_host_keep(struct cth_ctx *ctx, size_t off)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_KEEP,
+						.rc = pkt_keep_do(c, off), .off = off });
 }
 
 /*
@@ -239,9 +269,18 @@ static void pkt_host_vlog(struct cth_ctx *ctx, int level, const char *fmt,
 {
 	static __thread time_t second;
 	static __thread unsigned int used, dropped;
-	const char *tag = pkt_call_of(ctx)->inst->name;
+	struct pkt_call *c = pkt_call_of(ctx);
+	const char *tag = c->inst->name;
 	time_t now;
 
+	if (c->trace) {
+		char line[1024];
+
+		vsnprintf(line, sizeof(line), fmt, ap);
+		pkt_trace(c, (struct pkt_event){ .type = PKT_EV_LOG,
+						 .value = (uint32_t)level, .text = line });
+		return;
+	}
 	if (!log_enabled(level))
 		return;
 	now = time(NULL);

@@ -22,6 +22,10 @@ struct pkt_call;
 #define PKT_EXPECT_FLAGS (CTH_EXPECT_ANY_SRC | CTH_EXPECT_PERMANENT | \
 			  CTH_EXPECT_INACTIVE | CTH_EXPECT_NAT | CTH_EXPECT_HELPER)
 
+/* Most expectations one plugin call may create (cth_expect(): -ENOSPC
+ * beyond; plugin.h names the number). */
+#define PKT_EXPECT_PER_CALL 16u
+
 /* How expectations leave the host: netlink in the daemon, emulated in
  * tests and replay.  Everything else around the plugin call is shared. */
 typedef int (*pkt_expect_fn)(struct pkt_call *call,
@@ -30,6 +34,37 @@ typedef int (*pkt_expect_fn)(struct pkt_call *call,
 typedef int (*pkt_expect_ctl_fn)(struct pkt_call *call, unsigned int op,
 				 const struct cth_expect *exp);
 
+/*
+ * Every host function a plugin calls, with what it was answered, for a
+ * host that shows them (the replay tool); the daemon sets no trace.
+ */
+enum pkt_event_type {
+	PKT_EV_EXPECT,          /* exp, how, rc */
+	PKT_EV_EXPECT_CTL,      /* exp (may be NULL), op in how, rc */
+	PKT_EV_MANGLE,          /* off, len, repl, repl_len, rc */
+	PKT_EV_KEEP,            /* off, rc */
+	PKT_EV_TIMEOUT,         /* value */
+	PKT_EV_MARK,            /* value */
+	PKT_EV_DETACH,          /* rc */
+	PKT_EV_LOG,             /* value: level, text */
+};
+
+struct pkt_event {
+	enum pkt_event_type type;
+	int rc;
+	const struct cth_expect *exp;
+	unsigned int how;
+	size_t off, len;
+	const void *repl;
+	size_t repl_len;
+	uint32_t value;
+	const char *text;
+};
+
+/* Called after the host answered; with a trace, plugin log lines go to it
+ * only (unlimited, unfiltered) and not to the daemon's log. */
+typedef void (*pkt_trace_fn)(struct pkt_call *call, const struct pkt_event *ev);
+
 /* One plugin call: the context the plugin sees and what it asked for. */
 struct pkt_call {
 	struct cth_ctx pub;           /* first: handed to the plugin */
@@ -37,6 +72,7 @@ struct pkt_call {
 	void *backend;                /* the expect_fn's own state */
 	pkt_expect_fn expect_fn;
 	pkt_expect_ctl_fn expect_ctl_fn;
+	pkt_trace_fn trace;           /* NULL: nothing is shown */
 	struct cth_packet pkt;
 	uint8_t priv[CTH_PRIV_MAX];
 	bool priv_changed;
@@ -96,5 +132,11 @@ int pkt_edit_add(struct pkt_call *c, size_t off, size_t len,
 		 const void *repl, size_t repl_len);
 const uint8_t *pkt_edit_result(struct pkt_call *c, size_t *len);
 void pkt_edit_release(struct pkt_call *c);
+
+/* The packet as the kernel would pass it on, for a host that writes it
+ * out itself (the replay tool): IP and UDP length fields, IPv4, TCP and
+ * UDP checksums made right for the len bytes at pkt (layout as
+ * pkt_view_parse() found it, l4 its transport offset). */
+void pkt_sums_fix(uint8_t *pkt, size_t len, size_t l4, bool tcp);
 
 #endif

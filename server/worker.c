@@ -34,7 +34,7 @@
 #define WORKER_RBUF (256u * 1024u)
 #define WORKER_SBUF (80u * 1024u)
 #define WORKER_SO_RCVBUF (8 * 1024 * 1024)
-#define WORKER_MAX_EXPECT 16u
+#define WORKER_MAX_EXPECT PKT_EXPECT_PER_CALL
 
 /* Per-packet state the expect backend needs besides the pkt_call. */
 struct worker_pkt {

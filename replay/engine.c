@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay's packet loop: every frame through the emulated conntrack
+ * (conn.c), the expectation table (expect.c) and, for a helped
+ * connection's packet with payload, the plugin call on the daemon's own
+ * host code (server/packet.c, mangle.c, keep.c); the packet as its
+ * verdict leaves it goes to the engine's emit function.  Shared by the
+ * tool (main.c) and the fuzz targets (tests/fuzz/fuzz_replay.c).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "keep.h"
+#include "replay.h"
+
+/* A flow of the helper's families and protocol? */
+static bool rp_proto_ok(const struct rp_engine *r, const struct cth_tuple *t)
+{
+	const struct instance *in = r->inst;
+	unsigned int fam = t->family == AF_INET6 ? CTH_FAMILY_IPV6 : CTH_FAMILY_IPV4;
+	unsigned int pr = t->proto == IPPROTO_UDP ? CTH_PROTO_UDP : CTH_PROTO_TCP;
+
+	return (in->families & fam) && (in->protocols & pr) &&
+	       (!r->proto || r->proto == t->proto);
+}
+
+static bool rp_port_helped(const struct rp_engine *r, const struct cth_tuple *t)
+{
+	if (!rp_proto_ok(r, t))
+		return false;
+	for (size_t i = 0; i < r->n_ports; i++)
+		if (r->ports[i] == t->dport)
+			return true;
+	return false;
+}
+
+/* The expected connection is sent where its expectation says (DNAT of
+ * nf_nat_follow_master, or the NAT fields), unless it already goes there
+ * in the capture (taken behind the NAT). */
+static void rp_conn_expected(struct rp_conn *c, const struct rp_exp *e)
+{
+	const union cth_addr *to = rp_expect_target(e);
+	struct cth_tuple *rt = &c->t[CTH_DIR_REPLY];
+
+	c->status |= CTH_CT_EXPECTED;
+	c->master = e->master;
+	c->master_tuple = e->master_t[CTH_DIR_ORIGINAL];
+	c->expectation = e->id;
+	c->helped = e->e.flags & CTH_EXPECT_HELPER;
+	if (!(e->e.flags & CTH_EXPECT_NAT))
+		return;
+	if (memcmp(rt->src.raw, to->raw, sizeof(to->raw)) == 0 && rt->sport == e->e.nat_port)
+		return;
+	memcpy(rt->src.raw, to->raw, sizeof(to->raw));
+	rt->sport = e->e.nat_port;
+	c->nat |= CTH_NAT_DST;
+}
+
+static void rp_conn_show(struct rp_engine *r, const struct rp_conn *c, const char *what)
+{
+	char t[160], n[160] = "", tail[64] = "";
+
+	rp_fmt_tuple(t, sizeof(t), &c->t[CTH_DIR_ORIGINAL]);
+	if (c->nat) {
+		n[0] = ' ';
+		memcpy(n + 1, "nat reply ", 10);
+		rp_fmt_tuple(n + 11, sizeof(n) - 11, &c->t[CTH_DIR_REPLY]);
+		/* the protocol was said once */
+		memmove(n + 11, n + 15, strlen(n + 15) + 1);
+	}
+	if (c->master)
+		snprintf(tail, sizeof(tail), " expectation %u of conn %u", c->expectation, c->master);
+	rp_report_line(&r->rep, false, "conn %u %s %s%s%s%s", c->id, what, t, tail,
+		       c->helped ? " helped" : "", n);
+}
+
+static void rp_engine_emit(struct rp_engine *r, const struct rp_frame *f,
+			   const uint8_t *l3, size_t len)
+{
+	if (r->emit)
+		r->emit(r->emit_arg, f, l3, len);
+}
+
+/* Detaches waiting for expectations: done once the master has none. */
+static void rp_detach_settle(struct rp_engine *r)
+{
+	for (struct rp_conn *c = r->ct.head; c; c = c->next) {
+		if (!c->detach_wait || rp_expect_count(&r->x, c->id))
+			continue;
+		c->detach_wait = false;
+		c->helped = false;
+		rp_report_line(&r->rep, false, "conn %u detached (its expectations are gone)", c->id);
+	}
+}
+
+static struct rp_conn *rp_conn_lookup(struct rp_engine *r, const struct cth_tuple *hdr,
+				      uint8_t flags, enum cth_dir *dir)
+{
+	struct rp_conn *c = rp_conn_find(&r->ct, hdr, dir);
+	struct rp_exp e;
+	bool syn = (flags & (TH_SYN | TH_ACK)) == TH_SYN;
+
+	/* a new SYN on a finished connection starts a new one (TIME_WAIT
+	 * reuse); its packets' helper and state start over */
+	if (c && c->closed && syn && *dir == CTH_DIR_ORIGINAL) {
+		rp_conn_forget(&r->ct, c);
+		c = NULL;
+	}
+	if (c)
+		return c;
+	*dir = CTH_DIR_ORIGINAL;
+	if (rp_expect_match(&r->x, hdr, &e)) {
+		c = rp_conn_new(&r->ct, hdr, false);
+		if (!c)
+			return NULL;
+		rp_conn_expected(c, &e);
+		r->related++;
+		rp_conn_show(r, c, "related");
+		rp_detach_settle(r);
+		return c;
+	}
+	c = rp_conn_new(&r->ct, hdr, rp_port_helped(r, hdr));
+	if (c && rp_port_helped(r, hdr)) {
+		c->helped = true;
+		r->helped++;
+		rp_conn_show(r, c, "new");
+	}
+	return c;
+}
+
+static void rp_view_fill(struct cth_packet *p, const struct rp_conn *c, enum cth_dir dir)
+{
+	p->dir = dir;
+	p->ctinfo = rp_conn_ctinfo(c, dir);
+	p->tuple[0] = c->t[0];
+	p->tuple[1] = c->t[1];
+	p->nat = c->nat;
+	p->ct_id = c->id;
+	p->ct_status = c->status;
+	if (c->status & CTH_CT_EXPECTED)
+		p->master = c->master_tuple;
+}
+
+static const char *const rp_ctinfo_names[] = {
+	[CTH_CT_ESTABLISHED] = "ESTABLISHED", [CTH_CT_RELATED] = "RELATED",
+	[CTH_CT_NEW] = "NEW", [CTH_CT_ESTABLISHED_REPLY] = "ESTABLISHED_REPLY",
+	[CTH_CT_RELATED_REPLY] = "RELATED_REPLY",
+};
+
+static void rp_hex(char *buf, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(buf + 2 * i, "%02x", p[i]);
+	buf[2 * n] = 0;
+}
+
+/* The plugin's call for one packet with payload; returns the verdict and
+ * leaves a rewritten packet in r->buf (*mangled, *out_len). */
+static int rp_help(struct rp_engine *r, const struct rp_frame *f, struct rp_conn *c,
+		   const struct cth_packet *view, bool *mangled, size_t *out_len)
+{
+	const struct cth_plugin_desc *d = r->inst->pl->desc;
+	bool expected = c->status & CTH_CT_EXPECTED;
+	struct pkt_call call = {
+		.inst = r->inst, .backend = &r->x, .expect_fn = rp_expect_fn,
+		.expect_ctl_fn = rp_expect_ctl_fn, .trace = rp_report_trace,
+		.pkt = *view, .truncated = f->caplen < f->wirelen, .keep = &r->keep,
+	};
+	char pre[256], kept[32] = "", seq[32] = "", a[2 * CTH_PRIV_MAX + 1], b[2 * CTH_PRIV_MAX + 1];
+	const uint8_t *m;
+	size_t mlen;
+	int verdict;
+
+	keep_join(&r->keep, &call, f->ms);
+	if (call.pkt.kept)
+		snprintf(kept, sizeof(kept), " kept %zu", call.pkt.kept);
+	if (c->t[0].proto == IPPROTO_TCP)
+		snprintf(seq, sizeof(seq), " seq %u", call.pkt.seq);
+	rp_report_line(&r->rep, false, "pkt %u %s %s%s len %zu%s %s", c->id,
+		       view->dir == CTH_DIR_ORIGINAL ? "orig" : "reply",
+		       rp_ctinfo_names[view->ctinfo], seq, call.pkt.payload_len, kept,
+		       rp_fmt_bytes(pre, sizeof(pre), call.pkt.payload, call.pkt.payload_len, 48));
+	r->x.conn = c;
+	r->x.now_ms = f->ms;
+	r->x.helped_in_call = 0;
+	r->calls++;
+	/* the kernel keeps no private state for an expected connection */
+	verdict = pkt_call_run(&call, expected ? NULL : c->priv, d->priv_size);
+	keep_done(&r->keep, &call, verdict, f->ms);
+	if (!expected && pkt_call_priv_differs(&call, c->priv, d->priv_size)) {
+		rp_hex(a, c->priv, d->priv_size);
+		rp_hex(b, call.priv, d->priv_size);
+		rp_report_line(&r->rep, true, "state %s > %s", a, b);
+		memcpy(c->priv, call.priv, d->priv_size);
+	}
+	if (call.detach) {
+		unsigned int n = rp_expect_count(&r->x, c->id);
+
+		if (n) {
+			c->detach_wait = true;
+			rp_report_line(&r->rep, true, "detach: waits for %u expectation%s", n,
+				       n == 1 ? "" : "s");
+		} else {
+			c->helped = false;
+			rp_report_line(&r->rep, true, "detach: done");
+		}
+	}
+	m = verdict == CTH_VERDICT_ACCEPT ? pkt_call_mangled(&call, &mlen) : NULL;
+	if (m) {
+		/* the kernel moves later sequence numbers by the change */
+		if (c->t[0].proto == IPPROTO_TCP)
+			rp_seqadj_set(c, view->dir, view->seq,
+				      (int32_t)((long)mlen - (long)view->len));
+		memcpy(r->buf, m, mlen);
+		*out_len = mlen;
+		*mangled = true;
+		r->edits_packets++;
+		rp_report_line(&r->rep, true, "verdict ACCEPT mangled %zu>%zu", view->len, mlen);
+	} else {
+		rp_report_line(&r->rep, true, "verdict %s",
+			       verdict == CTH_VERDICT_ACCEPT ? "ACCEPT" : "DROP");
+	}
+	r->drops += verdict != CTH_VERDICT_ACCEPT;
+	pkt_call_release(&call);
+	return verdict;
+}
+
+/* The ports, said once they are known (the first flow's: at its packet). */
+void rp_engine_header_ports(struct rp_engine *r)
+{
+	char line[160];
+	size_t o = 0;
+
+	for (size_t i = 0; i < r->n_ports; i++)
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%u", i ? "," : "",
+				      r->ports[i]);
+	rp_report_line(&r->rep, false, "helped: %s port%s %s",
+		       r->proto == IPPROTO_UDP ? "udp" : r->proto ? "tcp"
+		       : r->inst->protocols == CTH_PROTO_UDP ? "udp"
+		       : r->inst->protocols == CTH_PROTO_TCP ? "tcp" : "tcp/udp",
+		       r->n_ports == 1 ? "" : "s", line);
+}
+
+void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
+{
+	struct cth_packet view = { 0 };
+	struct cth_tuple hdr;
+	struct rp_conn *c;
+	enum cth_dir dir;
+	size_t len = f->caplen - f->l3;
+	bool mangled = false;
+	uint8_t flags;
+	int verdict = CTH_VERDICT_ACCEPT;
+
+	r->frames++;
+	r->rep.frame = f->no;
+	rp_expect_age(&r->x, f->no, f->ms);
+	rp_detach_settle(r);
+	memcpy(r->buf, f->data + f->l3, len);
+	if (!f->family || pkt_view_parse(&view, r->buf, len, f->family) < 0 ||
+	    rp_tuple_of(&view, f->family, &hdr, &flags) < 0) {
+		r->not_ip++;
+		rp_engine_emit(r, f, NULL, 0);
+		return;
+	}
+	len = view.len;
+	if (!r->n_ports && rp_proto_ok(r, &hdr)) {
+		r->ports[r->n_ports++] = hdr.dport;
+		rp_engine_header_ports(r);
+	}
+	c = rp_conn_lookup(r, &hdr, flags, &dir);
+	if (!c) {
+		rp_engine_emit(r, f, NULL, 0);
+		return;
+	}
+	rp_view_fill(&view, c, dir);
+	if (c->helped && view.payload_len)
+		verdict = rp_help(r, f, c, &view, &mangled, &len);
+	if (verdict != CTH_VERDICT_ACCEPT) {
+		/* a dropped first packet leaves no connection behind */
+		if (!(c->status & CTH_CT_CONFIRMED))
+			rp_conn_forget(&r->ct, c);
+		return;
+	}
+	rp_conn_seen(c, dir, flags);
+	/* the checksums of a rewritten packet are right already */
+	if (c->t[0].proto == IPPROTO_TCP &&
+	    rp_seqadj_apply(c, dir, r->buf + view.l4_offset))
+		pkt_sums_fix(r->buf, len, view.l4_offset, true);
+	rp_engine_emit(r, f, r->buf, len);
+}
+
+void rp_engine_summary(struct rp_engine *r)
+{
+	r->rep.frame = 0;
+	rp_report_line(&r->rep, false,
+		       "frames %lu (not TCP/UDP over IP %lu), connections %u (helped %lu, "
+		       "related %lu), plugin calls %lu, drops %lu, rewritten %lu, expectations "
+		       "created %u, matched %u, expired %u, evicted %u, removed %u",
+		       r->frames, r->not_ip, r->ct.n, r->helped, r->related, r->calls,
+		       r->drops, r->edits_packets, r->x.created, r->x.matched, r->x.expired,
+		       r->x.evicted, r->x.removed);
+}
+
+void rp_engine_init(struct rp_engine *r, const struct instance *inst)
+{
+	r->inst = inst;
+	r->x.inst = inst;
+	r->x.ct = &r->ct;
+	r->x.rep = &r->rep;
+	r->rep.inst = inst;
+}
+
+void rp_engine_free(struct rp_engine *r)
+{
+	keep_free(&r->keep);
+	rp_expects_free(&r->x);
+	rp_conns_free(&r->ct);
+}

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cthelper-replay: run a plugin on a capture, offline, and show every
+ * action it takes.  The plugin is loaded and configured by the daemon's
+ * own loader and config parser (a [helper] section is built from the
+ * options), and called through the daemon's own host code
+ * (pkt_call_run, cth_mangle's edits and checksums, cth_keep's table);
+ * what the kernel adds is emulated in conn.c and expect.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "config.h"
+#include "log.h"
+#include "replay.h"
+
+#ifndef CTH_VERSION
+#define CTH_VERSION "dev"
+#endif
+
+#define RP_MAX_OPTS CFG_MAX_OPTS
+
+struct rp_opts {
+	const char *plugin, *capture, *write, *expect;
+	const char *opts[RP_MAX_OPTS];
+	unsigned int n_opts;
+	uint16_t ports[RP_PORTS_MAX];
+	size_t n_ports;
+	uint8_t proto;               /* 0: the plugin's, or the first flow's */
+	bool quiet, debug;
+	const char *snat, *dnat;
+};
+
+struct rp_tool {
+	struct rp_opts *o;
+	struct rp_capture *cap;
+	struct rp_engine e;
+};
+
+static void rp_usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: cthelper-replay [options] PLUGIN.so CAPTURE\n"
+		"Run a cthelperd plugin on the packets of a pcap or pcapng capture, with an\n"
+		"emulated conntrack, and print every action it takes.\n"
+		"\n"
+		"  -p, --port PORT      destination port of the connections the helper is\n"
+		"                       attached to (repeatable; default: rule_ports, else\n"
+		"                       the first connection's)\n"
+		"  -P, --proto tcp|udp  their protocol (default: the plugin's, else the first\n"
+		"                       connection's)\n"
+		"  -o KEY=VALUE         a key of the helper's config section (repeatable)\n"
+		"      --snat ADDR[:PORT]  the helped connections are source-NATed to ADDR\n"
+		"      --dnat ADDR[:PORT]  the helped connections are destination-NATed to ADDR\n"
+		"  -w OUT.pcap          write the packets as the verdicts leave them\n"
+		"      --expect FILE    compare the output with FILE; exit 1 if it differs\n"
+		"  -d, --debug          show the plugin's debug log lines too\n"
+		"  -q, --quiet          print nothing on standard output\n"
+		"  -V, --version        print the version and the plugin ABI\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"Exit status: 0 done (and equal to --expect), 1 the output differs from\n"
+		"--expect, 2 bad usage, an unreadable capture or a refused plugin.\n"
+		"See cthelper-replay(1).\n");
+}
+
+static int rp_port_add(struct rp_opts *o, const char *v)
+{
+	char *end;
+	unsigned long p = strtoul(v, &end, 10);
+
+	if (!*v || *end || p < 1 || p > 65535 || o->n_ports == RP_PORTS_MAX)
+		return -EINVAL;
+	o->ports[o->n_ports++] = (uint16_t)p;
+	return 0;
+}
+
+/* 0, or the exit status to leave with. */
+static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
+{
+	enum { OPT_SNAT = 256, OPT_DNAT, OPT_EXPECT };
+	static const struct option longs[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "proto", required_argument, NULL, 'P' },
+		{ "option", required_argument, NULL, 'o' },
+		{ "snat", required_argument, NULL, OPT_SNAT },
+		{ "dnat", required_argument, NULL, OPT_DNAT },
+		{ "write", required_argument, NULL, 'w' },
+		{ "expect", required_argument, NULL, OPT_EXPECT },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "p:P:o:w:dqVh", longs, NULL)) != -1) {
+		switch (ch) {
+		case 'p':
+			if (rp_port_add(o, optarg) < 0) {
+				fprintf(stderr, "cthelper-replay: -p %s: a port 1..65535 (at most %u)\n",
+					optarg, RP_PORTS_MAX);
+				return 2;
+			}
+			break;
+		case 'P':
+			if (strcmp(optarg, "tcp") && strcmp(optarg, "udp")) {
+				fprintf(stderr, "cthelper-replay: -P %s: tcp or udp\n", optarg);
+				return 2;
+			}
+			o->proto = optarg[0] == 't' ? IPPROTO_TCP : IPPROTO_UDP;
+			break;
+		case 'o':
+			if (!strchr(optarg, '=') || optarg[0] == '=' || strchr(optarg, '\n')) {
+				fprintf(stderr, "cthelper-replay: -o %s: KEY=VALUE\n", optarg);
+				return 2;
+			}
+			if (o->n_opts == RP_MAX_OPTS) {
+				fprintf(stderr, "cthelper-replay: at most %u -o options\n", RP_MAX_OPTS);
+				return 2;
+			}
+			o->opts[o->n_opts++] = optarg;
+			break;
+		case OPT_SNAT:
+			o->snat = optarg;
+			break;
+		case OPT_DNAT:
+			o->dnat = optarg;
+			break;
+		case 'w':
+			o->write = optarg;
+			break;
+		case OPT_EXPECT:
+			o->expect = optarg;
+			break;
+		case 'd':
+			o->debug = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'V':
+			printf("cthelper-replay %s (plugin ABI %u)\n", CTH_VERSION, CTH_ABI_VERSION);
+			exit(0);
+		case 'h':
+			rp_usage(stdout);
+			exit(0);
+		default:
+			rp_usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		rp_usage(stderr);
+		return 2;
+	}
+	o->plugin = argv[optind];
+	o->capture = argv[optind + 1];
+	return 0;
+}
+
+/*
+ * The plugin as the daemon would run it: a [helper NAME] section with the
+ * -o keys, parsed by the daemon's parser and built by its runtime (loader
+ * checks, ABI, configure(), policy keys).  Errors name "cthelper-replay -o:LINE": the
+ * first -o is line 2.
+ */
+static int rp_runtime_build(const struct rp_opts *o, struct runtime **rt)
+{
+	char dir[PATH_MAX], base[PATH_MAX], *text = NULL, *name;
+	size_t len = 0, blen;
+	struct cfg *cfg;
+	FILE *fp;
+	int rc;
+
+	snprintf(base, sizeof(base), "%s", o->plugin);
+	name = basename(base);
+	blen = strlen(name);
+	if (blen < 4 || strcmp(name + blen - 3, ".so") != 0) {
+		fprintf(stderr, "cthelper-replay: %s: a plugin file NAME.so\n", o->plugin);
+		return -EINVAL;
+	}
+	name[blen - 3] = 0;
+	snprintf(base, sizeof(base), "%s", o->plugin);
+	if (!realpath(dirname(base), dir)) {
+		fprintf(stderr, "cthelper-replay: %s: %s\n", o->plugin, strerror(errno));
+		return -errno;
+	}
+	snprintf(base, sizeof(base), "%s", o->plugin);
+	name = basename(base);
+	name[strlen(name) - 3] = 0;
+	fp = open_memstream(&text, &len);
+	if (!fp)
+		return -ENOMEM;
+	fprintf(fp, "[helper %.15s]\n", name);
+	for (unsigned int i = 0; i < o->n_opts; i++) {
+		const char *eq = strchr(o->opts[i], '=');
+
+		fprintf(fp, "%.*s = %s\n", (int)(eq - o->opts[i]), o->opts[i], eq + 1);
+	}
+	fprintf(fp, "plugin = %s\n[server]\nplugin_dir = %s\n", name, dir);
+	fclose(fp);
+	fp = fmemopen(text, len, "r");
+	if (!fp) {
+		free(text);
+		return -ENOMEM;
+	}
+	rc = cfg_load_fp("cthelper-replay -o", fp, &cfg);
+	fclose(fp);
+	free(text);
+	if (rc < 0)
+		return rc;
+	return runtime_build(cfg, rt);
+}
+
+/* The header names the helper as the run sees it: no path, no version,
+ * nothing that differs between two runs of one case. */
+static void rp_header(struct rp_tool *t)
+{
+	const struct instance *in = t->e.inst;
+	const struct rp_opts *opt = t->o;
+	char line[1024];
+	size_t o = 0;
+
+	o += (size_t)snprintf(line + o, sizeof(line) - o, "plugin %s, helper %s, classes",
+			      in->pl->desc->name, in->name);
+	for (unsigned int i = 0; i < in->n_classes && o < sizeof(line); i++)
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s %u/%us", i ? "," : "",
+				      in->classes[i].name, in->classes[i].max,
+				      in->classes[i].timeout);
+	for (unsigned int i = 0; i < opt->n_opts && o < sizeof(line); i++)
+		o += (size_t)snprintf(line + o, sizeof(line) - o, ", -o %s", opt->opts[i]);
+	if (opt->snat && o < sizeof(line))
+		o += (size_t)snprintf(line + o, sizeof(line) - o, ", snat %s", opt->snat);
+	if (opt->dnat && o < sizeof(line))
+		snprintf(line + o, sizeof(line) - o, ", dnat %s", opt->dnat);
+	rp_report_line(&t->e.rep, false, "%s", line);
+	if (t->e.n_ports)
+		rp_engine_header_ports(&t->e);
+}
+
+static int rp_nat_opt(const char *name, const char *v, struct rp_nat *n)
+{
+	if (!v)
+		return 0;
+	if (rp_nat_parse(v, n) == 0)
+		return 0;
+	fprintf(stderr, "cthelper-replay: --%s %s: ADDR[:PORT] or [ADDR6][:PORT]\n", name, v);
+	return -EINVAL;
+}
+
+static void rp_tool_emit(void *arg, const struct rp_frame *f, const uint8_t *l3, size_t len)
+{
+	rp_capture_dump(arg, f, l3, len);
+}
+
+static int rp_open(struct rp_tool *t, struct runtime **rt)
+{
+	const struct rp_opts *o = t->o;
+	struct rp_engine *e = &t->e;
+	char err[512];
+
+	if (rp_nat_opt("snat", o->snat, &e->ct.snat) ||
+	    rp_nat_opt("dnat", o->dnat, &e->ct.dnat))
+		return -EINVAL;
+	/* the loader's and parser's own messages reach stderr */
+	if (rp_runtime_build(o, rt) < 0)
+		return -EINVAL;
+	rp_engine_init(e, &(*rt)->inst[0]);
+	e->rep.debug = o->debug;
+	e->proto = o->proto;
+	memcpy(e->ports, o->ports, sizeof(e->ports));
+	e->n_ports = o->n_ports;
+	if (!e->n_ports) {
+		const struct cfg_helper *h = &(*rt)->cfg->helpers[0];
+
+		for (size_t i = 0; i < h->n_rule_ports && e->n_ports < RP_PORTS_MAX; i++)
+			e->ports[e->n_ports++] = h->rule_ports[i];
+	}
+	if (rp_capture_open(o->capture, &t->cap, err, sizeof(err)) < 0 ||
+	    (o->write && rp_capture_dump_open(t->cap, o->write, err, sizeof(err)) < 0)) {
+		fprintf(stderr, "cthelper-replay: %s\n", err);
+		return -EINVAL;
+	}
+	e->emit = rp_tool_emit;
+	e->emit_arg = t->cap;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct rp_tool tool;
+	struct rp_opts o = { 0 };
+	struct runtime *rt = NULL;
+	struct rp_frame f;
+	int rc, status = 0;
+
+	if ((rc = rp_opts_parse(argc, argv, &o)) != 0)
+		return rc;
+	log_init(LOG_L_WARNING, 0);
+	tool.o = &o;
+	if (rp_report_open(&tool.e.rep, o.quiet ? NULL : stdout) < 0)
+		return 2;
+	if (rp_open(&tool, &rt) < 0) {
+		status = 2;
+		goto out;
+	}
+	rp_header(&tool);
+	while ((rc = rp_capture_next(tool.cap, &f)) > 0)
+		rp_engine_frame(&tool.e, &f);
+	if (rc < 0) {
+		fprintf(stderr, "cthelper-replay: %s: read error after frame %lu\n", o.capture,
+			tool.e.frames);
+		status = 2;
+		goto out;
+	}
+	rp_engine_summary(&tool.e);
+	if (o.expect) {
+		rc = rp_report_compare(&tool.e.rep, o.expect);
+		if (rc < 0) {
+			fprintf(stderr, "cthelper-replay: %s: %s\n", o.expect, strerror(-rc));
+			status = 2;
+		} else {
+			status = rc;
+		}
+	}
+out:
+	rp_capture_close(tool.cap);
+	rp_report_close(&tool.e.rep);
+	rp_engine_free(&tool.e);
+	runtime_free(rt);
+	return status;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cthelper-replay: a plugin run offline on the packets of a capture, with
+ * the daemon's own host code (server/packet.c, mangle.c, keep.c, the
+ * loader and the config parser) and an emulation of what the kernel adds:
+ * conntrack entries, expectations, NAT tuples, sequence adjustment.
+ *
+ * One concern per file:
+ *   capture.c  pcap/pcapng in (libpcap), link layers, pcap out
+ *   conn.c     emulated conntrack: connections, ctinfo, NAT, seq adjustment
+ *   expect.c   emulated expectations: the plugin's expect backend
+ *   report.c   the stable text output and the golden comparison
+ *   main.c     options, the instance, the packet loop
+ */
+#ifndef CTH_REPLAY_H
+#define CTH_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cthelperd/plugin.h>
+
+#include "keep.h"
+#include "packet.h"
+#include "runtime.h"
+
+/* ------------------------------------------------------------ capture.c */
+
+/* Largest frame read; a larger one is counted and skipped. */
+#define RP_FRAME_MAX 262144u
+
+struct rp_frame {
+	unsigned long no;           /* 1-based frame number in the capture */
+	uint64_t ms;                /* capture time, milliseconds */
+	long sec, usec;             /* and as captured, for -w */
+	const uint8_t *data;        /* the whole frame as captured */
+	size_t caplen, wirelen;
+	size_t l3;                  /* offset of the IP header, when ip */
+	int family;                 /* AF_INET, AF_INET6, 0: not IP */
+};
+
+struct rp_capture;
+
+/* Open FILE (pcap or pcapng); err says why not.  0 or negative errno. */
+int rp_capture_open(const char *file, struct rp_capture **out, char *err, size_t errlen);
+/* The next frame: 1, 0 at the end, negative errno on a read error. */
+int rp_capture_next(struct rp_capture *cap, struct rp_frame *f);
+/* Open OUT for frames of the same link type as cap (NULL: none). */
+int rp_capture_dump_open(struct rp_capture *cap, const char *file, char *err, size_t errlen);
+/* Write frame f with its IP packet replaced by l3 (l3len bytes). */
+void rp_capture_dump(struct rp_capture *cap, const struct rp_frame *f,
+		     const uint8_t *l3, size_t l3len);
+unsigned long rp_capture_skipped(const struct rp_capture *cap);
+void rp_capture_close(struct rp_capture *cap);
+
+/* ------------------------------------------------------------ conn.c */
+
+/* TCP sequence adjustment of one direction, as the kernel keeps it
+ * (nf_ct_seqadj: one correction position, the offsets before and after). */
+struct rp_seqadj {
+	bool set;
+	uint32_t pos;
+	int32_t before, after;
+};
+
+struct rp_conn {
+	unsigned int id;
+	struct cth_tuple t[2];      /* what the plugin sees (NAT applied) */
+	struct cth_tuple seen[2];   /* header tuples that find it (capture) */
+	unsigned int nat;           /* CTH_NAT_* */
+	unsigned int status;        /* CTH_CT_* */
+	bool helped;                /* packets go to the plugin */
+	bool detach_wait;           /* detach once its expectations are gone */
+	bool closed;                /* TCP FIN both ways, or RST */
+	/*
+	 * Replies were taken where they carry the NATed tuple: the capture
+	 * is the helper's view (each direction before the router), so the
+	 * acknowledgements in it count the bytes as the other side saw them
+	 * and move back by the adjustment on the way.  In a capture without
+	 * NAT both ends saw the same bytes, so there the acknowledgements
+	 * already count what the receiving end got and stay.
+	 */
+	bool helper_view;
+	uint8_t fin;                /* bit per direction */
+	unsigned int packets[2];
+	unsigned int master;        /* conn id, 0: none */
+	struct cth_tuple master_tuple;
+	unsigned int expectation;   /* the one it matched */
+	uint8_t priv[CTH_PRIV_MAX];
+	struct rp_seqadj adj[2];
+	struct rp_conn *next;
+};
+
+/* NAT of the helped connections: 0 address family = none. */
+struct rp_nat {
+	int family;
+	union cth_addr addr;
+	uint16_t port;              /* 0: keep the port */
+};
+
+struct rp_conns {
+	struct rp_conn *head;
+	unsigned int n;
+	struct rp_nat snat, dnat;
+};
+
+/* The connection a packet belongs to and its direction, or NULL. */
+struct rp_conn *rp_conn_find(struct rp_conns *ct, const struct cth_tuple *hdr,
+			     enum cth_dir *dir);
+/* A new connection from its first packet's header tuple; NATed when
+ * nat is set (the helped ones). */
+struct rp_conn *rp_conn_new(struct rp_conns *ct, const struct cth_tuple *hdr, bool nat);
+void rp_conn_forget(struct rp_conns *ct, struct rp_conn *c);
+void rp_conns_free(struct rp_conns *ct);
+/* The conntrack state the kernel would give this packet (before it). */
+enum cth_ctinfo rp_conn_ctinfo(const struct rp_conn *c, enum cth_dir dir);
+/* After a packet passed: SEEN_REPLY, ASSURED, CONFIRMED, TCP close. */
+void rp_conn_seen(struct rp_conn *c, enum cth_dir dir, uint8_t tcp_flags);
+/* A payload length change of delta at seq in dir (nf_ct_seqadj_set). */
+void rp_seqadj_set(struct rp_conn *c, enum cth_dir dir, uint32_t seq, int32_t delta);
+/* Rewrite a TCP packet's seq (and, in a helper's-view capture, its ack)
+ * for the adjustments; true when it changed (checksums then need fixing). */
+bool rp_seqadj_apply(const struct rp_conn *c, enum cth_dir dir, uint8_t *l4);
+/* Header tuple of a raw IP packet; tcp_flags set for TCP.  0 or -EINVAL. */
+int rp_tuple_of(const struct cth_packet *p, int family, struct cth_tuple *t,
+		uint8_t *tcp_flags);
+bool rp_tuple_eq(const struct cth_tuple *a, const struct cth_tuple *b);
+/* "ADDR[:PORT]" or "[ADDR6][:PORT]" into n; 0 or -EINVAL. */
+int rp_nat_parse(const char *s, struct rp_nat *n);
+
+/* ------------------------------------------------------------ expect.c */
+
+struct rp_exp {
+	unsigned int id;
+	unsigned int master;        /* conn id */
+	struct cth_tuple master_t[2];
+	struct cth_expect e;
+	char fn[PKT_EXPECT_FN_MAX];
+	uint64_t expires_ms;        /* 0: never (INACTIVE waits for refresh) */
+	uint64_t created_ms;
+	struct rp_exp *next;
+};
+
+struct rp_report;
+
+struct rp_expects {
+	struct rp_exp *head;
+	unsigned int next_id;
+	unsigned int created, matched, expired, evicted, removed;
+	const struct instance *inst;
+	struct rp_conns *ct;
+	struct rp_report *rep;
+	/* the running call */
+	struct rp_conn *conn;
+	uint64_t now_ms;
+	unsigned int helped_in_call;
+	unsigned int last_id;       /* the expectation the last call created */
+	char last[160];             /* what else it did, for the report */
+};
+
+/* The backends for pkt_call (c->backend is the struct rp_expects). */
+int rp_expect_fn(struct pkt_call *c, const struct cth_expect *e, unsigned int how);
+int rp_expect_ctl_fn(struct pkt_call *c, unsigned int op, const struct cth_expect *e);
+/* Drop expectations whose time is over (reported). */
+void rp_expect_age(struct rp_expects *x, unsigned long frame, uint64_t now_ms);
+/* The expectation a new connection's first packet matches (used up unless
+ * permanent), or NULL. */
+struct rp_exp *rp_expect_match(struct rp_expects *x, const struct cth_tuple *hdr,
+			       struct rp_exp *out);
+unsigned int rp_expect_count(const struct rp_expects *x, unsigned int master);
+void rp_expects_free(struct rp_expects *x);
+/* The address a NATed expected connection is sent to. */
+const union cth_addr *rp_expect_target(const struct rp_exp *x);
+
+/* ------------------------------------------------------------ report.c */
+
+
+struct rp_report {
+	FILE *out;                  /* NULL: quiet */
+	char *buf;                  /* everything written, for --expect */
+	size_t len;
+	FILE *mem;
+	bool debug;                 /* plugin debug lines too */
+	unsigned long frame;        /* of the current line */
+	const struct instance *inst;
+};
+
+int rp_report_open(struct rp_report *r, FILE *out);
+void rp_report_line(struct rp_report *r, bool sub, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Text of a tuple "tcp A:P > B:P" ([v6]:port, any for 0). */
+const char *rp_fmt_tuple(char *buf, size_t len, const struct cth_tuple *t);
+const char *rp_fmt_addr_port(char *buf, size_t len, int family,
+			     const union cth_addr *a, uint16_t port);
+/* Quoted and escaped, at most max bytes shown ("..." after). */
+const char *rp_fmt_bytes(char *buf, size_t len, const uint8_t *p, size_t n, size_t max);
+const char *rp_fmt_errno(char *buf, size_t len, int rc);
+const char *rp_fmt_expect(char *buf, size_t len, const struct instance *in,
+			  const struct cth_expect *e);
+/* The trace of every host call (pkt_call::trace). */
+void rp_report_trace(struct pkt_call *c, const struct pkt_event *ev);
+/* Compare everything written with FILE; 0 same, 1 differs (said on
+ * stderr), negative errno when FILE cannot be read. */
+int rp_report_compare(struct rp_report *r, const char *file);
+void rp_report_close(struct rp_report *r);
+
+/* ------------------------------------------------------------ engine.c */
+
+#define RP_PORTS_MAX 16u
+
+struct rp_engine {
+	const struct instance *inst;
+	uint16_t ports[RP_PORTS_MAX];   /* 0 of them: the first flow's */
+	size_t n_ports;
+	uint8_t proto;                  /* 0: any of the plugin's */
+	struct rp_conns ct;
+	struct rp_expects x;
+	struct rp_report rep;
+	struct keep keep;
+	/* every packet as its verdict leaves it (l3 NULL: as captured; a
+	 * dropped packet is not emitted) */
+	void (*emit)(void *arg, const struct rp_frame *f, const uint8_t *l3, size_t len);
+	void *emit_arg;
+	unsigned long frames, not_ip, calls, edits_packets, drops, related, helped;
+	uint8_t buf[RP_FRAME_MAX];
+};
+
+/* Set up for one instance (rep opened by the caller, NAT and ports set). */
+void rp_engine_init(struct rp_engine *r, const struct instance *inst);
+void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f);
+void rp_engine_header_ports(struct rp_engine *r);
+void rp_engine_summary(struct rp_engine *r);
+void rp_engine_free(struct rp_engine *r);
+
+#endif
