@@ -26,7 +26,7 @@ REPLAY=$B/cthelper-replay
 PLUGIN=$B/plugins/ftp.so
 
 # one line of a file, newlines as "; "
-oneline() { tr '\n' ';' <"$1" | sed 's/;$//; s/;/; /g'; }
+oneline() { awk 'NR > 1 { printf "; " } { printf "%s", $0 }' "$1"; }
 
 fail=0
 n=0
