@@ -352,14 +352,21 @@ REPLAY_DIR=${VM_RESULTS:-$W}/replay-vm
 CAP_FILTER='tcp or (ip6[6] == 60 and ip6[40] == 6)'
 CAP_PIDS=()
 CAP_DIR=
+CAP_T0=0
+CAP_MS=0
 capture_start() {
 	local case=$1 fam=$2 side dev
 	CAP_DIR=$REPLAY_DIR/$case
 	CAP_PIDS=()
+	CAP_T0=${EPOCHREALTIME/./}
 	mkdir -p "$CAP_DIR" "$W/cap" || return 0
 	echo "-p 21 $(topo_replay_nat "$fam")" >"$CAP_DIR/nat.txt"
 	for side in client server; do
 		[ $side = client ] && dev=r-cl || dev=r-sv
+		# emptied here, not by the job's redirection: that may come
+		# after the first look for "listening on" and leave the last
+		# case's line there to be found
+		: >"$W/cap/$side.tcpdump"
 		timeout 90 tcpdump -i $dev --immediate-mode -U -s 0 -Z root \
 			-w "$W/cap/$side.pcap" "$CAP_FILTER" 2>"$W/cap/$side.tcpdump" &
 		CAP_PIDS+=($!)
@@ -371,6 +378,7 @@ capture_start() {
 		echo "$side: tcpdump did not start listening within 15 s" >>"$CAP_DIR/capture-error"
 		say "capture $case: tcpdump on the $side side did not start"
 	done
+	CAP_MS=$(((${EPOCHREALTIME/./} - CAP_T0) / 1000))
 }
 # capture_stop: after events_since_mark (which gave the event listener, and
 # tcpdump, 0.3 s): the kernel's expectation events since the mark into
@@ -386,6 +394,7 @@ capture_stop() {
 	[ -n "$CAP_DIR" ] || return 0
 	mapfile -t -s "$EV_MARK" lines <"$EV_LOG"
 	printf '%s\n' "${lines[@]}" >"$CAP_DIR/expect.txt"
+	CAP_T0=${EPOCHREALTIME/./}
 	kill -TERM "${CAP_PIDS[@]}" 2>/dev/null
 	until_ms 5000
 	for pid in "${CAP_PIDS[@]}"; do
@@ -414,6 +423,7 @@ capture_stop() {
 		mapfile -t lines <"$CAP_DIR/$line"
 		say "${line/-/ } ${CAP_DIR##*/}: ${lines[*]}"
 	done
+	say "capture ${CAP_DIR##*/}: tcpdump start ${CAP_MS} ms, stop and copy $(((${EPOCHREALTIME/./} - CAP_T0) / 1000)) ms"
 	CAP_PIDS=()
 	CAP_DIR=
 }
