@@ -150,21 +150,13 @@ def write_pcap(path, frames):
 # ------------------------------------------------------------ packets
 
 class Tcp:
-    """The TCP segment in a frame, or None (tcp() below)."""
+    """The TCP segment of a frame (made by tcp() below)."""
     __slots__ = ("fr", "fam", "l3", "l4", "src", "dst", "sport", "dport",
                  "seq", "ack", "flags", "poff", "end", "mac_src", "mac_dst")
 
     @property
     def payload(self):
         return self.fr.data[self.poff:self.end]
-
-    @property
-    def sep(self):
-        return (self.src, self.sport)
-
-    @property
-    def dep(self):
-        return (self.dst, self.dport)
 
     def pure_syn(self):
         return self.flags & (TH_SYN | TH_ACK) == TH_SYN
