@@ -1,6 +1,6 @@
 # cthelperd — one top-level build.  See README.md.
 #
-#   make            build/cthelperd, build/plugins/*.so, build/libcthsdk.a
+#   make            build/cthelperd, cthelperctl, cthelper-replay, plugins/*.so, libcthsdk.a
 #   make deps       install every Debian package needed (build, test, demo)
 #   make check      whole test suite (unit, sanitizers, VM end-to-end)
 #   make demo       FTP through a firewall in the VM with cthelperd as helper
