@@ -1,6 +1,6 @@
 # cthelperd — one top-level build.  See README.md.
 #
-#   make            build/cthelperd, build/plugins/*.so, build/libcthsdk.a
+#   make            build/cthelperd, cthelperctl, cthelper-replay, plugins/*.so, libcthsdk.a
 #   make deps       install every Debian package needed (build, test, demo)
 #   make check      whole test suite (unit, sanitizers, VM end-to-end)
 #   make demo       FTP through a firewall in the VM with cthelperd as helper
@@ -69,6 +69,7 @@ VERSION    ?= 0.1.0
 # Compiled in as defaults and used by `make install`: one set of paths.
 PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
+BINDIR     ?= $(PREFIX)/bin
 PLUGIN_DIR ?= $(PREFIX)/lib/cthelperd
 SYSCONF    ?= $(PREFIX)/etc
 MANDIR     ?= $(PREFIX)/share/man
@@ -106,20 +107,24 @@ clean:
 # example then goes next to it as cthelperd.conf.example.
 INSTALL      ?= install
 INST_SBIN    := $(B)/cthelperd $(wildcard $(B)/cthelperctl)
+# the replay tool is a developer's: not in sbin
+INST_BIN     := $(wildcard $(B)/cthelper-replay)
 INST_PLUGINS := $(PLUGINS:%=$(B)/plugins/%.so)
 INST_MAN8    := $(wildcard docs/man/*.8)
 INST_MAN5    := $(wildcard docs/man/*.5)
+INST_MAN1    := $(wildcard docs/man/*.1)
 INST_UNIT    := $(wildcard conf/cthelperd.service)
 INST_SDK_H   := $(wildcard sdk/include/cthelperd/*.h)
 # the plugin ABI the SDK's header declares, for cthelperd-sdk.pc
 SDK_ABI      := $(shell sed -n 's/^\#define CTH_ABI_VERSION \([0-9]*\)u$$/\1/p' sdk/include/cthelperd/plugin.h)
 PC_SED       := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
                 -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@PLUGIN_DIR@|$(PLUGIN_DIR)|' \
-                -e 's|@ABI@|$(SDK_ABI)|' -e 's|@VERSION@|$(VERSION)|'
+                -e 's|@ABI@|$(SDK_ABI)|' -e 's|@VERSION@|$(VERSION)|' \
+                -e 's|@BINDIR@|$(BINDIR)|'
 # the example's plugin_dir is the build tree's, and the docs name the
 # default paths: the installed copies name the configured ones
 INST_SED     := -e 's|^plugin_dir *=.*|plugin_dir = $(PLUGIN_DIR)|' \
-                -e 's|/usr/local/sbin|$(SBINDIR)|g' \
+                -e 's|/usr/local/sbin|$(SBINDIR)|g' -e 's|/usr/local/bin|$(BINDIR)|g' \
                 -e 's|/usr/local/etc|$(SYSCONF)|g' \
                 -e 's|/usr/local/lib/cthelperd|$(PLUGIN_DIR)|g'
 CONF_DEST     = $(DESTDIR)$(SYSCONF)/cthelperd.conf
@@ -128,10 +133,14 @@ install:
 	@for f in $(INST_SBIN) $(INST_PLUGINS) $(B)/libcthsdk.a; do \
 	  [ -f "$$f" ] || { echo "install: $$f missing: run make B=$(B) first" >&2; exit 1; }; done
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SYSCONF) \
-	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5
+	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 0755 $(INST_SBIN) $(DESTDIR)$(SBINDIR)/
+ifneq ($(INST_BIN),)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 0755 $(INST_BIN) $(DESTDIR)$(BINDIR)/
+endif
 	$(INSTALL) -m 0644 $(INST_PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/
-	@for m in $(INST_MAN8) $(INST_MAN5); do \
+	@for m in $(INST_MAN8) $(INST_MAN5) $(INST_MAN1); do \
 	  d=$(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; echo "sed ... $$m > $$d"; \
 	  sed $(INST_SED) $$m > $$d && chmod 0644 $$d || exit 1; done
 	sed $(INST_SED) conf/cthelperd.conf > $(CONF_DEST).new
@@ -154,10 +163,12 @@ endif
 # put there goes, whether or not this tree still builds it.
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/cthelperd $(DESTDIR)$(SBINDIR)/cthelperctl
+	rm -f $(DESTDIR)$(BINDIR)/cthelper-replay
 	rm -f $(PLUGINS:%=$(DESTDIR)$(PLUGIN_DIR)/%.so)
 	-rmdir $(DESTDIR)$(PLUGIN_DIR) 2>/dev/null
 	rm -f $(INST_MAN8:docs/man/%=$(DESTDIR)$(MANDIR)/man8/%)
 	rm -f $(INST_MAN5:docs/man/%=$(DESTDIR)$(MANDIR)/man5/%)
+	rm -f $(INST_MAN1:docs/man/%=$(DESTDIR)$(MANDIR)/man1/%)
 	rm -f $(DESTDIR)$(MANDIR)/man8/cthelperctl.8
 	rm -f $(DESTDIR)$(UNITDIR)/cthelperd.service $(CONF_DEST).example
 	rm -f $(INST_SDK_H:sdk/include/%=$(DESTDIR)$(INCLUDEDIR)/%) $(DESTDIR)$(LIBDIR)/libcthsdk.a

@@ -246,6 +246,14 @@ void rp_engine_header_ports(struct rp_engine *r)
 		       r->n_ports == 1 ? "" : "s", line);
 }
 
+/* An IPv4 fragment: conntrack sees packets only once reassembled, and the
+ * replay does not reassemble (an IPv6 fragment header already fails the
+ * packet view). */
+static bool rp_fragment(const uint8_t *p, size_t len, int family)
+{
+	return family == AF_INET && len >= 8 && ((p[6] & 0x3f) || p[7]);
+}
+
 void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 {
 	struct cth_packet view = { 0 };
@@ -262,7 +270,8 @@ void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 	rp_expect_age(&r->x, f->no, f->ms);
 	rp_detach_settle(r);
 	memcpy(r->buf, f->data + f->l3, len);
-	if (!f->family || pkt_view_parse(&view, r->buf, len, f->family) < 0 ||
+	if (!f->family || rp_fragment(r->buf, len, f->family) ||
+	    pkt_view_parse(&view, r->buf, len, f->family) < 0 ||
 	    rp_tuple_of(&view, f->family, &hdr, &flags) < 0) {
 		r->not_ip++;
 		rp_engine_emit(r, f, NULL, 0);

@@ -136,6 +136,7 @@ int rp_expect_fn(struct pkt_call *c, const struct cth_expect *e, unsigned int ho
 	n->master = x->conn->id;
 	n->master_t[0] = x->conn->t[0];
 	n->master_t[1] = x->conn->t[1];
+	n->master_seen = x->conn->seen[CTH_DIR_REPLY];
 	n->e = *e;
 	if (e->fn) {
 		snprintf(n->fn, sizeof(n->fn), "%s", e->fn);
@@ -223,15 +224,32 @@ const union cth_addr *rp_expect_target(const struct rp_exp *x)
 	return &x->e.nat_addr;
 }
 
+/*
+ * An address of the NATed master as a capture without NAT shows it: the
+ * real server of a DNAT or the mapped client of an SNAT (the master's
+ * reply tuple) appears there under the address the other end used.
+ */
+static bool rp_addr_seen(const struct rp_exp *x, const union cth_addr *a,
+			 const union cth_addr *h)
+{
+	const struct cth_tuple *t = &x->master_t[CTH_DIR_REPLY];
+	const struct cth_tuple *seen = &x->master_seen;
+
+	if (rp_addr_eq(a, h))
+		return true;
+	return (rp_addr_eq(a, &t->src) && rp_addr_eq(&seen->src, h)) ||
+	       (rp_addr_eq(a, &t->dst) && rp_addr_eq(&seen->dst, h));
+}
+
 static bool rp_expect_matches(const struct rp_exp *x, const struct cth_tuple *h)
 {
 	const struct cth_expect *e = &x->e;
 
 	if ((e->flags & CTH_EXPECT_INACTIVE) || e->family != h->family ||
 	    e->proto != h->proto || (e->sport && e->sport != h->sport) ||
-	    (!(e->flags & CTH_EXPECT_ANY_SRC) && !rp_addr_eq(&e->src, &h->src)))
+	    (!(e->flags & CTH_EXPECT_ANY_SRC) && !rp_addr_seen(x, &e->src, &h->src)))
 		return false;
-	if (e->dport == h->dport && rp_addr_eq(&e->dst, &h->dst))
+	if (e->dport == h->dport && rp_addr_seen(x, &e->dst, &h->dst))
 		return true;
 	/* taken behind the NAT: the connection already goes where the
 	 * expectation sends it */

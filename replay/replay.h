@@ -136,6 +136,7 @@ struct rp_exp {
 	unsigned int id;
 	unsigned int master;        /* conn id */
 	struct cth_tuple master_t[2];
+	struct cth_tuple master_seen;   /* its reply as a capture without NAT shows it */
 	struct cth_expect e;
 	char fn[PKT_EXPECT_FN_MAX];
 	uint64_t expires_ms;        /* 0: never (INACTIVE waits for refresh) */

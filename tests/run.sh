@@ -43,6 +43,16 @@ else
 	cat "$LOG/build-asan.txt"; echo "FAIL build-asan: make unit-asan failed" | tee -a "$LOG/all.txt"
 fi
 
+# Golden replay cases (tests/replay/): the plain and the sanitizer build.
+for b in build build-asan; do
+	if [ -x "$b/cthelper-replay" ]; then
+		run_suite "replay-$b" env CTH_BUILD="$b" ASAN_OPTIONS=detect_leaks=1 \
+			UBSAN_OPTIONS=print_stacktrace=1 tests/replay/run.sh
+	else
+		echo "FAIL replay-$b: $b/cthelper-replay was not built" | tee -a "$LOG/all.txt"
+	fi
+done
+
 # libFuzzer targets (tests/fuzz/): each runs FUZZ_SECONDS (default 25) from
 # a copy of its seed corpus; a crash input is kept in $LOG/fuzz-NAME/.
 run_fuzz() {

@@ -56,5 +56,12 @@ $(B)/tests/ftp-next/ftp.so: $(wildcard plugins/ftp/*.c plugins/ftp/*.h) $(B)/lib
 	  -DFTP_PLUGIN_VERSION='"1.0.1-next"' -o $@ $(filter %.c,$^) $(B)/libcthsdk.a
 unit: $(B)/tests/ftp-next/ftp.so
 
+# The SDK example built in tree, for its replay cases (tests/replay/).
+$(B)/tests/toydata/toydata.so: sdk/examples/toydata/toydata.c $(B)/libcthsdk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) -o $@ $< $(B)/libcthsdk.a
+	$(PLUGIN_PERMS)
+unit: $(B)/tests/toydata/toydata.so
+
 # libFuzzer targets: `make fuzz` (tests/fuzz/fuzz.mk)
 include tests/fuzz/fuzz.mk

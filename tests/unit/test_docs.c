@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The manuals keep up with the code: every long option `cthelperd --help`
- * lists is in cthelperd(8), and every key the config parser accepts (its
+ * lists is in cthelperd(8), every one of `cthelper-replay --help` in
+ * cthelper-replay(1), and every key the config parser accepts (its
  * own key tables, not a copy) is in cthelperd.conf(5).  Run from the
  * repository root with $CTH_BUILD the build under test (tests/run.sh).
  */
@@ -15,6 +16,7 @@
 
 #define MAN8 "docs/man/cthelperd.8"
 #define MAN5 "docs/man/cthelperd.conf.5"
+#define MAN1_REPLAY "docs/man/cthelper-replay.1"
 
 /* A whole file with the roff escape "\-" read as "-". */
 static char *man_read(const char *file)
@@ -55,15 +57,16 @@ static bool man_has_option(const char *man, const char *opt)
 	return false;
 }
 
-static void test_options(void)
+/* Every long option PROG --help lists is in its manual MAN. */
+static void test_options(const char *prog, const char *man_file, const char *tag)
 {
-	char cmd[1024], line[512], opts[64][64];
+	char cmd[1024], line[512], opts[64][64], name[128];
 	size_t n_opts = 0;
 	const char *build = getenv("CTH_BUILD") ? getenv("CTH_BUILD") : "build";
-	char *man = man_read(MAN8);
+	char *man = man_read(man_file);
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "%s/cthelperd --help", build);
+	snprintf(cmd, sizeof(cmd), "%s/%s --help", build, prog);
 	p = popen(cmd, "r");
 	while (p && fgets(line, sizeof(line), p)) {
 		for (char *s = line; (s = strstr(s, "--")) != NULL; ) {
@@ -82,15 +85,14 @@ static void test_options(void)
 			s += len;
 		}
 	}
-	CHECK("docs/help-runs", p && pclose(p) == 0 && n_opts > 0,
-	      "'%s' failed or listed no option", cmd);
-	CHECK("docs/man8-readable", man != NULL, "cannot read " MAN8);
+	snprintf(name, sizeof(name), "docs/%s-help-runs", prog);
+	CHECK(name, p && pclose(p) == 0 && n_opts > 0, "'%s' failed or listed no option", cmd);
+	snprintf(name, sizeof(name), "docs/%s-readable", tag);
+	CHECK(name, man != NULL, "cannot read %s", man_file);
 	for (size_t i = 0; man && i < n_opts; i++) {
-		char name[128];
-
-		snprintf(name, sizeof(name), "docs/man8-option%s", opts[i]);
+		snprintf(name, sizeof(name), "docs/%s-option%s", tag, opts[i]);
 		CHECK(name, man_has_option(man, opts[i]),
-		      "%s is in --help but not in " MAN8, opts[i]);
+		      "%s is in --help but not in %s", opts[i], man_file);
 	}
 	free(man);
 }
@@ -147,7 +149,8 @@ static void test_keys(void)
 
 int main(void)
 {
-	test_options();
+	test_options("cthelperd", MAN8, "man8");
+	test_options("cthelper-replay", MAN1_REPLAY, "man1-replay");
 	test_keys();
 	return check_exit();
 }

@@ -219,7 +219,7 @@ static void check_reinstall(void)
  */
 static void check_sdk(void)
 {
-	char cwd[1024], env[3072], flags[256] = "", toy[256];
+	char cwd[1024], env[4096], flags[256] = "", toy[256], replay[512];
 	int rc;
 
 	/* path() reuses its buffers: this one is needed throughout */
@@ -234,15 +234,21 @@ static void check_sdk(void)
 	 * runtime comes with the (sanitized) daemon only */
 	if (run(path("nm %s/libcthsdk.a | grep -q __asan_", build)) == 0)
 		snprintf(flags, sizeof(flags), "CFLAGS='-O1 -g -fsanitize=address,undefined' ZDEFS=");
+	snprintf(replay, sizeof(replay), "%s" PREFIX "/bin/cthelper-replay", dest);
+	/* the example finds the replay tool through cthelperd-sdk.pc (pkgconf
+	 * puts the sysroot in front of a path variable) */
 	snprintf(env, sizeof(env), "PKG_CONFIG_PATH=%s" PREFIX "/lib/pkgconfig "
 		 "PKG_CONFIG_SYSROOT_DIR=%s CTHELPERD=%s/%s/cthelperd", dest, dest, cwd, build);
+	rc = run(path("env %s pkg-config --variable=replay cthelperd-sdk | grep -qx %s",
+		      env, replay));
+	CHECK("install/sdk-pc-replay", rc == 0, "cthelperd-sdk.pc does not name the replay tool");
 	rc = run(path("env %s pkg-config --variable=abi cthelperd-sdk | grep -qx %u",
 		      env, CTH_ABI_VERSION));
 	CHECK("install/sdk-pc-abi", rc == 0, "cthelperd-sdk.pc does not say abi=%u", CTH_ABI_VERSION);
 	rc = run(path("cp -r sdk/examples/toydata %s && env %s make -C %s %s toydata.so check",
 		      toy, env, toy, flags));
 	CHECK("install/sdk-example-out-of-tree", rc == 0 && is_file(path("%s/toydata.so", toy), true),
-	      "building or checking the example against the installed SDK: %d", rc);
+	      "building, loading or replaying the example against the installed SDK: %d", rc);
 	if (rc)
 		print_out();
 	rc = run(path("make -C %s clean && sed -i 's/abi_version = CTH_ABI_VERSION/abi_version = 99/' "
@@ -254,6 +260,13 @@ static void check_sdk(void)
 	      "the daemon did not refuse the ABI 99 build naming both versions: %d", rc);
 	if (rc)
 		print_out();
+	rc = run(path("cd %s && %s toydata.so toydata.pcap >replay.txt 2>&1; test $? = 2 && "
+		      "grep -q 'plugin ABI version 99, cthelperd speaks %u' replay.txt",
+		      toy, replay, CTH_ABI_VERSION));
+	CHECK("install/sdk-wrong-abi-refused-by-replay", rc == 0,
+	      "cthelper-replay did not refuse the ABI 99 build (exit 2) naming both versions: %d", rc);
+	if (rc)
+		print_out();
 }
 
 static void check_uninstall(void)
@@ -262,6 +275,8 @@ static void check_uninstall(void)
 
 	CHECK("install/uninstall", rc == 0 &&
 	      access(path("%s" PREFIX "/sbin/cthelperd", dest), F_OK) < 0 &&
+	      access(path("%s" PREFIX "/bin/cthelper-replay", dest), F_OK) < 0 &&
+	      access(path("%s" PREFIX "/share/man/man1/cthelper-replay.1", dest), F_OK) < 0 &&
 	      access(path("%s" PREFIX "/lib/cthelperd/ftp.so", dest), F_OK) < 0 &&
 	      access(path("%s" PREFIX "/share/man/man8/cthelperd.8", dest), F_OK) < 0 &&
 	      access(path("%s" PREFIX "/etc/cthelperd.conf.example", dest), F_OK) < 0 &&
@@ -293,6 +308,8 @@ int main(void)
 	check_plugins();
 	check_installed("man8", path("%s" PREFIX "/share/man/man8/cthelperd.8", dest), false);
 	check_installed("man5", path("%s" PREFIX "/share/man/man5/cthelperd.conf.5", dest), false);
+	check_installed("bin-cthelper-replay", path("%s" PREFIX "/bin/cthelper-replay", dest), true);
+	check_installed("man1", path("%s" PREFIX "/share/man/man1/cthelper-replay.1", dest), false);
 	if (is_file("conf/cthelperd.service", false))
 		check_installed("systemd-unit",
 				path("%s" PREFIX "/lib/systemd/system/cthelperd.service", dest), false);
