@@ -226,9 +226,9 @@ topo_mode() {
 }
 
 # topo_replay_nat 4|6: the cthelper-replay options that emulate the current
-# mode's NAT for a connection of that family captured on the client side
-# (r-cl): masq = --snat to the router's server-side address, dnat = --dnat
-# to the server, masq6 = --snat for IPv6 only; nothing when that family is
+# mode's NAT for a connection of that family as the client dials it:
+# masq = --snat to the router's server-side address, dnat = --dnat to the
+# server, masq6 = --snat for IPv6 only; nothing when that family is
 # routed.  Printed on stdout (tests/e2e/inside.sh writes it to nat.txt).
 topo_replay_nat() {
 	case $TOPO_MODE/$1 in
