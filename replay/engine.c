@@ -39,26 +39,39 @@ static bool rp_port_helped(const struct rp_engine *r, const struct cth_tuple *t)
 	return false;
 }
 
-/* The expected connection is sent where its expectation says (DNAT of
- * nf_nat_follow_master, or the NAT fields), unless it already goes there
- * in the capture (taken behind the NAT). */
+/*
+ * An expected connection whose expectation names nf_nat_follow_master is
+ * NATed like its master: its source becomes the address the master's
+ * other direction is sent to, its destination that direction's source
+ * with the expectation's port (the kernel's nf_nat_follow_master).  With
+ * another function, or none, the kernel does not NAT it (the function is
+ * what would).  A part the capture already shows (taken behind the NAT)
+ * is not a change.
+ */
 static void rp_conn_expected(struct rp_conn *c, const struct rp_exp *e)
 {
-	const union cth_addr *to = rp_expect_target(e);
+	const struct cth_tuple *m = &e->master_t[e->e.nat_dir == CTH_DIR_ORIGINAL ? CTH_DIR_REPLY
+										 : CTH_DIR_ORIGINAL];
 	struct cth_tuple *rt = &c->t[CTH_DIR_REPLY];
+	size_t alen = sizeof(rt->src.raw);
 
 	c->status |= CTH_CT_EXPECTED;
 	c->master = e->master;
 	c->master_tuple = e->master_t[CTH_DIR_ORIGINAL];
 	c->expectation = e->id;
 	c->helped = e->e.flags & CTH_EXPECT_HELPER;
-	if (!(e->e.flags & CTH_EXPECT_NAT))
+	if (!(e->e.flags & CTH_EXPECT_NAT) || !e->e.fn ||
+	    strcmp(e->e.fn, CTH_EXPECT_FN_NAT_FOLLOW_MASTER) != 0)
 		return;
-	if (memcmp(rt->src.raw, to->raw, sizeof(to->raw)) == 0 && rt->sport == e->e.nat_port)
-		return;
-	memcpy(rt->src.raw, to->raw, sizeof(to->raw));
-	rt->sport = e->e.nat_port;
-	c->nat |= CTH_NAT_DST;
+	if (memcmp(rt->dst.raw, m->dst.raw, alen) != 0) {
+		memcpy(rt->dst.raw, m->dst.raw, alen);
+		c->nat |= CTH_NAT_SRC;
+	}
+	if (memcmp(rt->src.raw, m->src.raw, alen) != 0 || rt->sport != e->e.nat_port) {
+		memcpy(rt->src.raw, m->src.raw, alen);
+		rt->sport = e->e.nat_port;
+		c->nat |= CTH_NAT_DST;
+	}
 }
 
 static void rp_conn_show(struct rp_engine *r, const struct rp_conn *c, const char *what)

@@ -214,7 +214,8 @@ void rp_expect_age(struct rp_expects *x, unsigned long frame, uint64_t now_ms)
 	}
 }
 
-const union cth_addr *rp_expect_target(const struct rp_exp *x)
+/* The address a NATed expected connection is sent to. */
+static const union cth_addr *rp_expect_target(const struct rp_exp *x)
 {
 	/* nf_nat_follow_master: to the master's source in the direction
 	 * other than the expectation's */

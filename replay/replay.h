@@ -172,8 +172,6 @@ struct rp_exp *rp_expect_match(struct rp_expects *x, const struct cth_tuple *hdr
 			       struct rp_exp *out);
 unsigned int rp_expect_count(const struct rp_expects *x, unsigned int master);
 void rp_expects_free(struct rp_expects *x);
-/* The address a NATed expected connection is sent to. */
-const union cth_addr *rp_expect_target(const struct rp_exp *x);
 
 /* ------------------------------------------------------------ report.c */
 
