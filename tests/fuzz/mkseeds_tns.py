@@ -16,8 +16,8 @@ import struct
 
 from mkseeds import HERE, write
 from wire import (TNS_CONNECT as CONNECT, TNS_DATA as DATA, TNS_MARKER as MARKER,
-                  TNS_REDIRECT as REDIRECT, TNS_RESEND as RESEND, tns_data as data,
-                  tns_desc as desc, tns_packet as pkt, tns_redirect as redirect)
+                  TNS_RESEND as RESEND, tns_data as data, tns_desc as desc,
+                  tns_packet as pkt, tns_redirect as redirect)
 
 # flags
 IPV6, SNAT, DNAT, CLIENT, TURN, EXPECTED, TRUNCATED, GAP = (1 << i for i in range(8))
