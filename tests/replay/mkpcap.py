@@ -130,10 +130,10 @@ class Tcp(Flow):
         self.got = {"c": 0, "s": 0}
         self.delta = {"c": 0, "s": 0}
         base = 1440 if self.v6 else 1460
-        # mss: the initiator announces it (0: no MSS option, RFC 9293's
-        # default of 536 applies to what the responder sends)
-        self.mss_opt = {"c": base if mss is None else mss, "s": base}
-        self.mss = {"c": self.mss_opt["s"], "s": self.mss_opt["c"] or 536}
+        # mss: what the initiator announces; each side sends at most
+        # what the other announced
+        self.mss_opt = {"c": mss or base, "s": base}
+        self.mss = {"c": self.mss_opt["s"], "s": self.mss_opt["c"]}
 
     def seq(self, side, off=None):
         return self.isn[side] + (self.sent[side] if off is None else off)
@@ -149,9 +149,8 @@ class Tcp(Flow):
                                       ack, flags, win, payload, opts))
 
     def syn_opts(self, side):
-        mss = self.mss_opt[side]
-        opts = struct.pack("!BBH", 2, 4, mss) if mss else b""
-        return opts + bytes([1, 1, 4, 2, 1, 3, 3, 7])
+        """MSS, SACK permitted, window scale 7, as Linux without timestamps."""
+        return struct.pack("!BBH", 2, 4, self.mss_opt[side]) + bytes([1, 1, 4, 2, 1, 3, 3, 7])
 
     def open(self):
         """SYN, SYN-ACK, ACK."""
@@ -224,6 +223,7 @@ WELCOME = [(b"USER anonymous\r\n", b"331 Please specify the password.\r\n"),
            (b"PASS guest@example.org\r\n", b"230 Login successful.\r\n"),
            (b"TYPE I\r\n", b"200 Switching to Binary mode.\r\n")]
 FILE = b"hello, world\n" * 3
+LISTING = b"-rw-r--r--    1 0        0              39 Dec 01 00:00 hello.txt\r\n"
 
 
 def ftp_say(t, cmd, reply, think=0.05, cdelta=0, sdelta=0):
@@ -292,7 +292,7 @@ def ftp_passive(t, cmd, reply, port, verb=b"RETR hello.txt\r\n", cport=40100, di
     t.send("s", b"150 Here comes the directory listing.\r\n" if verb.startswith(b"LIST") else
            b"150 Opening BINARY mode data connection for hello.txt (%d bytes).\r\n" % len(FILE))
     t.ack("c")
-    d.send("s", FILE)
+    d.send("s", LISTING if verb.startswith(b"LIST") else FILE)
     d.ack("c")
     d.close("s")
     t.send("s", b"226 Transfer complete.\r\n" if verb.startswith(b"RETR") else
@@ -1012,13 +1012,13 @@ LONG_CONNECT_DATA = (
 
 
 @case("tns", "across-segments", "-p 1521",
-      "the client's SYN has no MSS option, so the listener sends at most 536 bytes a "
-      "segment: a 584-byte REDIRECT arrives in two segments; the plugin keeps the first "
+      "the client's SYN announces an MSS of 536 (a small-MTU path), so the listener sends at "
+      "most 536 bytes a segment: a 584-byte REDIRECT arrives in two segments; the plugin keeps the first "
       "part and reads the packet whole with the second; the connection to port 5004 is "
       "RELATED")
 def tns_across_segments(cap):
     red = wire.tns_redirect(wire.tns_desc(S4, 5004, LONG_CONNECT_DATA))
-    tns_listener(cap, [red], mss=0)
+    tns_listener(cap, [red], mss=536)
     tns_follow(cap, (C4, 40001), (S4, 5004))
 
 
