@@ -82,6 +82,10 @@ else
 	cat "$LOG/build-fuzz.txt"; echo "FAIL build-fuzz: make fuzz failed" | tee -a "$LOG/all.txt"
 fi
 
+# The replay tool's capture cases (tests/replay/): current with mkpcap.py
+# and well-formed.
+run_suite replay-cases python3 tests/replay/checkcases.py
+
 # kmod/ first: it builds build/kmod/cthelperd_nfnl.ko, which the end-to-end
 # run also uses (FTP on our module).
 if [ -x tests/kmod/run.sh ]; then

@@ -6,7 +6,8 @@
 
 replay/cases-current: mkpcap.py, run again into a temporary directory,
 writes exactly the committed files (no case changed without its pcap, no
-stale file).  replay/pcap/PLUGIN/CASE, for each capture: a classic pcap
+stale file).  replay/cases-readme: README.md holds the tables of
+mkpcap.py --tables.  replay/pcap/PLUGIN/CASE, for each capture: a classic pcap
 of LINKTYPE_RAW packets, times that never go back, every IPv4/IPv6 length
 and IPv4, TCP and UDP checksum right; every TCP connection opens with
 SYN, SYN-ACK (acknowledging the SYN), ACK, each side's sequence numbers
@@ -198,6 +199,15 @@ def main():
                 failed = True
             else:
                 print("PASS replay/cases-current")
+    r = subprocess.run([sys.executable, os.path.join(HERE, "mkpcap.py"), "--tables"],
+                       capture_output=True, text=True)
+    with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    if r.returncode == 0 and r.stdout and r.stdout in readme:
+        print("PASS replay/cases-readme")
+    else:
+        print("FAIL replay/cases-readme: README.md's tables are not mkpcap.py --tables")
+        failed = True
     for d in sorted(os.listdir(CASES)):
         for f in sorted(os.listdir(os.path.join(CASES, d))):
             if not f.endswith(".pcap"):

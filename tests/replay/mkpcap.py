@@ -5,6 +5,7 @@
     tests/replay/mkpcap.py                # rewrites tests/replay/cases/*/*.pcap, *.args
     tests/replay/mkpcap.py --out DIR      # somewhere else (DIR/<plugin>/<case>.*)
     tests/replay/mkpcap.py --list         # plugin/case, args, what it shows
+    tests/replay/mkpcap.py --tables       # the same as README.md's tables
     tests/replay/mkpcap.py ftp/port ...   # only these cases
 
 Each case is a small session of one plugin's protocol, written as a
@@ -707,8 +708,8 @@ def sip_udp_call(cap):
 
 @case("sip", "udp-call-snat", "-p 5060 -P udp --snat 10.0.2.1",
       "helper's view of a call under MASQUERADE: the INVITE's Via, From, Contact, o= and c= "
-      "name 10.0.1.2 (rewritten to 10.0.2.1, with ports); the callee's responses name "
-      "10.0.2.1 (Via, From rewritten back); the callee's RTP to 10.0.2.1:30000 comes first "
+      "name 10.0.1.2 (rewritten to 10.0.2.1; From, written without a port, gains :5060); "
+      "the callee's responses name 10.0.2.1 (Via, From rewritten back); the callee's RTP to 10.0.2.1:30000 comes first "
       "and is RELATED, mapped to the caller; BYE, 200")
 def sip_udp_call_snat(cap):
     call = SipCall("10.0.1.2:5060", "bob@10.0.2.2", "10.0.2.2:5060")
@@ -1288,6 +1289,18 @@ def build(fn):
     return cap.pcap()
 
 
+def tables():
+    """The cases as Markdown tables, one per plugin (README.md)."""
+    lines, cur = [], None
+    for plugin, name, args, what, _ in CASES:
+        if plugin != cur:
+            cur = plugin
+            lines += ["", "### %s" % plugin, "", "| case | args | what it shows |",
+                      "| --- | --- | --- |"]
+        lines.append("| `%s` | `%s` | %s |" % (name, args, what.replace("|", "\\|")))
+    return "\n".join(lines[1:]) + "\n"
+
+
 def main(argv):
     out = os.path.join(HERE, "cases")
     names = []
@@ -1299,6 +1312,9 @@ def main(argv):
             i += 1
         elif argv[i] == "--list":
             listing = True
+        elif argv[i] == "--tables":
+            sys.stdout.write(tables())
+            return
         elif argv[i].startswith("-"):
             sys.exit(__doc__)
         else:
