@@ -413,7 +413,9 @@ def ftp_port_split(cap):
     cap.wait(0.05)
     start = t.send("c", line[:14], deliver=False)
     t.send("c", line[14:], deliver=False)
-    t.ack("s")                      # the duplicate ACK: the first part never came
+    # the duplicate ACK: the first part never came, the second is SACKed
+    t.segment("s", ACK, opts=bytes([1, 1, 5, 10]) +
+              struct.pack("!II", t.seq("c", start + 14), t.seq("c", start + len(line))))
     cap.wait(0.2)
     t.send("c", line, off=start)    # Linux retransmits the line in one segment
     t.send("s", b"200 PORT command successful. Consider using PASV.\r\n")
