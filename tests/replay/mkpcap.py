@@ -50,7 +50,7 @@ T0 = 1733011200          # 2024-12-01 00:00:00 UTC: the first packet's second
 PKT_GAP = 200            # us between packets sent back to back
 
 C4, S4, RC4, RS4 = "10.0.1.2", "10.0.2.2", "10.0.1.1", "10.0.2.1"
-C6, S6, RC6, RS6 = "fd00:1::2", "fd00:2::2", "fd00:1::1", "fd00:2::1"
+C6, S6, RS6 = "fd00:1::2", "fd00:2::2", "fd00:2::1"
 
 
 class Capture:
@@ -268,8 +268,8 @@ def ftp_active(t, cmd, dport, ack=b"200 PORT command successful. Consider using 
     t.cap.wait(0.05)
     t.send("c", verb)
     t.cap.wait(0.001)
-    srv = (wire_text(t.src["s"]), 20)
-    client = to or (wire_text(t.src["c"]), dport)
+    srv = (addr_text(t.src["s"]), 20)
+    client = to or (addr_text(t.src["c"]), dport)
     ftp_data(t.cap, srv, client, c_dst=to_dst)
     t.send("s", b"150 Opening BINARY mode data connection for hello.txt (%d bytes).\r\n"
            % len(FILE))
@@ -286,8 +286,8 @@ def ftp_passive(t, cmd, reply, port, verb=b"RETR hello.txt\r\n", cport=40100, di
     ftp_say(t, cmd, reply, sdelta=sdelta)
     t.cap.wait(0.05)
     t.send("c", verb)
-    client = (wire_text(t.src["c"]), cport)
-    srv = (wire_text(t.src["s"]), port)
+    client = (addr_text(t.src["c"]), cport)
+    srv = (addr_text(t.src["s"]), port)
     d = Tcp(t.cap, client, srv, c_dst=dial)
     d.open()
     t.send("s", b"150 Here comes the directory listing.\r\n" if verb.startswith(b"LIST") else
@@ -306,7 +306,8 @@ def ftp_quit(t):
     t.close("s")
 
 
-def wire_text(a):
+def addr_text(a):
+    """The text form of an address in bytes."""
     return str(ipaddress.ip_address(a))
 
 
