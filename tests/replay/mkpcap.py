@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Write the capture cases of the replay tool (build/cthelper-replay).
 
-    tests/replay/mkpcap.py                # rewrites tests/replay/cases/*/*.pcap, *.args
+    tests/replay/mkpcap.py                # rewrites its cases' .pcap and .args in tests/replay/cases/
     tests/replay/mkpcap.py --out DIR      # somewhere else (DIR/<plugin>/<case>.*)
     tests/replay/mkpcap.py --list         # plugin/case, args, what it shows
     tests/replay/mkpcap.py --tables       # the same as README.md's tables
@@ -12,7 +12,9 @@ Each case is a small session of one plugin's protocol, written as a
 classic pcap file (LINKTYPE_RAW: IPv4/IPv6 packets without a link layer)
 with fixed timestamps, ports and initial sequence numbers, so that the
 files are the same on every run.  Beside it, <case>.args holds the replay
-options for it on one line.  tests/replay/README.md lists the cases.
+options for it on one line (tests/replay/run.sh replays it against
+<case>.expect).  tests/replay/README.md lists the cases; other captures
+in cases/ (real sessions) are not this script's.
 
 The packets have correct lengths and IP, TCP and UDP checksums; TCP
 connections start with a three-way handshake (MSS, SACK-permitted and
@@ -1340,15 +1342,6 @@ def main(argv):
             f.write(build(fn))
         with open(base + ".args", "w") as f:
             f.write(args + "\n")
-    if not listing and not names:
-        # captures of cases that are gone
-        for plugin in sorted(os.listdir(out)):
-            d = os.path.join(out, plugin)
-            for f in sorted(os.listdir(d)):
-                stem, ext = os.path.splitext(f)
-                if ext in (".pcap", ".args") and "%s/%s" % (plugin, stem) not in known:
-                    os.unlink(os.path.join(d, f))
-
 
 if __name__ == "__main__":
     main(sys.argv[1:])
