@@ -52,6 +52,8 @@ for b in build build-asan; do
 		echo "FAIL replay-$b: $b/cthelper-replay was not built" | tee -a "$LOG/all.txt"
 	fi
 done
+# ... and mkpcap.py's captures: current and well-formed.
+run_suite replay-cases python3 tests/replay/checkcases.py
 
 # libFuzzer targets (tests/fuzz/): each runs FUZZ_SECONDS (default 25) from
 # a copy of its seed corpus; a crash input is kept in $LOG/fuzz-NAME/.
@@ -81,10 +83,6 @@ if make -s fuzz >"$LOG/build-fuzz.txt" 2>&1; then
 else
 	cat "$LOG/build-fuzz.txt"; echo "FAIL build-fuzz: make fuzz failed" | tee -a "$LOG/all.txt"
 fi
-
-# The replay tool's capture cases (tests/replay/): current with mkpcap.py
-# and well-formed.
-run_suite replay-cases python3 tests/replay/checkcases.py
 
 # kmod/ first: it builds build/kmod/cthelperd_nfnl.ko, which the end-to-end
 # run also uses (FTP on our module).
