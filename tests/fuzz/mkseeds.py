@@ -12,18 +12,12 @@ libnetfilter_queue 1.0.5 gets wrong).
 """
 import os
 import struct
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 
-
-def csum(data, s=0):
-    if len(data) % 2:
-        data += b"\0"
-    for i in range(0, len(data), 2):
-        s += data[i] << 8 | data[i + 1]
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s
+from wire import ip, sdp, sipmsg, tcp, udp  # noqa: E402  (tests/lib)
 
 
 def packet(v6, proto, payload, ext=b"", ext_first=0, seq=0x01020304,
@@ -35,26 +29,10 @@ def packet(v6, proto, payload, ext=b"", ext_first=0, seq=0x01020304,
         src = src or bytes([10, 0, 0, 1])
         dst = dst or bytes([192, 168, 7, 9])
     if proto == 6:
-        l4 = struct.pack("!HHIIBBHHH", sport, dport, seq, 1, 0x50, 0x18,
-                         0xFAF0, 0, 0) + payload
-        co = 16
+        l4 = tcp(sport, dport, seq, 1, 0x18, 0xFAF0, payload)
     else:
-        l4 = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
-        co = 6
-    pseudo = src + dst + struct.pack("!IxxxB" if v6 else "!xBH",
-                                     *((len(l4), proto) if v6 else (proto, len(l4))))
-    c = (~csum(pseudo + l4)) & 0xFFFF
-    if proto == 17 and c == 0:
-        c = 0xFFFF
-    l4 = l4[:co] + struct.pack("!H", c) + l4[co + 2:]
-    if v6:
-        nh = ext_first if ext else proto
-        hdr = struct.pack("!IHBB", 0x60000000, len(ext) + len(l4), nh, 64) + src + dst
-        return hdr + ext + l4
-    hdr = struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(l4), 0x1234, 0x4000, 64,
-                      proto, 0) + src + dst
-    hc = (~csum(hdr)) & 0xFFFF
-    return hdr[:10] + struct.pack("!H", hc) + hdr[12:] + l4
+        l4 = udp(sport, dport, payload)
+    return ip(src, dst, proto, l4, ext, ext_first)
 
 
 DSTOPTS_TCP = bytes([6, 0, 1, 4, 0, 0, 0, 0])
@@ -237,15 +215,6 @@ H_MEDIA_ANY, H_SIGNAL_ANY, H_OLD_HOST, H_REFRESH_ENOENT, H_CTL_FAIL = 1, 2, 4, 8
 def sip(flags, p1, p2=b"", host=0, expect_mode=0, priv=b""):
     return (bytes([flags, host, expect_mode]) + struct.pack("!H", len(p1)) +
             priv.ljust(16, b"\0") + p1 + p2)
-
-
-def sipmsg(hdrs, body=""):
-    return ("%sContent-Length: %d\r\n\r\n%s" % (hdrs, len(body), body)).encode()
-
-
-def sdp(addr, media="m=audio 49170 RTP/AVP 0\r\n", ip="IP4"):
-    return ("v=0\r\no=- 1 1 IN %s %s\r\ns=-\r\nc=IN %s %s\r\nt=0 0\r\n%s" %
-            (ip, addr, ip, addr, media))
 
 
 def invite(a, uri="bob@198.51.100.2", via="UDP", cseq=1):

@@ -14,64 +14,13 @@ NAT address 203.0.113.5 / 2001:db8:ffff::1.
 import struct
 
 from mkseeds import write
+from wire import (denied, getaddr, getport, port_reply, record as rec, rpc_reply as reply_head,
+                  u32, uaddr_reply)
 
 F_IPV6, F_TCP, F_SNAT, F_DNAT, F_STATE, F_EXPECTED = 1, 2, 4, 8, 16, 32
 H_PERMANENT, H_OLD_HOST, H_TCP_NEW, H_CTL_FAIL = 1, 2, 4, 8
 P_REPLY, P_TRUNCATED, P_GAP = 1, 2, 4
 TCP, UDP = 6, 17
-
-
-def u32(v):
-    return struct.pack("!I", v)
-
-
-def xdr_bytes(b):
-    return u32(len(b)) + b + b"\0" * (-len(b) % 4)
-
-
-def auth(flavour=0, body=b""):
-    return u32(flavour) + xdr_bytes(body)
-
-
-def call_head(xid, vers, proc):
-    return (u32(xid) + u32(0) + u32(2) + u32(100000) + u32(vers) + u32(proc) +
-            auth(1, b"\0\0\0\1\0\0\0\4host\0\0\0\0\0\0\0\0\0\0\0\0") + auth())
-
-
-def getport(xid, prog, prot):
-    return call_head(xid, 2, 3) + u32(prog) + u32(3) + u32(prot) + u32(0)
-
-
-def getaddr(xid, netid, vers=4, proc=3, prog=100003):
-    return (call_head(xid, vers, proc) + u32(prog) + u32(3) + xdr_bytes(netid.encode()) +
-            xdr_bytes(b"") + xdr_bytes(b"superuser"))
-
-
-def reply_head(xid, accept_stat=0):
-    return u32(xid) + u32(1) + u32(0) + auth() + u32(accept_stat)
-
-
-def port_reply(xid, port):
-    return reply_head(xid) + u32(port)
-
-
-def uaddr_reply(xid, uaddr):
-    return reply_head(xid) + xdr_bytes(uaddr.encode())
-
-
-def denied(xid):
-    return u32(xid) + u32(1) + u32(1) + u32(1) + u32(1)
-
-
-def rec(msg, nfrag=1):
-    out, off = b"", 0
-    each = len(msg) // nfrag if nfrag > 1 else len(msg)
-    for i in range(nfrag):
-        last = i + 1 == nfrag
-        part = msg[off:] if last else msg[off:off + each]
-        out += u32(len(part) | (0x80000000 if last else 0)) + part
-        off += len(part)
-    return out
 
 
 def pkt(payload, bits=0):

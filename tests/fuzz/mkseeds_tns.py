@@ -15,35 +15,14 @@ import os
 import struct
 
 from mkseeds import HERE, write
+from wire import (TNS_CONNECT as CONNECT, TNS_DATA as DATA, TNS_MARKER as MARKER,
+                  TNS_RESEND as RESEND, tns_data as data, tns_desc as desc,
+                  tns_packet as pkt, tns_redirect as redirect)
 
 # flags
 IPV6, SNAT, DNAT, CLIENT, TURN, EXPECTED, TRUNCATED, GAP = (1 << i for i in range(8))
 # host byte
 NO_DETACH, OLD_HOST, TCP_NEW, CTL_FAIL, DETACH_FAIL = (1 << i for i in range(5))
-
-REDIRECT, DATA, RESEND, MARKER, CONNECT = 5, 6, 11, 12, 1
-
-
-def pkt(ptype, body, wide=False, csum=False):
-    n = 8 + len(body)
-    if wide:
-        head = struct.pack("!I", n)
-    else:
-        head = struct.pack("!HH", n, 0xBEEF if csum else 0)
-    return head + bytes([ptype, 4]) + struct.pack("!H", 0xCAFE if csum else 0) + body
-
-
-def redirect(desc, **kw):
-    d = desc.encode()
-    return pkt(REDIRECT, struct.pack("!H", len(d)) + d, **kw)
-
-
-def data(desc, **kw):
-    return pkt(DATA, b"\0\0" + desc.encode(), **kw)
-
-
-def desc(host, port, extra="(CONNECT_DATA=(SERVER=dedicated)(CID=(HOST=cl)(USER=u)))"):
-    return "(DESCRIPTION=(ADDRESS=(PROTOCOL=tcp)(HOST=%s)(PORT=%d))%s)" % (host, port, extra)
 
 
 def seed(flags, p1, p2=b"", host=0, expect_mode=0, priv=b""):

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Check mkpcap.py's capture cases (tests/replay/cases/*/*.pcap).
+
+    tests/replay/checkcases.py          # PASS/FAIL lines (tests/README.md)
+
+replay/cases-current: mkpcap.py, run again into a temporary directory,
+writes exactly the committed files (no case changed without its pcap).
+replay/cases-readme: README.md holds the tables of mkpcap.py --tables.
+replay/pcap/PLUGIN/CASE, for each of mkpcap.py's cases (a real capture
+in cases/ may have a loopback's partial sums): a classic pcap of
+LINKTYPE_RAW packets, times that never go back, every IPv4/IPv6 length
+and IPv4, TCP and UDP checksum right; every TCP connection opens with
+SYN, SYN-ACK (acknowledging the SYN), ACK, each side's sequence numbers
+go on without a gap (a retransmission goes back), acknowledgements never
+go back nor past what the peer sent (but for the few bytes a helper's
+rewrite added), and both FINs are acknowledged; a SYN nobody answers is
+only retried.  The two directions of a connection are paired by the
+SYN-ACK, not by addresses, so the helper's view of a NATed session checks
+alike.
+"""
+import filecmp
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+
+from wire import ACK, FIN, SYN, csum  # noqa: E402
+
+CASES = os.path.join(HERE, "cases")
+REWRITE_SLACK = 8    # bytes a helper's rewrite may add, acknowledged by the peer
+
+
+class Bad(Exception):
+    pass
+
+
+def l4_sum_ok(src, dst, proto, l4):
+    v6 = len(src) == 16
+    pseudo = src + dst + (struct.pack("!IxxxB", len(l4), proto) if v6 else
+                          struct.pack("!xBH", proto, len(l4)))
+    return csum(pseudo + l4) == 0xFFFF
+
+
+def parse_ip(p):
+    """(src, dst, proto, l4 bytes) of a packet, its lengths and sums checked."""
+    if not p:
+        raise Bad("empty packet")
+    ver = p[0] >> 4
+    if ver == 4:
+        if p[0] & 15 != 5 or len(p) < 20:
+            raise Bad("IPv4 header length")
+        if struct.unpack("!H", p[2:4])[0] != len(p):
+            raise Bad("IPv4 total length %d, packet %d" % (struct.unpack("!H", p[2:4])[0], len(p)))
+        if csum(p[:20]) != 0xFFFF:
+            raise Bad("IPv4 header checksum")
+        return p[12:16], p[16:20], p[9], p[20:]
+    if ver == 6:
+        if len(p) < 40 or struct.unpack("!H", p[4:6])[0] != len(p) - 40:
+            raise Bad("IPv6 payload length")
+        return p[8:24], p[24:40], p[6], p[40:]
+    raise Bad("IP version %d" % ver)
+
+
+class Conn:
+    def __init__(self, a, syn_seq):
+        self.dirs = [a, None]          # directed tuples: initiator's, responder's
+        self.isn = [syn_seq, None]
+        self.nxt = [(syn_seq + 1) & 0xFFFFFFFF, None]  # next new sequence number per side
+        self.acked = [0, 0]            # highest ack sent per side (relative)
+        self.fin = [None, None]        # sequence number of each side's FIN
+        self.state = "syn"             # syn, synack, open
+
+    def rel(self, side, seq):
+        return (seq - self.isn[side]) & 0xFFFFFFFF
+
+
+def check_tcp(conns, key, l4, n):
+    sport, dport, seq, ack, off, flags = struct.unpack("!HHIIBB", l4[:14])
+    data = l4[(off >> 4) * 4:]
+    if (off >> 4) < 5 or (off >> 4) * 4 > len(l4):
+        raise Bad("frame %d: TCP data offset" % n)
+    if flags & SYN and not flags & ACK:
+        c = conns.get(key)
+        if c is not None and c.state == "syn" and c.isn[0] == seq:
+            return                      # a retried SYN
+        if c is not None and c.state != "closed":
+            raise Bad("frame %d: SYN on an open connection" % n)
+        conns[key] = Conn(key, seq)
+        return
+    if flags & SYN:
+        cands = [c for c in set(conns.values())
+                 if c.state == "syn" and c.nxt[0] == ack]
+        if len(cands) != 1:
+            raise Bad("frame %d: SYN-ACK answering no SYN" % n)
+        c = cands[0]
+        c.dirs[1], c.isn[1], c.nxt[1], c.state = key, seq, (seq + 1) & 0xFFFFFFFF, "synack"
+        c.acked[1] = 1
+        conns[key] = c
+        return
+    c = conns.get(key)
+    if c is None or c.state == "syn":
+        raise Bad("frame %d: segment of no opened connection" % n)
+    side = c.dirs.index(key)
+    peer = 1 - side
+    if c.state == "synack":
+        if side != 0 or ack != (c.isn[1] + 1) & 0xFFFFFFFF or data:
+            raise Bad("frame %d: the handshake's ACK" % n)
+        c.state = "open"
+    rseq = c.rel(side, seq)
+    nxt = c.rel(side, c.nxt[side])
+    if rseq > nxt:
+        raise Bad("frame %d: sequence gap (%d after %d)" % (n, rseq, nxt))
+    end = rseq + len(data) + (1 if flags & FIN else 0)
+    if end > nxt:
+        if c.fin[side] is not None:
+            raise Bad("frame %d: data after FIN" % n)
+        c.nxt[side] = (c.isn[side] + end) & 0xFFFFFFFF
+    if flags & FIN:
+        c.fin[side] = rseq + len(data)
+    if not flags & ACK:
+        raise Bad("frame %d: no ACK flag" % n)
+    rack = c.rel(peer, ack)
+    if rack < c.acked[side]:
+        raise Bad("frame %d: acknowledgement goes back" % n)
+    if rack > c.rel(peer, c.nxt[peer]) + REWRITE_SLACK:
+        raise Bad("frame %d: acknowledges %d, peer sent %d" % (n, rack, c.rel(peer, c.nxt[peer])))
+    c.acked[side] = rack
+    if c.fin[0] is not None and c.fin[1] is not None and \
+            c.acked[0] > c.fin[1] and c.acked[1] > c.fin[0]:
+        c.state = "closed"
+
+
+def check_pcap(path):
+    """None, or what is wrong with the capture."""
+    with open(path, "rb") as f:
+        buf = f.read()
+    try:
+        magic, vmaj, vmin, _, _, snap, link = struct.unpack("<IHHiIII", buf[:24])
+        if magic != 0xA1B2C3D4 or (vmaj, vmin) != (2, 4) or link != 101:
+            raise Bad("not a classic LINKTYPE_RAW pcap")
+        off, n, last, conns = 24, 0, 0, {}
+        while off < len(buf):
+            sec, usec, incl, orig = struct.unpack("<IIII", buf[off:off + 16])
+            p = buf[off + 16:off + 16 + incl]
+            off += 16 + incl
+            n += 1
+            t = sec * 1000000 + usec
+            if incl != orig or len(p) != incl or incl > snap or usec >= 1000000 or t < last:
+                raise Bad("frame %d: record header" % n)
+            last = t
+            src, dst, proto, l4 = parse_ip(p)
+            if proto == 17:
+                if struct.unpack("!H", l4[4:6])[0] != len(l4) or not l4_sum_ok(src, dst, 17, l4):
+                    raise Bad("frame %d: UDP length or checksum" % n)
+            elif proto == 6:
+                if len(l4) < 20 or not l4_sum_ok(src, dst, 6, l4):
+                    raise Bad("frame %d: TCP checksum" % n)
+                key = (src, l4[0:2], dst, l4[2:4])
+                check_tcp(conns, key, l4, n)
+            else:
+                raise Bad("frame %d: protocol %d" % (n, proto))
+        for c in set(conns.values()):
+            if c.state not in ("syn", "closed"):
+                raise Bad("a connection not closed both ways (%s)" % c.state)
+        if n == 0:
+            raise Bad("no packets")
+    except (Bad, struct.error) as e:
+        return str(e)
+    return None
+
+
+def main():
+    failed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([sys.executable, os.path.join(HERE, "mkpcap.py"), "--out", tmp],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print("FAIL replay/cases-current: mkpcap.py: %s" % r.stderr.strip().splitlines()[-1:])
+            failed = True
+        else:
+            ours = sorted(os.path.relpath(os.path.join(d, f), tmp)
+                          for d, _, fs in os.walk(tmp) for f in fs)
+            diff = [f for f in ours if not os.path.exists(os.path.join(CASES, f)) or
+                    not filecmp.cmp(os.path.join(tmp, f), os.path.join(CASES, f), shallow=False)]
+            if diff:
+                print("FAIL replay/cases-current: run tests/replay/mkpcap.py (differs: %s)"
+                      % " ".join(diff[:8]))
+                failed = True
+            else:
+                print("PASS replay/cases-current")
+    r = subprocess.run([sys.executable, os.path.join(HERE, "mkpcap.py"), "--tables"],
+                       capture_output=True, text=True)
+    with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    if r.returncode == 0 and r.stdout and r.stdout in readme:
+        print("PASS replay/cases-readme")
+    else:
+        print("FAIL replay/cases-readme: README.md's tables are not mkpcap.py --tables")
+        failed = True
+    for line in subprocess.run([sys.executable, os.path.join(HERE, "mkpcap.py"), "--list"],
+                               capture_output=True, text=True).stdout.splitlines():
+        case = line.split("\t")[0]
+        why = check_pcap(os.path.join(CASES, case + ".pcap"))
+        if why:
+            print("FAIL replay/pcap/%s: %s" % (case, why))
+            failed = True
+        else:
+            print("PASS replay/pcap/%s" % case)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
