@@ -100,32 +100,53 @@ static bool rp_linktype_known(int lt)
 	       lt == DLT_NULL || lt == DLT_LOOP;
 }
 
-int rp_capture_open(const char *file, struct rp_capture **out, char *err, size_t errlen)
+/* The capture read by pc (NULL: not opened, perr says why) as *out. */
+static int rp_capture_start(pcap_t *pc, const char *perr, const char *name,
+			    struct rp_capture **out, char *err, size_t errlen)
 {
-	char perr[PCAP_ERRBUF_SIZE] = "";
-	struct rp_capture *cap = calloc(1, sizeof(*cap));
+	struct rp_capture *cap;
 
-	if (!cap)
-		return -ENOMEM;
-	cap->pc = pcap_open_offline(file, perr);
-	if (!cap->pc) {
-		snprintf(err, errlen, "%s: %s", file, perr);
-		free(cap);
+	if (!pc) {
+		snprintf(err, errlen, "%s: %s", name, perr);
 		return -EINVAL;
 	}
+	cap = calloc(1, sizeof(*cap));
+	if (!cap) {
+		pcap_close(pc);
+		return -ENOMEM;
+	}
+	cap->pc = pc;
 	cap->linktype = pcap_datalink(cap->pc);
 	if (!rp_linktype_known(cap->linktype)) {
-		const char *name = pcap_datalink_val_to_name(cap->linktype);
+		const char *lt = pcap_datalink_val_to_name(cap->linktype);
 
 		snprintf(err, errlen, "%s: link type %d (%s) not supported: use Ethernet, "
-			 "Linux cooked, raw IP or loopback captures", file, cap->linktype,
-			 name ? name : "unknown");
+			 "Linux cooked, raw IP or loopback captures", name, cap->linktype,
+			 lt ? lt : "unknown");
 		pcap_close(cap->pc);
 		free(cap);
 		return -EINVAL;
 	}
 	*out = cap;
 	return 0;
+}
+
+int rp_capture_open(const char *file, struct rp_capture **out, char *err, size_t errlen)
+{
+	char perr[PCAP_ERRBUF_SIZE] = "";
+
+	return rp_capture_start(pcap_open_offline(file, perr), perr, file, out, err, errlen);
+}
+
+int rp_capture_open_fp(FILE *fp, const char *name, struct rp_capture **out, char *err,
+		       size_t errlen)
+{
+	char perr[PCAP_ERRBUF_SIZE] = "";
+	pcap_t *pc = pcap_fopen_offline(fp, perr);
+
+	if (!pc)
+		fclose(fp);
+	return rp_capture_start(pc, perr, name, out, err, errlen);
 }
 
 int rp_capture_next(struct rp_capture *cap, struct rp_frame *f)

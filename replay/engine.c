@@ -312,9 +312,12 @@ void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 	rp_conn_seen(c, dir, flags);
 	/* the checksums of a rewritten packet are right already */
 	if (c->t[0].proto == IPPROTO_TCP &&
-	    rp_seqadj_apply(c, dir, r->buf + view.l4_offset))
+	    rp_seqadj_apply(c, dir, r->buf + view.l4_offset)) {
 		pkt_sums_fix(r->buf, len, view.l4_offset, true);
-	rp_engine_emit(r, f, r->buf, len);
+		mangled = true;
+	}
+	/* a packet left as it was goes out as captured (padding, snap length) */
+	rp_engine_emit(r, f, mangled ? r->buf : NULL, mangled ? len : 0);
 }
 
 void rp_engine_summary(struct rp_engine *r)

@@ -45,6 +45,11 @@ struct rp_capture;
 
 /* Open FILE (pcap or pcapng); err says why not.  0 or negative errno. */
 int rp_capture_open(const char *file, struct rp_capture **out, char *err, size_t errlen);
+/* The same from an open stream (a capture in memory: fmemopen), named
+ * name in err; the capture owns fp from here on, closed with it or now
+ * when it cannot be read. */
+int rp_capture_open_fp(FILE *fp, const char *name, struct rp_capture **out, char *err,
+		       size_t errlen);
 /* The next frame: 1, 0 at the end, negative errno on a read error. */
 int rp_capture_next(struct rp_capture *cap, struct rp_frame *f);
 /* Open OUT for frames of the same link type as cap (NULL: none). */
@@ -218,8 +223,8 @@ struct rp_engine {
 	struct rp_expects x;
 	struct rp_report rep;
 	struct keep keep;
-	/* every packet as its verdict leaves it (l3 NULL: as captured; a
-	 * dropped packet is not emitted) */
+	/* every packet as its verdict leaves it (l3 NULL: unchanged, as
+	 * captured; a dropped packet is not emitted) */
 	void (*emit)(void *arg, const struct rp_frame *f, const uint8_t *l3, size_t len);
 	void *emit_arg;
 	unsigned long frames, not_ip, calls, edits_packets, drops, related, helped;
