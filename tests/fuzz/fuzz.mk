@@ -4,7 +4,7 @@
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_TARGETS := $(notdir $(basename $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_TARGETS := $(filter-out fuzz_replay,$(notdir $(basename $(wildcard tests/fuzz/fuzz_*.c))))
 FUZZ_HOST_SRC := server/mangle.c server/packet.c server/keep.c server/log.c
 FUZZ_SRC_fuzz_host := $(FUZZ_HOST_SRC)
 FUZZ_SRC_fuzz_ftp  := $(FUZZ_HOST_SRC) plugins/ftp/ftp.c plugins/ftp/ftp_parse.c \
@@ -24,3 +24,32 @@ FUZZ_SRC_fuzz_sip := $(FUZZ_HOST_SRC) plugins/sip/sip.c plugins/sip/sip_parse.c 
                      plugins/sip/sip_media.c plugins/sip/sip_nat.c sdk/lib/util.c $(wildcard plugins/sip/*.h)
 FUZZ_SRC_fuzz_tns := $(FUZZ_HOST_SRC) $(sort $(wildcard plugins/tns/*.c)) sdk/lib/util.c
 FUZZ_SRC_fuzz_rpc := $(FUZZ_HOST_SRC) $(sort $(wildcard plugins/rpc/*.c)) sdk/lib/util.c
+
+# fuzz_replay.c, once per plugin: fuzz_replay_PLUGIN is a whole capture
+# through the replay's engine (replay/, but its main.c) with the plugin
+# linked in.  FUZZ_REPLAY_DEFS_PLUGIN: its usual port(s) (FZR_PORT) and
+# the "key=value" settings the input's knobs switch on (FZR_OPTS).  Seeds:
+# tests/fuzz/corpus/fuzz_replay_PLUGIN/ (crash regressions) and the replay
+# cases' captures, tests/replay/cases/PLUGIN/*.pcap (tests/run.sh).
+FUZZ_REPLAY := ftp sip tns rpc toydata
+FUZZ_REPLAY_SRC := $(filter-out replay/main.c,$(sort $(wildcard replay/*.c))) \
+                   $(FUZZ_HOST_SRC) sdk/lib/util.c $(wildcard replay/*.h)
+FUZZ_REPLAY_PLUGIN_ftp     := $(wildcard plugins/ftp/*.c plugins/ftp/*.h)
+FUZZ_REPLAY_PLUGIN_sip     := $(wildcard plugins/sip/*.c plugins/sip/*.h)
+FUZZ_REPLAY_PLUGIN_tns     := $(wildcard plugins/tns/*.c plugins/tns/*.h)
+FUZZ_REPLAY_PLUGIN_rpc     := $(wildcard plugins/rpc/*.c plugins/rpc/*.h)
+FUZZ_REPLAY_PLUGIN_toydata := sdk/examples/toydata/toydata.c
+FUZZ_REPLAY_DEFS_ftp     := -DFZR_PORT=21 -DFZR_OPTS='"loose=yes"'
+FUZZ_REPLAY_DEFS_sip     := -DFZR_PORT=5060 \
+                            -DFZR_OPTS='"sip_direct_media=no","sip_direct_signalling=no"'
+FUZZ_REPLAY_DEFS_tns     := -DFZR_PORT=1521 -DFZR_OPTS='"tns_detach=yes"'
+FUZZ_REPLAY_DEFS_rpc     := -DFZR_PORT=111 -DFZR_OPTS='"permanent=yes"'
+FUZZ_REPLAY_DEFS_toydata := -DFZR_PORT=7000 -DFZR_OPTS='"min_port=1024"'
+FUZZ_REPLAY_LIBS = $(shell pkg-config --libs libpcap 2>/dev/null)
+fuzz: $(FUZZ_REPLAY:%=$(B)/fuzz/fuzz_replay_%)
+
+$(B)/fuzz/fuzz_replay_%: tests/fuzz/fuzz_replay.c $(FUZZ_REPLAY_SRC) $$(FUZZ_REPLAY_PLUGIN_$$*) \
+                         $(wildcard tests/fuzz/*.h server/*.h sdk/include/cthelperd/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ireplay $(FUZZ_REPLAY_DEFS_$*) -o $@ $(filter %.c,$^) \
+	  $(PKG_LIBS) $(FUZZ_REPLAY_LIBS)
