@@ -205,10 +205,13 @@ void rp_capture_dump(struct rp_capture *cap, const struct rp_frame *f,
 		pcap_dump((u_char *)cap->dump, &h, f->data);
 		return;
 	}
-	/* a rewritten packet's length is its new IP length: not a snippet */
+	/* a rewritten packet's length is its new IP length: not a snippet;
+	 * a snippet only moved by the sequence adjustment stays one */
 	memcpy(buf, f->data, f->l3);
 	memcpy(buf + f->l3, l3, l3len);
 	h.caplen = h.len = (bpf_u_int32)(f->l3 + l3len);
+	if (f->caplen < f->wirelen && h.caplen == f->caplen)
+		h.len = (bpf_u_int32)f->wirelen;
 	pcap_dump((u_char *)cap->dump, &h, buf);
 }
 

@@ -267,6 +267,36 @@ static bool rp_fragment(const uint8_t *p, size_t len, int family)
 	return family == AF_INET && len >= 8 && ((p[6] & 0x3f) || p[7]);
 }
 
+/* Do we hold the whole packet (d, len bytes): not cut by the snap
+ * length, and its IP length field not beyond len (pkt_view_parse() left
+ * out any padding)? */
+static bool rp_frame_whole(const struct rp_frame *f, const uint8_t *d, size_t len)
+{
+	if (f->caplen < f->wirelen)
+		return false;
+	if ((d[0] >> 4) == 4)
+		return ((size_t)d[2] << 8 | d[3]) <= len;
+	return (d[4] | d[5]) && 40u + ((size_t)d[4] << 8 | d[5]) <= len;
+}
+
+/* The TCP checksum after the 8 bytes of sequence and acknowledgement
+ * numbers at l4 + 4 changed from old (RFC 1624: HC' = ~(~HC + ~m + m')),
+ * for a packet whose bytes we do not all hold. */
+static void rp_tcp_sum_update(uint8_t *l4, const uint8_t old[8])
+{
+	uint32_t s = ~((unsigned)l4[16] << 8 | l4[17]) & 0xffffu;
+
+	for (size_t i = 0; i < 8; i += 2) {
+		s += ~((unsigned)old[i] << 8 | old[i + 1]) & 0xffffu;
+		s += (unsigned)l4[4 + i] << 8 | l4[4 + i + 1];
+	}
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	s = ~s & 0xffffu;
+	l4[16] = (uint8_t)(s >> 8);
+	l4[17] = (uint8_t)s;
+}
+
 void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 {
 	struct cth_packet view = { 0 };
@@ -310,11 +340,19 @@ void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 		return;
 	}
 	rp_conn_seen(c, dir, flags);
-	/* the checksums of a rewritten packet are right already */
-	if (c->t[0].proto == IPPROTO_TCP &&
-	    rp_seqadj_apply(c, dir, r->buf + view.l4_offset)) {
-		pkt_sums_fix(r->buf, len, view.l4_offset, true);
-		mangled = true;
+	/* the checksums of a rewritten packet are right already; part of a
+	 * packet keeps its lengths and has its checksum updated */
+	if (c->t[0].proto == IPPROTO_TCP) {
+		uint8_t *l4 = r->buf + view.l4_offset, old[8];
+
+		memcpy(old, l4 + 4, sizeof(old));
+		if (rp_seqadj_apply(c, dir, l4)) {
+			if (rp_frame_whole(f, r->buf, len))
+				pkt_sums_fix(r->buf, len, view.l4_offset, true);
+			else
+				rp_tcp_sum_update(l4, old);
+			mangled = true;
+		}
 	}
 	/* a packet left as it was goes out as captured (padding, snap length) */
 	rp_engine_emit(r, f, mangled ? r->buf : NULL, mangled ? len : 0);
