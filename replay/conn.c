@@ -10,7 +10,8 @@
  *  - seq adjustment (nf_ct_seqadj_set/nf_ct_seq_adjust): one correction
  *    position per direction; a packet after it moves by the newer
  *    offset, one at or before it by the older; the other direction's
- *    acknowledgements move back by the same amounts.
+ *    acknowledgements move back by the same amounts; a change at or
+ *    before the position is not counted again.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -193,12 +194,15 @@ void rp_seqadj_set(struct rp_conn *c, enum cth_dir dir, uint32_t seq, int32_t de
 
 	if (delta == 0)
 		return;
+	/* a change at or before the position (a retransmitted segment
+	 * rewritten again) leaves the offsets as they are */
 	if (!a->set || rp_seq_after(seq, a->pos)) {
 		a->pos = seq;
 		a->before = a->after;
+		/* modulo 2^32 like the sequence numbers, never overflowing */
+		a->after = (int32_t)((uint32_t)a->after + (uint32_t)delta);
 	}
 	a->set = true;
-	a->after += delta;
 }
 
 static int32_t rp_seqadj_off(const struct rp_seqadj *a, uint32_t seq)
@@ -279,7 +283,7 @@ int rp_nat_parse(const char *s, struct rp_nat *n)
 		char *end;
 		unsigned long v = strtoul(port, &end, 10);
 
-		if (!*port || *end || v < 1 || v > 65535)
+		if (*port < '0' || *port > '9' || *end || v < 1 || v > 65535)
 			return -EINVAL;
 		n->port = (uint16_t)v;
 	}
