@@ -56,13 +56,28 @@ done
 run_suite replay-cases python3 tests/replay/checkcases.py
 
 # libFuzzer targets (tests/fuzz/): each runs FUZZ_SECONDS (default 25) from
-# a copy of its seed corpus; a crash input is kept in $LOG/fuzz-NAME/.
+# a copy of its seed corpus, a replay target (fuzz_replay_PLUGIN) half as
+# long with the replay cases' captures as seeds too; a crash input is kept
+# in $LOG/fuzz-NAME/.
+fuzz_seeds() {
+	local t=$1 dir=$2 f
+	for f in tests/fuzz/corpus/"$t"/*; do
+		[ -f "$f" ] && cp "$f" "$dir/"
+	done
+	case $t in
+	fuzz_replay_*)
+		for f in tests/replay/cases/"${t#fuzz_replay_}"/*.pcap; do
+			[ -f "$f" ] && cp "$f" "$dir/case-${f##*/}"
+		done ;;
+	esac
+}
 run_fuzz() {
-	local t=$1 work="$LOG/fuzz-$1" rc crash
+	local t=$1 work="$LOG/fuzz-$1" rc crash secs=${FUZZ_SECONDS:-25}
 	rm -rf "$work"
 	mkdir -p "$work/corpus"
-	cp tests/fuzz/corpus/"$t"/* "$work/corpus/"
-	build/fuzz/"$t" -max_total_time="${FUZZ_SECONDS:-25}" -timeout=10 \
+	fuzz_seeds "$t" "$work/corpus"
+	case $t in fuzz_replay_*) secs=$(( (secs + 1) / 2 )) ;; esac
+	build/fuzz/"$t" -max_total_time="$secs" -timeout=10 \
 		-rss_limit_mb=2048 -artifact_prefix="$work/" "$work/corpus" \
 		>"$work/log.txt" 2>&1
 	rc=$?
