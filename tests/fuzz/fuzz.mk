@@ -26,7 +26,7 @@ FUZZ_SRC_fuzz_tns := $(FUZZ_HOST_SRC) $(sort $(wildcard plugins/tns/*.c)) sdk/li
 FUZZ_SRC_fuzz_rpc := $(FUZZ_HOST_SRC) $(sort $(wildcard plugins/rpc/*.c)) sdk/lib/util.c
 
 # fuzz_replay.c, once per plugin: fuzz_replay_PLUGIN is a whole capture
-# through the replay's engine (replay/, but its main.c) with the plugin
+# through the replay's engine (replay/ but main.c) with the plugin
 # linked in.  FUZZ_REPLAY_DEFS_PLUGIN: its usual port(s) (FZR_PORT) and
 # the "key=value" settings the input's knobs switch on (FZR_OPTS).  Seeds:
 # tests/fuzz/corpus/fuzz_replay_PLUGIN/ (crash regressions) and the replay
@@ -42,7 +42,7 @@ FUZZ_REPLAY_PLUGIN_toydata := sdk/examples/toydata/toydata.c
 FUZZ_REPLAY_DEFS_ftp     := -DFZR_PORT=21 -DFZR_OPTS='"loose=yes"'
 FUZZ_REPLAY_DEFS_sip     := -DFZR_PORT=5060 \
                             -DFZR_OPTS='"sip_direct_media=no","sip_direct_signalling=no"'
-FUZZ_REPLAY_DEFS_tns     := -DFZR_PORT=1521 -DFZR_OPTS='"tns_detach=yes"'
+FUZZ_REPLAY_DEFS_tns     := -DFZR_PORT=1521 -DFZR_OPTS='"tns_detach=no"'
 FUZZ_REPLAY_DEFS_rpc     := -DFZR_PORT=111 -DFZR_OPTS='"permanent=yes"'
 FUZZ_REPLAY_DEFS_toydata := -DFZR_PORT=7000 -DFZR_OPTS='"min_port=1024"'
 FUZZ_REPLAY_LIBS = $(shell pkg-config --libs libpcap 2>/dev/null)

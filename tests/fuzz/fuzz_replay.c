@@ -19,7 +19,8 @@
  *                   on the first flow's destination port
  *            bits 5-6  protocol: 1 TCP, 2 UDP, else the plugin's
  *            bit 7  the plugin's debug log lines into the report too
- *   byte 9   bit i  the plugin's i-th key of FZR_OPTS set ("key=value")
+ *   byte 9   bit i  the i-th of FZR_OPTS set ("key=value": the plugin's keys
+ *                   away from their defaults)
  *
  * The NAT addresses are of the first IP frame's family.  So the replay
  * cases' captures (the .pcap files in tests/replay/cases/PLUGIN/, zeros
