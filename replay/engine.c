@@ -111,6 +111,18 @@ static void rp_detach_settle(struct rp_engine *r)
 	}
 }
 
+/* A connection the kernel destroys takes its expectations along
+ * (nf_ct_remove_expectations from the destroy path). */
+static void rp_engine_forget(struct rp_engine *r, struct rp_conn *c)
+{
+	unsigned int n = rp_expect_forget_master(&r->x, c->id);
+
+	if (n)
+		rp_report_line(&r->rep, false, "conn %u ended: its %u expectation%s removed",
+			       c->id, n, n == 1 ? "" : "s");
+	rp_conn_forget(&r->ct, c);
+}
+
 static struct rp_conn *rp_conn_lookup(struct rp_engine *r, const struct cth_tuple *hdr,
 				      uint8_t flags, enum cth_dir *dir)
 {
@@ -121,7 +133,7 @@ static struct rp_conn *rp_conn_lookup(struct rp_engine *r, const struct cth_tupl
 	/* a new SYN on a finished connection starts a new one (TIME_WAIT
 	 * reuse); its packets' helper and state start over */
 	if (c && c->closed && syn && *dir == CTH_DIR_ORIGINAL) {
-		rp_conn_forget(&r->ct, c);
+		rp_engine_forget(r, c);
 		c = NULL;
 	}
 	if (c)
@@ -336,7 +348,7 @@ void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 	if (verdict != CTH_VERDICT_ACCEPT) {
 		/* a dropped first packet leaves no connection behind */
 		if (!(c->status & CTH_CT_CONFIRMED))
-			rp_conn_forget(&r->ct, c);
+			rp_engine_forget(r, c);
 		return;
 	}
 	rp_conn_seen(c, dir, flags);

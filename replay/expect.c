@@ -276,6 +276,22 @@ struct rp_exp *rp_expect_match(struct rp_expects *x, const struct cth_tuple *hdr
 	return NULL;
 }
 
+unsigned int rp_expect_forget_master(struct rp_expects *x, unsigned int master)
+{
+	struct rp_exp *e, *next;
+	unsigned int n = 0;
+
+	for (e = x->head; e; e = next) {
+		next = e->next;
+		if (e->master != master)
+			continue;
+		rp_expect_unlink(x, e);
+		x->removed++;
+		n++;
+	}
+	return n;
+}
+
 void rp_expects_free(struct rp_expects *x)
 {
 	while (x->head) {

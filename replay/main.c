@@ -75,9 +75,13 @@ static void rp_usage(FILE *fp)
 static int rp_port_add(struct rp_opts *o, const char *v)
 {
 	char *end;
-	unsigned long p = strtoul(v, &end, 10);
+	unsigned long p;
 
-	if (!*v || *end || p < 1 || p > 65535 || o->n_ports == RP_PORTS_MAX)
+	/* digits only: strtoul() would take " 80" and "+80" */
+	if (!*v || strspn(v, "0123456789") != strlen(v))
+		return -EINVAL;
+	p = strtoul(v, &end, 10);
+	if (p < 1 || p > 65535 || o->n_ports == RP_PORTS_MAX)
 		return -EINVAL;
 	o->ports[o->n_ports++] = (uint16_t)p;
 	return 0;

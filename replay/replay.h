@@ -176,6 +176,8 @@ void rp_expect_age(struct rp_expects *x, unsigned long frame, uint64_t now_ms);
 struct rp_exp *rp_expect_match(struct rp_expects *x, const struct cth_tuple *hdr,
 			       struct rp_exp *out);
 unsigned int rp_expect_count(const struct rp_expects *x, unsigned int master);
+/* Remove a master's expectations (it is destroyed); how many. */
+unsigned int rp_expect_forget_master(struct rp_expects *x, unsigned int master);
 void rp_expects_free(struct rp_expects *x);
 
 /* ------------------------------------------------------------ report.c */

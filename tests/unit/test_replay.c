@@ -585,6 +585,13 @@ static void test_expect_match(void)
 	CHECK("replay/expect/flush-all", rc == 1 && rp_expect_count(&v.x, v.m1->id) == 0 &&
 	      rp_expect_count(&v.x, v.m2->id) == 1, "rc %d count %u/%u", rc,
 	      rp_expect_count(&v.x, v.m1->id), rp_expect_count(&v.x, v.m2->id));
+	/* a destroyed master takes its expectations along, only its own */
+	e = exp_to("10.0.0.1", 7700, 0);
+	rp_expect_fn(&v.call, &e, 0);
+	rc = (int)rp_expect_forget_master(&v.x, v.m1->id);
+	CHECK("replay/expect/forget-master", rc == 1 && rp_expect_count(&v.x, v.m1->id) == 0 &&
+	      rp_expect_count(&v.x, v.m2->id) == 1, "rc %d count %u/%u", rc,
+	      rp_expect_count(&v.x, v.m1->id), rp_expect_count(&v.x, v.m2->id));
 	xenv_free(&v);
 }
 
