@@ -331,102 +331,9 @@ run_client() {
 # ------------------------------------------------------------ captures for the replay
 
 # Issue 16: the cthelperd column's CASES are captured for the offline
-# replay (tests/replay/vmcompare.sh, on the host after the boot).  Per
-# case, in $REPLAY_DIR/<case>/ (the results share):
-#   client.pcap  tcpdump on r-cl (the router's client side), both directions
-#   server.pcap  tcpdump on r-sv (the server side), both directions
-#   expect.txt   the lines "conntrack -E expect" (events_start) printed
-#                during the case: the kernel's view of the expectations
-#   nat.txt      the replay options: "-p 21" and topo_replay_nat's NAT
-#   *.tcpdump    tcpdump's stderr; capture-error when a capture failed,
-#                capture-note when tcpdump counted more than it wrote
-# Only TCP: "tcp" does not follow IPv6 extension headers (nat6-*-dstopts
-# puts a Destination Options header, 60, before TCP), hence the second
-# term.  -Z root: Debian's tcpdump drops to user tcpdump otherwise, who
-# may not write the file.  tcpdump writes to tmpfs and the files are
-# copied afterwards: writing each packet over 9p, it fell behind by 20 of
-# 77 packets, which were lost when it was stopped.  --immediate-mode: a
-# packet is handed over when it arrives, not when the ring's block is
-# full or its timeout (1 s) expires.
-REPLAY_DIR=${VM_RESULTS:-$W}/replay-vm
-CAP_FILTER='tcp or (ip6[6] == 60 and ip6[40] == 6)'
-CAP_PIDS=()
-CAP_DIR=
-CAP_T0=0
-CAP_MS=0
-capture_start() {
-	local case=$1 fam=$2 side dev
-	CAP_DIR=$REPLAY_DIR/$case
-	CAP_PIDS=()
-	CAP_T0=${EPOCHREALTIME/./}
-	mkdir -p "$CAP_DIR" "$W/cap" || return 0
-	echo "-p 21 $(topo_replay_nat "$fam")" >"$CAP_DIR/nat.txt"
-	for side in client server; do
-		[ $side = client ] && dev=r-cl || dev=r-sv
-		# emptied here, not by the job's redirection: that may come
-		# after the first look for "listening on" and leave the last
-		# case's line there to be found
-		: >"$W/cap/$side.tcpdump"
-		timeout 90 tcpdump -i $dev --immediate-mode -U -s 0 -Z root \
-			-w "$W/cap/$side.pcap" "$CAP_FILTER" 2>"$W/cap/$side.tcpdump" &
-		CAP_PIDS+=($!)
-	done
-	# tcpdump says "listening on" once its filter is attached (about
-	# 1 s under TCG); packets before that would be missing.
-	for side in client server; do
-		wait_line "$W/cap/$side.tcpdump" 'listening on' 15000 && continue
-		echo "$side: tcpdump did not start listening within 15 s" >>"$CAP_DIR/capture-error"
-		say "capture $case: tcpdump on the $side side did not start"
-	done
-	CAP_MS=$(((${EPOCHREALTIME/./} - CAP_T0) / 1000))
-}
-# capture_stop: after events_since_mark (which gave the event listener, and
-# tcpdump, 0.3 s): the kernel's expectation events since the mark into
-# expect.txt; SIGTERM to both tcpdumps (they flush and close the file; a
-# background job of a script ignores SIGINT), up to 5 s.  A capture with
-# fewer packets than its filter let through goes to capture-note, not
-# capture-error: seen once with both files complete (the 71st packet
-# was in neither), and a capture that really missed a packet of the
-# control connection fails the comparison anyway (vmcompare.sh quotes
-# the note then).
-capture_stop() {
-	local pid side lines cap rcv drop line
-	[ -n "$CAP_DIR" ] || return 0
-	mapfile -t -s "$EV_MARK" lines <"$EV_LOG"
-	printf '%s\n' "${lines[@]}" >"$CAP_DIR/expect.txt"
-	CAP_T0=${EPOCHREALTIME/./}
-	kill -TERM "${CAP_PIDS[@]}" 2>/dev/null
-	until_ms 5000
-	for pid in "${CAP_PIDS[@]}"; do
-		while kill -0 "$pid" 2>/dev/null && before_deadline; do nap 0.1; done
-		if kill -0 "$pid" 2>/dev/null; then
-			kill -KILL "$pid" 2>/dev/null
-			echo "tcpdump $pid did not stop on SIGTERM within 5 s" >>"$CAP_DIR/capture-error"
-		fi
-		wait "$pid" 2>/dev/null
-	done
-	for side in client server; do
-		cap='' rcv='' drop=''
-		mapfile -t lines <"$W/cap/$side.tcpdump"
-		for line in "${lines[@]}"; do
-			[[ $line =~ ^([0-9]+)\ packets?\ captured ]] && cap=${BASH_REMATCH[1]}
-			[[ $line =~ ^([0-9]+)\ packets?\ received\ by\ filter ]] && rcv=${BASH_REMATCH[1]}
-			[[ $line =~ ^([0-9]+)\ packets?\ dropped\ by\ kernel ]] && drop=${BASH_REMATCH[1]}
-		done
-		[ -n "$cap" ] && [ "$cap" = "$rcv" ] && [ "$drop" = 0 ] ||
-			echo "$side: tcpdump captured ${cap:-?} of ${rcv:-?} packets, ${drop:-?} dropped by the kernel" >>"$CAP_DIR/capture-note"
-	done
-	cp "$W/cap/client.pcap" "$W/cap/server.pcap" "$W/cap/client.tcpdump" \
-		"$W/cap/server.tcpdump" "$CAP_DIR/" 2>>"$CAP_DIR/capture-error"
-	for line in capture-error capture-note; do
-		[ -s "$CAP_DIR/$line" ] || continue
-		mapfile -t lines <"$CAP_DIR/$line"
-		say "${line/-/ } ${CAP_DIR##*/}: ${lines[*]}"
-	done
-	say "capture ${CAP_DIR##*/}: tcpdump start ${CAP_MS} ms, stop and copy $(((${EPOCHREALTIME/./} - CAP_T0) / 1000)) ms"
-	CAP_PIDS=()
-	CAP_DIR=
-}
+# replay (capture_start and capture_stop in tests/lib/vmsuite.sh;
+# tests/replay/vmcompare.sh compares on the host after the boot): the
+# ftp plugin on tcp/21 and the case's NAT.
 
 # A transfer that failed at the data connection (not at connect/login): the
 # firewall blocked it, or the server refused a PORT it could not use.
@@ -442,7 +349,7 @@ run_case() {
 	shift 4
 	progress "$impl/$case"
 	events_mark
-	[ "$impl" != cthelperd ] || capture_start "$case" "$fam"
+	[ "$impl" != cthelperd ] || capture_start "$case" "$fam" ftp "-p 21"
 	run_client "$impl" "$case" "$fam" "$mode" "$@"
 	local rc=$?
 	local exps

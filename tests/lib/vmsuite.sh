@@ -42,6 +42,14 @@
 #   events_start NAME / events_stop / events_mark / events_since_mark
 #                               "conntrack -E expect" into LOGS/NAME-expect-events.log;
 #                               the expectations created since the mark
+#   capture_start CASE FAM PLUGIN OPTS [fresh] / capture_stop [SECONDS]
+#                               a case captured for the offline replay
+#                               (issue 16): tcpdump on both router sides and
+#                               the expectation events, into
+#                               VM_RESULTS/replay-vm/CASE/ (tests/replay/vmcompare.sh)
+#   captured CASE FAM PLUGIN OPTS CMD...
+#                               CMD between capture_start ... fresh and
+#                               capture_stop 0.3
 
 # (read, not cut: under TCG every process costs a good part of a second)
 progress() {
@@ -159,6 +167,128 @@ events_since_mark() {
 	local new
 	new=$(tail -n +"$((EV_MARK + 1))" "$EV_LOG" | grep -F '[NEW]' | sed 's/^ *\[NEW\] *//' | tr -s ' ' | paste -sd';' -)
 	echo "${new:-none}"
+}
+
+# ------------------------------------------------------------ captures for the replay
+
+# Issue 16: some cases of the cthelperd column are captured for the offline
+# replay (tests/replay/vmcompare.sh, on the host after the boot).  Per
+# case, in $REPLAY_DIR/<case>/ (the results share):
+#   client.pcap  tcpdump on r-cl (the router's client side), both directions
+#   server.pcap  tcpdump on r-sv (the server side), both directions
+#   expect.txt   the lines "conntrack -E expect" (events_start) printed
+#                during the case: the kernel's view of the expectations
+#   nat.txt      the replay options: the helped port and protocol (OPTS,
+#                e.g. "-p 21", "-P udp -p 5060") and topo_replay_nat's NAT
+#   plugin       the plugin's name (PLUGIN: ftp, sip, tns, rpc)
+#   *.tcpdump    tcpdump's stderr; capture-error when a capture failed,
+#                capture-note when tcpdump counted more than it wrote
+# TCP and UDP: "tcp" or "udp" does not follow IPv6 extension headers (the
+# e2e suite's nat6-*-dstopts puts a Destination Options header, 60,
+# before TCP), hence the third term.  -Z root: Debian's tcpdump drops to
+# user tcpdump otherwise, who may not write the file.  tcpdump writes to
+# tmpfs and the files are copied afterwards: writing each packet over 9p,
+# it fell behind by 20 of 77 packets, which were lost when it was stopped.
+# --immediate-mode: a packet is handed over when it arrives, not when the
+# ring's block is full or its timeout (1 s) expires.
+CAP_FILTER='tcp or udp or (ip6[6] == 60 and (ip6[40] == 6 or ip6[40] == 17))'
+CAP_PIDS=()
+CAP_DIR=
+CAP_T0=0
+CAP_MS=0
+CAP_MARK=0
+# capture_start CASE FAM PLUGIN OPTS [fresh]: FAM (4 or 6) picks the NAT
+# of the current topology mode for nat.txt.  With fresh, conntrack is
+# flushed first: the replay starts from no connection, so the case must
+# too (a UDP flow of an earlier case, e.g. SIP's 5060 to 5060, would
+# otherwise carry on with the helper's state from then).
+capture_start() {
+	local case=$1 fam=$2 plugin=$3 opts=$4 side dev lines
+	CAP_DIR=${VM_RESULTS:-$W}/replay-vm/$case
+	CAP_PIDS=()
+	CAP_T0=${EPOCHREALTIME/./}
+	mkdir -p "$CAP_DIR" "$W/cap" || return 0
+	echo "$opts $(topo_replay_nat "$fam")" >"$CAP_DIR/nat.txt"
+	echo "$plugin" >"$CAP_DIR/plugin"
+	[ "${5:-}" != fresh ] || topo_flush_conntrack
+	for side in client server; do
+		[ $side = client ] && dev=r-cl || dev=r-sv
+		# emptied here, not by the job's redirection: that may come
+		# after the first look for "listening on" and leave the last
+		# case's line there to be found
+		: >"$W/cap/$side.tcpdump"
+		timeout 90 tcpdump -i $dev --immediate-mode -U -s 0 -Z root \
+			-w "$W/cap/$side.pcap" "$CAP_FILTER" 2>"$W/cap/$side.tcpdump" &
+		CAP_PIDS+=($!)
+	done
+	# tcpdump says "listening on" once its filter is attached (about
+	# 1 s under TCG); packets before that would be missing.
+	for side in client server; do
+		wait_line "$W/cap/$side.tcpdump" 'listening on' 15000 && continue
+		echo "$side: tcpdump did not start listening within 15 s" >>"$CAP_DIR/capture-error"
+		say "capture $case: tcpdump on the $side side did not start"
+	done
+	# the expectation events from here on are the case's
+	mapfile -t lines <"$EV_LOG"
+	CAP_MARK=${#lines[@]}
+	CAP_MS=$(((${EPOCHREALTIME/./} - CAP_T0) / 1000))
+}
+# capture_stop [SECONDS]: after SECONDS (or after events_since_mark, which
+# gave the event listener, and tcpdump, 0.3 s): the kernel's expectation
+# events since capture_start into expect.txt; SIGTERM to both tcpdumps
+# (they flush and close the file; a background job of a script ignores
+# SIGINT), up to 5 s.  A capture with fewer packets than its filter let
+# through goes to capture-note, not capture-error: seen once with both
+# files complete (the 71st packet was in neither), and a capture that
+# really missed a packet of a helped flow fails the comparison anyway
+# (vmcompare.sh quotes the note then).
+capture_stop() {
+	local pid side lines cap rcv drop line
+	[ -n "$CAP_DIR" ] || return 0
+	[ -z "${1:-}" ] || nap "$1"
+	mapfile -t -s "$CAP_MARK" lines <"$EV_LOG"
+	printf '%s\n' "${lines[@]}" >"$CAP_DIR/expect.txt"
+	CAP_T0=${EPOCHREALTIME/./}
+	kill -TERM "${CAP_PIDS[@]}" 2>/dev/null
+	until_ms 5000
+	for pid in "${CAP_PIDS[@]}"; do
+		while kill -0 "$pid" 2>/dev/null && before_deadline; do nap 0.1; done
+		if kill -0 "$pid" 2>/dev/null; then
+			kill -KILL "$pid" 2>/dev/null
+			echo "tcpdump $pid did not stop on SIGTERM within 5 s" >>"$CAP_DIR/capture-error"
+		fi
+		wait "$pid" 2>/dev/null
+	done
+	for side in client server; do
+		cap='' rcv='' drop=''
+		mapfile -t lines <"$W/cap/$side.tcpdump"
+		for line in "${lines[@]}"; do
+			[[ $line =~ ^([0-9]+)\ packets?\ captured ]] && cap=${BASH_REMATCH[1]}
+			[[ $line =~ ^([0-9]+)\ packets?\ received\ by\ filter ]] && rcv=${BASH_REMATCH[1]}
+			[[ $line =~ ^([0-9]+)\ packets?\ dropped\ by\ kernel ]] && drop=${BASH_REMATCH[1]}
+		done
+		[ -n "$cap" ] && [ "$cap" = "$rcv" ] && [ "$drop" = 0 ] ||
+			echo "$side: tcpdump captured ${cap:-?} of ${rcv:-?} packets, ${drop:-?} dropped by the kernel" >>"$CAP_DIR/capture-note"
+	done
+	cp "$W/cap/client.pcap" "$W/cap/server.pcap" "$W/cap/client.tcpdump" \
+		"$W/cap/server.tcpdump" "$CAP_DIR/" 2>>"$CAP_DIR/capture-error"
+	for line in capture-error capture-note; do
+		[ -s "$CAP_DIR/$line" ] || continue
+		mapfile -t lines <"$CAP_DIR/$line"
+		say "${line/-/ } ${CAP_DIR##*/}: ${lines[*]}"
+	done
+	say "capture ${CAP_DIR##*/}: tcpdump start ${CAP_MS} ms, stop and copy $(((${EPOCHREALTIME/./} - CAP_T0) / 1000)) ms"
+	CAP_PIDS=()
+	CAP_DIR=
+}
+# captured CASE FAM PLUGIN OPTS CMD...: CMD (a whole case) captured, from
+# no connection on (fresh).
+captured() {
+	local case=$1 fam=$2 plugin=$3 opts=$4
+	shift 4
+	capture_start "$case" "$fam" "$plugin" "$opts" fresh
+	"$@"
+	capture_stop 0.3
 }
 
 # ------------------------------------------------------------ the suite

@@ -874,6 +874,22 @@ case_clean_stop() {
 	[ -z "$why" ] || diagnose "$impl"
 }
 
+# ------------------------------------------------------------ captures for the replay
+
+# Issue 16: these cases of the cthelperd column are captured for the
+# offline replay (captured in tests/lib/vmsuite.sh; tests/sip/run.sh
+# runs tests/replay/vmcompare.sh on the host after the boot): the sip
+# plugin on the case's signalling protocol, port 5060, and the case's
+# NAT.  All but tcp-split-invite and clean-stop.
+# sip_capture CASE PROTO FAM before the case, sip_capture_end after it:
+# when cthelperd runs (IMPL).
+sip_capture() {
+	[ "$IMPL" != cthelperd ] || capture_start "$1" "$3" sip "-P $2 -p 5060" fresh
+}
+sip_capture_end() {
+	[ "$IMPL" != cthelperd ] || capture_stop 0.3
+}
+
 # ------------------------------------------------------------ implementations
 
 write_cthelperd_conf() {
@@ -959,14 +975,14 @@ run_impl() {
 	fi
 	[ "$impl" = none ] || say "helpers: $(nfct_helpers | tr '\n' ' ')"
 	events_start "$impl"
-	if want udp-call; then topo_mode plain; call_case "$impl" udp-call udp 4; fi
-	if want register-invite; then topo_mode plain; case_register_invite "$impl"; fi
-	if want masq-call; then topo_mode masq; call_case "$impl" masq-call udp 4; fi
-	if want tcp-call; then topo_mode plain; call_case "$impl" tcp-call tcp 4; fi
-	if want v6-call; then topo_mode plain; call_case "$impl" v6-call udp 6; fi
+	if want udp-call; then topo_mode plain; sip_capture udp-call udp 4; call_case "$impl" udp-call udp 4; sip_capture_end; fi
+	if want register-invite; then topo_mode plain; sip_capture register-invite udp 4; case_register_invite "$impl"; sip_capture_end; fi
+	if want masq-call; then topo_mode masq; sip_capture masq-call udp 4; call_case "$impl" masq-call udp 4; sip_capture_end; fi
+	if want tcp-call; then topo_mode plain; sip_capture tcp-call tcp 4; call_case "$impl" tcp-call tcp 4; sip_capture_end; fi
+	if want v6-call; then topo_mode plain; sip_capture v6-call udp 6; call_case "$impl" v6-call udp 6; sip_capture_end; fi
 	if want tcp-split-invite; then topo_mode plain; call_case "$impl" tcp-split-invite tcp 4; fi
-	if want masq-register; then topo_mode masq; case_masq_register "$impl"; fi
-	if want dnat-call; then topo_mode dnat; call_case "$impl" dnat-call udp 4; fi
+	if want masq-register; then topo_mode masq; sip_capture masq-register udp 4; case_masq_register "$impl"; sip_capture_end; fi
+	if want dnat-call; then topo_mode dnat; sip_capture dnat-call udp 4; call_case "$impl" dnat-call udp 4; sip_capture_end; fi
 	if [ "$impl" = cthelperd ] && want clean-stop; then
 		if [ -n "$CTH_PID" ] && kill -0 "$CTH_PID" 2>/dev/null; then
 			case_clean_stop "$impl"
@@ -991,6 +1007,7 @@ cleanup() {
 	[ -n "$CTH_PID" ] && kill -KILL "$CTH_PID" 2>/dev/null
 	for p in "${AGENT_PID[@]}"; do kill "$p" 2>/dev/null; done
 	cp "$W"/media-*.log "$LOGS/" 2>/dev/null
+	[ ${#CAP_PIDS[@]} = 0 ] || kill -TERM "${CAP_PIDS[@]}" 2>/dev/null
 	events_stop
 }
 trap cleanup EXIT

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SIP end-to-end tests: one VM boot runs every scenario against every
 # helper implementation (tests/sip/inside.sh) and prints PASS/FAIL lines and
-# a side-by-side table.  Called by tests/run.sh; extra arguments select
+# a side-by-side table, then tests/replay/vmcompare.sh replays what the VM
+# captured (issue 16).  Called by tests/run.sh; extra arguments select
 # implementations (none cthelperd kernel).
 # CTH_BUILD (default build): the daemon's build dir, passed into the VM, e.g.
 #   make B=build-sip all && CTH_BUILD=build-sip tests/sip/run.sh
@@ -12,3 +13,10 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
 suite_boot sip "${SIP_VM_TIMEOUT:-600}" "CTH_BUILD SIP_ONLY" "$@"
+rc=$?
+# Issue 16: the cthelperd column's captures (RES/replay-vm/<case>/) against
+# the offline replay, on the host: PASS/FAIL replay-vm/sip/<case>.
+if [ -d "$RES/replay-vm" ]; then
+	tests/replay/vmcompare.sh "$RES" sip || [ $rc != 0 ] || rc=1
+fi
+exit $rc

@@ -513,6 +513,24 @@ run_case() {
 	esac
 }
 
+# Issue 16: these cases of the cthelperd column are captured for the
+# offline replay (captured in tests/lib/vmsuite.sh; tests/tnsrpc/run.sh
+# runs tests/replay/vmcompare.sh on the host after the boot).
+REPLAY_CASES="tns-inline tns-masq-client tns-dnat-server rpc-getport-udp-udp rpc-getaddr4-tcp rpc-getaddr4-udp-dnat rpc-getaddr4-tcp-dnat"
+# captured_case IMPL CASE KIND ARGS...: run_case, captured, with the
+# replay options of its helper: tns on tcp/1521; rpc on 111 over the
+# protocol of the case's query (the daemon's rpc helper takes both).
+captured_case() {
+	local case=$2 kind=$3 plugin opts fam=4
+	case $kind in
+	tns) plugin=tns opts="-P tcp -p 1521"; [ "${6:-}" != 6 ] || fam=6 ;;
+	rpc) plugin=rpc opts="-P $5 -p 111" ;;
+	rpcinfo) plugin=rpc opts="-P udp -p 111"; [ "$4" != -t ] || opts="-P tcp -p 111" ;;
+	*) run_case "$@"; return ;;
+	esac
+	captured "$case" "$fam" "$plugin" "$opts" run_case "$@"
+}
+
 not_run() {
 	local impl=$1 name=$2 why=$3
 	CELL[$impl/$name]="n/s"
@@ -560,8 +578,13 @@ run_impl() {
 			fi
 		fi
 		[ "$TOPO_MODE" = "$mode" ] || topo_mode "$mode"
-		# shellcheck disable=SC2086  # args: the case's arguments
-		run_case "$impl" "$name" "$kind" $args
+		if [ "$impl" = cthelperd ] && [[ " $REPLAY_CASES " == *" $name "* ]]; then
+			# shellcheck disable=SC2086  # args: the case's arguments
+			captured_case "$impl" "$name" "$kind" $args
+		else
+			# shellcheck disable=SC2086
+			run_case "$impl" "$name" "$kind" $args
+		fi
 	done
 	events_stop
 	impl_stop "$impl"
@@ -610,6 +633,7 @@ cleanup() {
 	[ -n "$CTD_PID" ] && kill -KILL "$CTD_PID" 2>/dev/null
 	for p in "${AGENT_PID[@]}" $RPCBIND_PID; do kill "$p" 2>/dev/null; done
 	cp "$W"/*.out "$LOGS/" 2>/dev/null
+	[ ${#CAP_PIDS[@]} = 0 ] || kill -TERM "${CAP_PIDS[@]}" 2>/dev/null
 	events_stop
 }
 trap cleanup EXIT
