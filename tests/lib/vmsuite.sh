@@ -217,7 +217,7 @@ capture_start() {
 		# after the first look for "listening on" and leave the last
 		# case's line there to be found
 		: >"$W/cap/$side.tcpdump"
-		timeout 90 tcpdump -i $dev --immediate-mode -U -s 0 -Z root \
+		timeout 180 tcpdump -i $dev --immediate-mode -U -s 0 -Z root \
 			-w "$W/cap/$side.pcap" "$CAP_FILTER" 2>"$W/cap/$side.tcpdump" &
 		CAP_PIDS+=($!)
 	done
