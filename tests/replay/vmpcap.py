@@ -562,7 +562,7 @@ def fmt_exp(e):
 
 
 def compare_expectations(kern, rep):
-    why, left = [], list(rep)
+    why, left, missing = [], list(rep), []
     for k in kern:
         for r in left:
             if r[0] == k[0] and r[2] == k[2] and r[3] == k[3] and \
@@ -570,8 +570,12 @@ def compare_expectations(kern, rep):
                 left.remove(r)
                 break
         else:
-            why.append("the kernel's expectation %s is not among the replay's "
-                       "(%s)" % (fmt_exp(k), "; ".join(fmt_exp(r) for r in rep) or "none"))
+            missing.append(k)
+    if missing:
+        why.append("the kernel's expectation%s %s %s not among the replay's (%s)" % (
+            "s" if len(missing) > 1 else "", "; ".join(fmt_exp(k) for k in missing),
+            "are" if len(missing) > 1 else "is",
+            "; ".join(fmt_exp(r) for r in rep) or "none"))
     if len(kern) != len(rep):
         why.append("the kernel reported %d expectation(s), the replay created %d"
                    % (len(kern), len(rep)))
