@@ -26,14 +26,6 @@
 
 #include "replay.h"
 
-bool rp_tuple_eq(const struct cth_tuple *a, const struct cth_tuple *b)
-{
-	return a->family == b->family && a->proto == b->proto &&
-	       a->sport == b->sport && a->dport == b->dport &&
-	       memcmp(a->src.raw, b->src.raw, sizeof(a->src.raw)) == 0 &&
-	       memcmp(a->dst.raw, b->dst.raw, sizeof(a->dst.raw)) == 0;
-}
-
 static void rp_tuple_invert(struct cth_tuple *out, const struct cth_tuple *t)
 {
 	*out = *t;
@@ -79,14 +71,14 @@ struct rp_conn *rp_conn_find(struct rp_conns *ct, const struct cth_tuple *hdr,
 {
 	for (struct rp_conn *c = ct->head; c; c = c->next) {
 		for (int d = 0; d < 2; d++) {
-			if (rp_tuple_eq(&c->seen[d], hdr)) {
+			if (pkt_tuple_eq(&c->seen[d], hdr)) {
 				*dir = (enum cth_dir)d;
 				return c;
 			}
 		}
 		/* a reply taken where it carries the NATed tuple (the
 		 * server side of the router) */
-		if (c->nat && rp_tuple_eq(&c->t[CTH_DIR_REPLY], hdr)) {
+		if (c->nat && pkt_tuple_eq(&c->t[CTH_DIR_REPLY], hdr)) {
 			*dir = CTH_DIR_REPLY;
 			c->helper_view = true;
 			return c;

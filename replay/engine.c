@@ -76,16 +76,15 @@ static void rp_conn_expected(struct rp_conn *c, const struct rp_exp *e)
 
 static void rp_conn_show(struct rp_engine *r, const struct rp_conn *c, const char *what)
 {
-	char t[160], n[160] = "", tail[64] = "";
+	const struct cth_tuple *rt = &c->t[CTH_DIR_REPLY];
+	char t[160], n[160] = "", tail[64] = "", s[64], d[64];
 
 	rp_fmt_tuple(t, sizeof(t), &c->t[CTH_DIR_ORIGINAL]);
-	if (c->nat) {
-		n[0] = ' ';
-		memcpy(n + 1, "nat reply ", 10);
-		rp_fmt_tuple(n + 11, sizeof(n) - 11, &c->t[CTH_DIR_REPLY]);
-		/* the protocol was said once */
-		memmove(n + 11, n + 15, strlen(n + 15) + 1);
-	}
+	/* the reply without its protocol: said once already */
+	if (c->nat)
+		snprintf(n, sizeof(n), " nat reply %s > %s",
+			 rp_fmt_addr_port(s, sizeof(s), rt->family, &rt->src, rt->sport),
+			 rp_fmt_addr_port(d, sizeof(d), rt->family, &rt->dst, rt->dport));
 	if (c->master)
 		snprintf(tail, sizeof(tail), " expectation %u of conn %u", c->expectation, c->master);
 	rp_report_line(&r->rep, false, "conn %u %s %s%s%s%s", c->id, what, t, tail,
@@ -128,7 +127,7 @@ static struct rp_conn *rp_conn_lookup(struct rp_engine *r, const struct cth_tupl
 {
 	struct rp_conn *c = rp_conn_find(&r->ct, hdr, dir);
 	struct rp_exp e;
-	bool syn = (flags & (TH_SYN | TH_ACK)) == TH_SYN;
+	bool syn = (flags & (TH_SYN | TH_ACK)) == TH_SYN, helped;
 
 	/* a new SYN on a finished connection starts a new one (TIME_WAIT
 	 * reuse); its packets' helper and state start over */
@@ -149,8 +148,9 @@ static struct rp_conn *rp_conn_lookup(struct rp_engine *r, const struct cth_tupl
 		rp_detach_settle(r);
 		return c;
 	}
-	c = rp_conn_new(&r->ct, hdr, rp_port_helped(r, hdr));
-	if (c && rp_port_helped(r, hdr)) {
+	helped = rp_port_helped(r, hdr);
+	c = rp_conn_new(&r->ct, hdr, helped);
+	if (c && helped) {
 		c->helped = true;
 		r->helped++;
 		rp_conn_show(r, c, "new");
@@ -279,18 +279,6 @@ static bool rp_fragment(const uint8_t *p, size_t len, int family)
 	return family == AF_INET && len >= 8 && ((p[6] & 0x3f) || p[7]);
 }
 
-/* Do we hold the whole packet (d, len bytes): not cut by the snap
- * length, and its IP length field not beyond len (pkt_view_parse() left
- * out any padding)? */
-static bool rp_frame_whole(const struct rp_frame *f, const uint8_t *d, size_t len)
-{
-	if (f->caplen < f->wirelen)
-		return false;
-	if ((d[0] >> 4) == 4)
-		return ((size_t)d[2] << 8 | d[3]) <= len;
-	return (d[4] | d[5]) && 40u + ((size_t)d[4] << 8 | d[5]) <= len;
-}
-
 /* The TCP checksum after the 8 bytes of sequence and acknowledgement
  * numbers at l4 + 4 changed from old (RFC 1624: HC' = ~(~HC + ~m + m')),
  * for a packet whose bytes we do not all hold. */
@@ -319,6 +307,7 @@ void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 	bool mangled = false;
 	uint8_t flags;
 	int verdict = CTH_VERDICT_ACCEPT;
+	bool whole;
 
 	r->frames++;
 	r->rep.frame = f->no;
@@ -333,6 +322,9 @@ void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 		return;
 	}
 	len = view.len;
+	/* not cut by the snap length nor by the IP length field (a packet
+	 * the plugin rewrites is always whole: edits refuse a part) */
+	whole = f->caplen >= f->wirelen && !pkt_view_partial(&view);
 	if (!r->n_ports && rp_proto_ok(r, &hdr)) {
 		r->ports[r->n_ports++] = hdr.dport;
 		rp_engine_header_ports(r);
@@ -359,7 +351,7 @@ void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 
 		memcpy(old, l4 + 4, sizeof(old));
 		if (rp_seqadj_apply(c, dir, l4)) {
-			if (rp_frame_whole(f, r->buf, len))
+			if (whole)
 				pkt_sums_fix(r->buf, len, view.l4_offset, true);
 			else
 				rp_tcp_sum_update(l4, old);

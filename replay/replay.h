@@ -131,7 +131,6 @@ bool rp_seqadj_apply(const struct rp_conn *c, enum cth_dir dir, uint8_t *l4);
 /* Header tuple of a raw IP packet; tcp_flags set for TCP.  0 or -EINVAL. */
 int rp_tuple_of(const struct cth_packet *p, int family, struct cth_tuple *t,
 		uint8_t *tcp_flags);
-bool rp_tuple_eq(const struct cth_tuple *a, const struct cth_tuple *b);
 /* "ADDR[:PORT]" or "[ADDR6][:PORT]" into n; 0 or -EINVAL. */
 int rp_nat_parse(const char *s, struct rp_nat *n);
 

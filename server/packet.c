@@ -219,9 +219,7 @@ static int pkt_host_detach(struct cth_ctx *ctx)
 	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_DETACH });
 }
 
-/* Does the IP length field say there is more than we hold?  (The view
- * left out trailing padding; a jumbogram's 0 is never whole here.) */
-static bool pkt_view_partial(const struct cth_packet *p)
+bool pkt_view_partial(const struct cth_packet *p)
 {
 	const uint8_t *d = p->data;
 

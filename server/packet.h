@@ -94,25 +94,33 @@ struct pkt_call {
 	unsigned int n_expect;
 };
 
+/* Are two tuples the same (family, protocol, addresses, ports)? */
+static inline bool pkt_tuple_eq(const struct cth_tuple *a, const struct cth_tuple *b)
+{
+	return a->family == b->family && a->proto == b->proto &&
+	       a->sport == b->sport && a->dport == b->dport &&
+	       memcmp(a->src.raw, b->src.raw, sizeof(a->src.raw)) == 0 &&
+	       memcmp(a->dst.raw, b->dst.raw, sizeof(a->dst.raw)) == 0;
+}
+
 /* Is p of the connection known by conntrack id, zone and original tuple?
  * (Ids get reused: the tuple is compared too.)  Tables that remember a
  * connection between its packets (keep.c, detach.c) match with this. */
 static inline bool pkt_conn_is(const struct cth_packet *p, uint32_t id,
 			       uint16_t zone, const struct cth_tuple *orig)
 {
-	const struct cth_tuple *t = &p->tuple[CTH_DIR_ORIGINAL];
-
 	return id == p->ct_id && zone == p->zone &&
-	       orig->family == t->family && orig->proto == t->proto &&
-	       orig->sport == t->sport && orig->dport == t->dport &&
-	       memcmp(orig->src.raw, t->src.raw, sizeof(t->src.raw)) == 0 &&
-	       memcmp(orig->dst.raw, t->dst.raw, sizeof(t->dst.raw)) == 0;
+	       pkt_tuple_eq(orig, &p->tuple[CTH_DIR_ORIGINAL]);
 }
 
 /* Fill the packet part of a view (data, offsets, seq) from a raw L3
  * packet.  Returns 0, or -EINVAL for a packet that is not IP+TCP/UDP. */
 int pkt_view_parse(struct cth_packet *p, const uint8_t *data, size_t len,
 		   int family);
+
+/* Does the IP length field say there is more than the view holds?  (The
+ * view left out trailing padding; a jumbogram's 0 is never whole here.) */
+bool pkt_view_partial(const struct cth_packet *p);
 
 /* Run the instance's plugin on c->pkt with the given private state (NULL
  * or shorter than the plugin's size: zero-filled).  Returns the verdict. */

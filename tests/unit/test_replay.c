@@ -112,17 +112,17 @@ static void test_conn(void)
 	c = rp_conn_new(&ct, &h, true);
 	want = tuple(AF_INET, IPPROTO_TCP, "198.51.100.2", 21, "203.0.113.5", 50000);
 	CHECK("replay/conn/snat-reply-tuple", c && c->id == 1 && c->nat == CTH_NAT_SRC &&
-	      rp_tuple_eq(&c->t[O], &h) && rp_tuple_eq(&c->t[R], &want),
+	      pkt_tuple_eq(&c->t[O], &h) && pkt_tuple_eq(&c->t[R], &want),
 	      "nat %u", c ? c->nat : 0);
 	u = rp_conn_new(&ct, &h, false);
 	CHECK("replay/conn/no-nat-unhelped", u && !u->nat && u->id == 2 &&
-	      rp_tuple_eq(&u->t[R], &u->seen[R]), "NAT applied to a connection not helped");
+	      pkt_tuple_eq(&u->t[R], &u->seen[R]), "NAT applied to a connection not helped");
 	rp_conn_forget(&ct, u);
 	h = tuple(AF_INET6, IPPROTO_UDP, "2001:db8::10", 5060, "2001:db8:1::2", 5060);
 	c6 = rp_conn_new(&ct, &h, true);
 	want = tuple(AF_INET6, IPPROTO_UDP, "2001:db8::9", 5060, "2001:db8::10", 5060);
 	CHECK("replay/conn/dnat-other-family-only", c6 && c6->nat == CTH_NAT_DST &&
-	      rp_tuple_eq(&c6->t[R], &want), "nat %u", c6 ? c6->nat : 0);
+	      pkt_tuple_eq(&c6->t[R], &want), "nat %u", c6 ? c6->nat : 0);
 
 	/* found by the header tuples either way, and by the NATed reply */
 	back = c->seen[R];
