@@ -180,28 +180,27 @@ static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
  */
 static int rp_runtime_build(const struct rp_opts *o, struct runtime **rt)
 {
-	char dir[PATH_MAX], base[PATH_MAX], *text = NULL, *name;
+	char dir[PATH_MAX], copy[PATH_MAX], name[PATH_MAX], *text = NULL;
 	size_t len = 0, blen;
 	struct cfg *cfg;
 	FILE *fp;
 	int rc;
 
-	snprintf(base, sizeof(base), "%s", o->plugin);
-	name = basename(base);
+	/* basename() and dirname() may write into what they are given */
+	snprintf(copy, sizeof(copy), "%s", o->plugin);
+	snprintf(name, sizeof(name), "%s", basename(copy));
 	blen = strlen(name);
 	if (blen < 4 || strcmp(name + blen - 3, ".so") != 0) {
 		fprintf(stderr, "cthelper-replay: %s: a plugin file NAME.so\n", o->plugin);
 		return -EINVAL;
 	}
 	name[blen - 3] = 0;
-	snprintf(base, sizeof(base), "%s", o->plugin);
-	if (!realpath(dirname(base), dir)) {
-		fprintf(stderr, "cthelper-replay: %s: %s\n", o->plugin, strerror(errno));
-		return -errno;
+	snprintf(copy, sizeof(copy), "%s", o->plugin);
+	if (!realpath(dirname(copy), dir)) {
+		rc = -errno;
+		fprintf(stderr, "cthelper-replay: %s: %s\n", o->plugin, strerror(-rc));
+		return rc;
 	}
-	snprintf(base, sizeof(base), "%s", o->plugin);
-	name = basename(base);
-	name[strlen(name) - 3] = 0;
 	fp = open_memstream(&text, &len);
 	if (!fp)
 		return -ENOMEM;
