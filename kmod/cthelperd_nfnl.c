@@ -39,6 +39,8 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
 #include <net/netlink.h>
 #include <net/sock.h>
 
@@ -88,6 +90,40 @@ static DEFINE_MUTEX(cthd_mutex);
 /* Bumped on every list change; a dump that sees it move sets DUMP_INTR. */
 static unsigned int cthd_generation = 1;
 
+/*
+ * Beyond the in-tree module (off by default, so the two behave alike):
+ * packets without transport payload pass without the trip to user space.
+ * cthelperd answers them unread anyway (server/qmsg.c), and nothing a
+ * helper's queue verdict carries depends on them: the NAT sequence
+ * adjustment is applied to every packet by conntrack's confirm step, not
+ * by the helper (Linux 6.1: nf_confirm() calls nf_ct_seq_adjust() once
+ * the helper returned NF_ACCEPT; a queued packet gets it on reinjection,
+ * nf_confirm_cthelper()).
+ * A pure ACK of a request/response exchange otherwise costs as much queue
+ * work as the request itself.  Writable at run time:
+ * /sys/module/cthelperd_nfnl/parameters/payload_only.
+ */
+static bool cthd_payload_only;
+module_param_named(payload_only, cthd_payload_only, bool, 0644);
+MODULE_PARM_DESC(payload_only, "queue only packets that carry TCP/UDP payload (default: every packet, as nfnetlink_cthelper)");
+
+/* Whether the packet carries transport payload; true when unsure. */
+static bool cthd_has_payload(const struct sk_buff *skb, unsigned int protoff,
+			     const struct nf_conn *ct)
+{
+	switch (nf_ct_protonum(ct)) {
+	case IPPROTO_TCP: {
+		struct tcphdr _th;
+		const struct tcphdr *th = skb_header_pointer(skb, protoff, sizeof(_th), &_th);
+
+		return !th || protoff + th->doff * 4 < skb->len;
+	}
+	case IPPROTO_UDP:
+		return protoff + sizeof(struct udphdr) < skb->len;
+	}
+	return true;
+}
+
 /* ------------------------------------------------------------------ */
 /* Packet path                                                          */
 /* ------------------------------------------------------------------ */
@@ -112,6 +148,8 @@ static int cthd_help(struct sk_buff *skb, unsigned int protoff,
 		return NF_DROP;
 
 	if (!(READ_ONCE(h->flags) & NF_CT_HELPER_F_CONFIGURED))
+		return NF_ACCEPT;
+	if (READ_ONCE(cthd_payload_only) && !cthd_has_payload(skb, protoff, ct))
 		return NF_ACCEPT;
 
 	return NF_QUEUE_NR(READ_ONCE(h->queue_num)) |

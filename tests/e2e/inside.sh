@@ -120,7 +120,7 @@ ZONE_CASES=(
 runs() {
 	case $1/$2 in
 	cthelperd/*|kernel/*) return 0 ;;
-	cthelperd-kmod/nohelp-*) return 0 ;;
+	cthelperd-kmod/nohelp-*|cthelperd-kmod/payload-only) return 0 ;;
 	conntrackd/nohelp-port|conntrackd/nohelp-pasv) return 0 ;;
 	esac
 	return 1
@@ -448,6 +448,38 @@ case_nohelp() {
 		show_tail "$CLIENT_LOG" 8
 		is_cth "$impl" && show_tail "$LOGS/$impl.log" 10
 	fi
+}
+
+# kmod/'s payload_only parameter (issue 17, off by default): packets
+# without payload pass without being queued.  The same two sessions (PORT
+# under MASQUERADE, PASV routed) with the parameter off and on: every
+# transfer passes, and fewer packets are queued with it on.
+PAYLOAD_PARAM=/sys/module/cthelperd_nfnl/parameters/payload_only
+case_payload_only() {
+	local impl=$1 c=payload-only why="" val q0 n line mode tmode
+	local -A queued=()
+	progress "$impl/$c"
+	[ -w "$PAYLOAD_PARAM" ] || { set_cell "$impl" "$c" bad "$PAYLOAD_PARAM missing: the loaded module lacks the option"; return; }
+	[ "$(cat "$PAYLOAD_PARAM")" = N ] || why="payload_only is not off by default: $(cat "$PAYLOAD_PARAM")"
+	for val in 0 1; do
+		echo "$val" >"$PAYLOAD_PARAM"
+		n=0
+		for line in "port masq" "pasv plain"; do
+			read -r mode tmode <<<"$line"
+			topo_mode "$tmode"
+			q0=$(queue_seq)
+			if ! run_client "$impl" "$c-$val-$mode" 4 "$mode"; then
+				why="${why:+$why; }payload_only=$val, $mode ($tmode): ${OUT#ERROR }"
+			fi
+			n=$((n + $(queue_seq) - q0))
+		done
+		queued[$val]=$n
+	done
+	echo 0 >"$PAYLOAD_PARAM"
+	[ "${queued[1]}" -lt "${queued[0]}" ] ||
+		why="${why:+$why; }${queued[1]} packets queued with payload_only=1, not fewer than the ${queued[0]} without"
+	say "$impl/$c: the two sessions queued ${queued[0]} packets with payload_only=0, ${queued[1]} with payload_only=1"
+	set_cell "$impl" "$c" "$([ -z "$why" ] && echo ok || echo bad)" "$why"
 }
 
 # Zones (issue 12, 2): the helper rule and the catch-all rules put every
@@ -932,7 +964,7 @@ run_nft_example() {
 # The case names IMPL runs (besides CASES), in table order.
 impl_extra_cases() {
 	local impl=$1 line
-	for line in "${NOHELP_CASES[@]}" "${ZONE_CASES[@]}" dup-masq-port gso-masq-port; do
+	for line in "${NOHELP_CASES[@]}" "${ZONE_CASES[@]}" dup-masq-port gso-masq-port payload-only; do
 		! runs "$impl" "${line%% *}" || echo "${line%% *}"
 	done
 	if is_cth "$impl"; then
@@ -972,6 +1004,7 @@ run_impl() {
 	runs "$impl" zone-port && run_zone_cases "$impl"
 	runs "$impl" dup-masq-port && want dup-masq-port && case_dup "$impl"
 	runs "$impl" gso-masq-port && want gso-masq-port && case_gso "$impl"
+	runs "$impl" payload-only && want payload-only && case_payload_only "$impl"
 	if is_cth "$impl"; then
 		if want kill9-release || want kill9-restart; then
 			case_kill9_restart "$impl"
@@ -1011,7 +1044,7 @@ print_table() {
 	done
 	print_cells "FTP end-to-end, side by side (blocked = data connection stopped by the firewall, as it must be without a helper; n/s = not started):" \
 		scenario 18 16 "${CASES[@]}" "${NOHELP_CASES[@]}" "${ZONE_CASES[@]}" dup-masq-port \
-		gso-masq-port "${EXTRA_CASES[@]}" "$CTL_CASE" nft-example
+		gso-masq-port payload-only "${EXTRA_CASES[@]}" "$CTL_CASE" nft-example
 }
 
 # shellcheck disable=SC2317  # runs from the EXIT trap

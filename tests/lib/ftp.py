@@ -6,8 +6,10 @@
   ftp.py client --host ADDR --mode port|pasv|eprt|epsv|none --meta FILE
                 [--file NAME] [--transfers N --sync-dir DIR] [--pad-port N]
                 [--timeout S] [--data-timeout S]
+  ftp.py sessions --host ADDR --mode MODE --seconds S [--parallel K]
+                [--file NAME]
 
-The server (pyftpdlib) listens on 0.0.0.0:21 and [::]:21 (IPv6 only), lets
+The server (pyftpdlib) listens on 0.0.0.0:21 (--addr) and [::]:21 (IPv6 only), lets
 anonymous users read DIR, creates DIR/testfile (random bytes, --size) and
 writes "SIZE SHA256" to DIR/testfile.meta.  Each --file NAME:SIZE[:KIND]
 creates one more file DIR/NAME (+ DIR/NAME.meta) of SIZE bytes; KIND is
@@ -42,6 +44,15 @@ no-op lines are "ALLO <digits>" of up to 1000 bytes (pyftpdlib answers
 202 and ignores the argument) rather than 6-byte NOOPs: 680 NOOPs keep
 pyftpdlib busy for 11 s under TCG, longer than its active-mode connect
 timeout.  The whole dialogue goes to stderr.
+
+"sessions" is the benchmark's load (tests/bench): K threads each run
+whole sessions back to back for S seconds (connect, login, TYPE I, one
+transfer of --file in MODE, QUIT), nothing logged, and it prints
+
+  SESSIONS <ok> <failed> <seconds>
+
+counting the sessions started in time; a failed one (firewall, timeout)
+is counted, never retried, and the first few reasons go to stderr.
 """
 
 import argparse
@@ -78,7 +89,12 @@ def write_file(root, name, data):
         f.write("%d %s\n" % (len(data), hashlib.sha256(data).hexdigest()))
 
 
+QUIET = False
+
+
 def log(msg):
+    if QUIET:
+        return
     sys.stderr.write("%.3f %s\n" % (time.monotonic(), msg))
     sys.stderr.flush()
 
@@ -101,7 +117,8 @@ def run_server(args):
                    make_content(int(parts[1]), parts[2] if len(parts) == 3 else "random"))
     write_file(args.root, FILE_NAME, os.urandom(args.size))
 
-    logging.basicConfig(filename=args.log, level=logging.DEBUG,
+    logging.basicConfig(filename=args.log,
+                        level=logging.WARNING if args.quiet else logging.DEBUG,
                         format="%(asctime)s %(message)s")
 
     class QuickActiveDTP(ActiveDTP):
@@ -120,7 +137,7 @@ def run_server(args):
     servers = []
     s4 = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s4.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s4.bind(("0.0.0.0", args.port))
+    s4.bind((args.addr, args.port))
     s4.listen(16)
     servers.append(FTPServer(s4, Handler))
     if not args.no_ipv6:
@@ -408,6 +425,57 @@ def run_client(args):
             ctl.close()
 
 
+def one_session(args):
+    """One whole session; FtpError if any step fails."""
+    ctl = Control(args.host, args.port, args.timeout)
+    try:
+        code, line = ctl.reply("greeting")
+        if code != 220:
+            raise FtpError("greeting", "unexpected %r" % line)
+        ctl.cmd("USER anonymous", expect="23")
+        ctl.cmd("PASS test@", expect="2")
+        ctl.cmd("TYPE I", expect="2")
+        transfer(ctl, args.mode, args)
+        ctl.cmd("QUIT", expect="2")
+    finally:
+        ctl.close()
+
+
+def run_sessions(args):
+    import threading
+    global QUIET
+    QUIET = True
+    args.hold_data, args.pad_port, args.sync_dir = False, 0, None
+    end = time.monotonic() + args.seconds
+    counts = {"ok": 0, "failed": 0}
+    why = []
+    lock = threading.Lock()
+
+    def worker():
+        while time.monotonic() < end:
+            try:
+                one_session(args)
+                key = "ok"
+            except FtpError as e:
+                key = "failed"
+                with lock:
+                    if len(why) < 5:
+                        why.append(str(e))
+            with lock:
+                counts[key] += 1
+
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=worker) for _ in range(args.parallel)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for w in why:
+        sys.stderr.write("failed: %s\n" % w)
+    print("SESSIONS %d %d %.3f" % (counts["ok"], counts["failed"], time.monotonic() - t0))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -421,6 +489,8 @@ def main():
     s.add_argument("--log")
     s.add_argument("--active-timeout", type=float, default=4)
     s.add_argument("--no-ipv6", action="store_true")
+    s.add_argument("--quiet", action="store_true", help="log warnings only (benchmarks)")
+    s.add_argument("--addr", default="0.0.0.0", help="IPv4 address to listen on")
     c = sub.add_parser("client")
     c.add_argument("--host", required=True)
     c.add_argument("--port", type=int, default=21)
@@ -439,7 +509,18 @@ def main():
     c.add_argument("--data-timeout", type=float, default=4)
     c.add_argument("--dstopts", action="store_true",
                    help="IPv6: a Destination Options header on every control packet")
+    b = sub.add_parser("sessions")
+    b.add_argument("--host", required=True)
+    b.add_argument("--port", type=int, default=21)
+    b.add_argument("--mode", default="pasv", choices=["port", "pasv", "eprt", "epsv"])
+    b.add_argument("--file", default=FILE_NAME)
+    b.add_argument("--seconds", type=float, required=True)
+    b.add_argument("--parallel", type=int, default=4)
+    b.add_argument("--timeout", type=float, default=10)
+    b.add_argument("--data-timeout", type=float, default=4)
     args = ap.parse_args()
+    if args.cmd == "sessions":
+        return run_sessions(args)
     if args.cmd == "server":
         run_server(args)
         return 0

@@ -1,0 +1,350 @@
+#!/bin/bash
+# Benchmarks (issue 17), run inside the test VM by tests/bench/run.sh: one
+# boot measures every implementation side by side, REPS repetitions in
+# alternating order (forward, backward, forward, ...), and writes one raw
+# line per measurement to $VM_RESULTS/bench/raw.tsv:
+#
+#   MEASURE <tab> IMPL <tab> REP <tab> VALUE [<tab> NOTE]
+#
+# tests/bench/report.py (on the host) turns them into medians, ratios, the
+# Markdown table and the chart.  Nothing here is a pass/fail test: a
+# measurement that could not be taken is a "FAIL bench/..." line naming why.
+#
+# Implementations (FTP measures, helper on tcp/21 of the topology in
+# tests/lib/topo.sh, plain routing, FORWARD admits only NEW to tcp/21):
+#   none        no helper: bulk and round trips show the bare forwarding
+#               cost; FTP sessions are blocked (failures counted)
+#   kernel      nf_conntrack_ftp + nf_nat_ftp
+#   conntrackd  conntrackd's helper mode (tests/e2e/conntrackd-helper.conf)
+#   floor       tests/bench/floor.c on cthelperd's registration: binds the
+#               queue with the daemon's flags and accepts every packet unread
+#   cthelperd   the daemon with four plugins loaded (ftp, sip, rpc, tns)
+#   cthelperd-kmod  the same on kmod/'s cthelperd_nfnl with payload_only=1
+#               (packets without payload are not queued: where kmod/
+#               differs from the in-tree module); when CTH_KMOD exists
+# SIP calls/s: kernel (nf_conntrack_sip + nf_nat_sip) and cthelperd.
+#
+# Measures (names are report.py's keys):
+#   bulk_mbs    MB/s of one TCP connection to tcp/21 (cthbench-load bulk)
+#   rr_per_s    NOOP/reply round trips per second on one such connection
+#   ftp_sps     FTP sessions per second (ftp.py sessions: connect, login,
+#               PASV, RETR of a 4 KiB file, QUIT; FTP_PAR in parallel)
+#   ftp_failed  sessions that failed in that run
+#   sip_cps     SIP calls per second (sipp's built-in uac/uas: INVITE with
+#               SDP, 180, 200, ACK, BYE, 200; SIP_PAR calls at a time)
+#   sip_failed  calls that failed
+#   cpu_ms_per_kpkt  CPU time (user + system) of the helper process per
+#               1000 queued packets over its bulk and round-trip runs
+#   rss_kib     the helper process's VmRSS after its runs
+#   shard{1,2}_* the shard phase (run when the daemon has "shards")
+#
+# Environment: CTH_BUILD (default build), BENCH_REPS (3), BENCH_SECONDS (5:
+# each bulk and round-trip run), BENCH_FTP_SECONDS (10), BENCH_SIP_CALLS
+# (200), BENCH_ONLY (an extended regex of phases: ftp|sip|shard).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+# shellcheck source=tests/lib/topo.sh
+. tests/lib/topo.sh
+# shellcheck source=tests/lib/vmsuite.sh
+. tests/lib/vmsuite.sh
+
+PY=/usr/bin/python3
+FTP="$REPO/tests/lib/ftp.py"
+W=/tmp/bench
+LOGS=${VM_RESULTS:-$W}/logs
+OUT=${VM_RESULTS:-$W}/bench
+suite_build_dir
+KMOD=${CTH_KMOD:-build/kmod/cthelperd_nfnl.ko}
+PAYLOAD_PARAM=/sys/module/cthelperd_nfnl/parameters/payload_only
+LOAD=$BUILD/bench/cthbench-load
+FLOOR=$BUILD/bench/cthbench-floor
+REPS=${BENCH_REPS:-3}
+SECS=${BENCH_SECONDS:-5}
+FTP_SECS=${BENCH_FTP_SECONDS:-10}
+FTP_PAR=4
+SIP_CALLS=${BENCH_SIP_CALLS:-200}
+SIP_PAR=8
+# The load server listens on a second address of the server namespace, so
+# that it and the FTP server both have tcp/21.
+LOAD4=10.0.2.3
+mkdir -p "$W" "$LOGS" "$OUT"
+RAW=$OUT/raw.tsv
+: >"$RAW"
+T0=$SECONDS
+
+want() { [ -z "${BENCH_ONLY:-}" ] || [[ $1 =~ ^($BENCH_ONLY)$ ]]; }
+# raw MEASURE IMPL REP VALUE [NOTE]
+raw() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" >>"$RAW"; }
+fail() { echo "FAIL bench/$1: $2"; }
+
+# ------------------------------------------------------------ helpers' processes
+
+# The daemon's configuration: four plugins, one queue each (the RSS target
+# is "four plugins loaded"); SHARDS > 1 shards the ftp helper.
+write_cthelperd_conf() {
+	local shards=${1:-1}
+	cat >"$W/cthelperd.conf" <<EOF
+[server]
+plugin_dir = $BUILD/plugins
+log_level = notice
+
+[helper ftp]
+plugin = ftp
+protocol = tcp
+queue = 0
+rule_ports = 21
+$([ "$shards" -gt 1 ] && echo "shards = $shards")
+
+[helper sip]
+plugin = sip
+protocol = both
+queue = 4
+
+[helper rpc]
+plugin = rpc
+protocol = both
+queue = 5
+
+[helper tns]
+plugin = tns
+protocol = tcp
+queue = 6
+EOF
+}
+
+HPID=   # the process whose CPU time and RSS are measured (none for kernel)
+CTD_PID=
+impl_start() {
+	local impl=$1 proto=${2:-ftp}
+	HPID=
+	clean_slate || return 1
+	case $impl in
+	none) ;;
+	kernel)
+		modprobe -a "nf_conntrack_$proto" "nf_nat_$proto" ||
+			{ START_WHY="modprobe nf_conntrack_$proto failed"; return 1; } ;;
+	cthelperd-kmod)
+		tests/kmod/use-ours.sh "$KMOD" >"$LOGS/use-ours.out" 2>&1 && echo 1 >"$PAYLOAD_PARAM" ||
+			{ START_WHY="kmod/'s module with payload_only: $(tr '\n' ' ' <"$LOGS/use-ours.out")"; return 1; }
+		write_cthelperd_conf
+		cth_start "$LOGS/cthelperd-kmod-$proto.log" "$W/cthelperd.conf" "$proto" 2 || return 1
+		HPID=$CTH_PID ;;
+	cthelperd)
+		write_cthelperd_conf "${SHARDS:-1}"
+		cth_start "$LOGS/cthelperd-$proto.log" "$W/cthelperd.conf" "$proto" 2 || return 1
+		HPID=$CTH_PID ;;
+	floor)
+		# cthelperd registers the helpers; SIGKILL leaves them enabled
+		# (no clean stop runs), and the floor binds their queue.
+		write_cthelperd_conf
+		cth_start "$LOGS/floor-cthelperd.log" "$W/cthelperd.conf" ftp 2 || return 1
+		kill -KILL "$CTH_PID"
+		wait "$CTH_PID" 2>/dev/null
+		CTH_PID=
+		"$FLOOR" 0 >"$LOGS/floor.out" 2>&1 &
+		HPID=$!
+		wait_line "$LOGS/floor.out" 'bound queue' 10000 ||
+			{ START_WHY="floor did not bind queue 0: $(tr '\n' ' ' <"$LOGS/floor.out")"; return 1; } ;;
+	conntrackd)
+		if ! nfct helper add ftp inet tcp || ! nfct helper add ftp inet6 tcp; then
+			START_WHY="nfct helper add ftp failed"
+			return 1
+		fi
+		rm -f /run/conntrackd-e2e.lock
+		conntrackd -C "$REPO/tests/e2e/conntrackd-helper.conf" >"$LOGS/conntrackd.out" 2>&1 &
+		CTD_PID=$!
+		HPID=$CTD_PID
+		wait_helpers_enabled ftp 2 ||
+			{ START_WHY="conntrackd did not enable its helpers"; return 1; } ;;
+	esac
+	[ "$impl" = none ] && return 0
+	if [ "${SHARDS:-1}" -gt 1 ] && [ "$impl" = cthelperd ]; then
+		# the daemon's own rules: they spread new connections over the shards
+		"$CTHELPERD" --print-rules iptables -c "$W/cthelperd.conf" >"$W/rules.sh" 2>>"$LOGS/rules.err" &&
+			grep -E -- '-t raw .*dport 21 ' "$W/rules.sh" | grep -v '^ip6tables' >"$W/rules4.sh" &&
+			bash -e "$W/rules4.sh" ||
+			{ START_WHY="cthelperd --print-rules iptables for shards failed: $(tr '\n' ' ' <"$LOGS/rules.err")"; return 1; }
+		return 0
+	fi
+	topo_ct_add "$proto" || { START_WHY="CT --helper $proto rules failed"; return 1; }
+}
+
+impl_stop() {
+	local impl=$1 proto=${2:-ftp}
+	"$IPT" -t raw -F PREROUTING
+	"$IP6T" -t raw -F PREROUTING
+	case $impl in
+	cthelperd) stop_cthelperd ;;
+	cthelperd-kmod)
+		stop_cthelperd
+		delete_user_helpers "ftp sip rpc tns" "tcp udp" >/dev/null 2>&1
+		echo 0 >"$PAYLOAD_PARAM"
+		rmmod cthelperd_nfnl && modprobe nfnetlink_cthelper ||
+			fail "$impl/cleanup" "cannot switch back to nfnetlink_cthelper" ;;
+	floor)
+		kill -KILL "$HPID" 2>/dev/null
+		wait "$HPID" 2>/dev/null
+		"$CTHELPERD" --release -c "$W/cthelperd.conf" >>"$LOGS/floor-cthelperd.log" 2>&1 ;;
+	conntrackd)
+		term_wait "$CTD_PID" 2>/dev/null
+		CTD_PID= ;;
+	kernel) rmmod "nf_nat_$proto" "nf_conntrack_$proto" 2>&1 | sed 's/^/  rmmod: /' ;;
+	esac
+	HPID=
+	delete_user_helpers "ftp ftp.1 sip rpc tns" "tcp udp" >/dev/null 2>&1 ||
+		fail "$impl/cleanup" "helpers left behind: $(nfct_helpers | tr '\n' ' ')"
+	topo_flush_conntrack
+}
+
+# ------------------------------------------------------------ measurements
+
+# Queued packets of queue Q so far (id_sequence, 8th column).
+queue_seq() {
+	awk -v q="$1" '$1 == q { print $8; f = 1 } END { if (!f) print 0 }' \
+		/proc/net/netfilter/nfnetlink_queue 2>/dev/null
+}
+# CPU ticks (utime + stime) of PID.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+
+# load MODE IMPL REP: one cthbench-load run; the value, or a FAIL line.
+load_run() {
+	local mode=$1 impl=$2 rep=$3 out
+	out=$(timeout $((SECS + 40)) nsenter --net="/run/netns/$TOPO_CL_NS" \
+		"$LOAD" "$mode" "$LOAD4" 21 "$SECS" 2>>"$LOGS/load-$impl.err")
+	if [[ $out =~ ^(bulk|rr)\ [0-9]+\ [0-9.]+\ ([0-9.]+)$ ]]; then
+		raw "$( [ "$mode" = bulk ] && echo bulk_mbs || echo rr_per_s)" "$impl" "$rep" "${BASH_REMATCH[2]}"
+	else
+		fail "$impl/$mode/$rep" "no result: ${out:-nothing} $(tail -n 2 "$LOGS/load-$impl.err" | tr '\n' ' ')"
+	fi
+}
+
+ftp_sessions() {
+	local impl=$1 rep=$2 out
+	out=$(timeout $((FTP_SECS + 60)) nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" "$FTP" sessions \
+		--host "$SV4" --mode pasv --file small --seconds "$FTP_SECS" --parallel "$FTP_PAR" \
+		2>>"$LOGS/ftp-$impl.err")
+	if [[ $out =~ ^SESSIONS\ ([0-9]+)\ ([0-9]+)\ ([0-9.]+)$ ]]; then
+		raw ftp_sps "$impl" "$rep" "$(awk -v n="${BASH_REMATCH[1]}" -v t="${BASH_REMATCH[3]}" 'BEGIN { printf "%.2f", n / t }')"
+		raw ftp_failed "$impl" "$rep" "${BASH_REMATCH[2]}"
+	else
+		fail "$impl/ftp/$rep" "no result: ${out:-nothing}"
+	fi
+}
+
+# One repetition of the FTP measures for IMPL.
+ftp_rep() {
+	local impl=$1 rep=$2 q0 c0 q1 c1
+	progress "ftp $impl rep $rep"
+	if ! impl_start "$impl"; then
+		fail "$impl/start/$rep" "$START_WHY"
+		impl_stop "$impl"
+		return
+	fi
+	q0=$(queue_seq 0)
+	[ -z "$HPID" ] || c0=$(cpu_ticks "$HPID")
+	load_run bulk "$impl" "$rep"
+	load_run rr "$impl" "$rep"
+	if [ -n "$HPID" ]; then
+		q1=$(queue_seq 0) c1=$(cpu_ticks "$HPID")
+		# ticks are 10 ms (USER_HZ 100)
+		[ $((q1 - q0)) -gt 0 ] &&
+			raw cpu_ms_per_kpkt "$impl" "$rep" "$(awk -v t=$((c1 - c0)) -v p=$((q1 - q0)) 'BEGIN { printf "%.3f", t * 10 * 1000 / p }')" "$((q1 - q0)) packets"
+		raw rss_kib "$impl" "$rep" "$(rss_kib "$HPID")"
+	fi
+	[ "$impl" = floor ] || ftp_sessions "$impl" "$rep"
+	impl_stop "$impl"
+}
+
+sip_rep() {
+	local impl=$1 rep=$2 csv=$W/sip-uac.csv t0 t1 line
+	progress "sip $impl rep $rep"
+	if ! impl_start "$impl" sip; then
+		fail "$impl/sip-start/$rep" "$START_WHY"
+		impl_stop "$impl" sip
+		return
+	fi
+	timeout 300 nsenter --net="/run/netns/$TOPO_SV_NS" --wd="$W" sipp -nostdin -sn uas \
+		-i "$SV4" -p 5060 >"$LOGS/sipp-uas-$impl.out" 2>&1 &
+	local uas=$!
+	nap 1
+	rm -f "$csv"
+	t0=${EPOCHREALTIME/./}
+	timeout 240 nsenter --net="/run/netns/$TOPO_CL_NS" --wd="$W" sipp -nostdin -sn uac \
+		-i "$CL4" -p 5060 -m "$SIP_CALLS" -l "$SIP_PAR" -r 1000 -d 0 -timeout 200s \
+		-trace_stat -stf "$csv" -fd 1 "$SV4:5060" >"$LOGS/sipp-uac-$impl.out" 2>&1
+	t1=${EPOCHREALTIME/./}
+	kill "$uas" 2>/dev/null
+	wait "$uas" 2>/dev/null
+	# sipp's statistics file: a header of ';'-separated names, then rows
+	line=$(awk -F';' 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "SuccessfulCall(C)") s = i; if ($i == "FailedCall(C)") f = i } }
+		NR > 1 { ok = $s; bad = $f } END { if (s && f && NR > 1) print ok + 0, bad + 0 }' "$csv" 2>/dev/null)
+	if [ -n "$line" ]; then
+		read -r ok bad <<<"$line"
+		raw sip_cps "$impl" "$rep" "$(awk -v n="$ok" -v t=$((t1 - t0)) 'BEGIN { printf "%.2f", n * 1e6 / t }')"
+		raw sip_failed "$impl" "$rep" "$bad"
+	else
+		fail "$impl/sip/$rep" "no sipp statistics: $(tail -n 3 "$LOGS/sipp-uac-$impl.out" | tr '\n' ' ')"
+	fi
+	impl_stop "$impl" sip
+}
+
+# order REP ITEMS...: the items forward on odd repetitions, backward on even.
+order() {
+	local rep=$1 i
+	shift
+	if ((rep % 2)); then
+		echo "$@"
+	else
+		for ((i = $#; i > 0; i--)); do printf '%s ' "${!i}"; done
+	fi
+}
+
+# ------------------------------------------------------------ main
+
+require_tools bench "conntrack-tools, sip-tester" conntrack nfct conntrackd sipp iptables-legacy
+for f in "$CTHELPERD" "$LOAD" "$FLOOR"; do
+	[ -x "$f" ] || { fail build "$f is not built (make B=$CTH_BUILD bench builds it)"; exit 1; }
+done
+suite_topology bench ftp
+topo_mode plain || { fail topology "topo_mode plain failed"; exit 1; }
+modprobe -a nfnetlink_queue nfnetlink_cthelper nf_conntrack_netlink
+ip -n "$TOPO_SV_NS" addr add "$LOAD4/24" dev "$(ip -n "$TOPO_SV_NS" -o -4 addr show | awk -v a="$SV4" '$4 ~ "^"a"/" { print $2 }')" ||
+	{ fail topology "cannot add $LOAD4 to the server namespace"; exit 1; }
+in_server "$LOAD" serve 21 "$LOAD4" >"$LOGS/load-server.out" 2>&1 &
+LOAD_SRV=$!
+rm -rf "$W/ftproot"
+in_server "$PY" "$FTP" server --root "$W/ftproot" --size 4096 --file small:4096 --quiet \
+	--addr "$SV4" --no-ipv6 --ready "$W/ftp.ready" >"$LOGS/ftp-server.out" 2>&1 &
+FTP_SRV=$!
+wait_line "$W/ftp.ready" '^[0-9]+' 30000 || { fail ftp-server "did not start"; exit 1; }
+wait_line "$LOGS/load-server.out" 'listening' 10000 || { fail load-server "did not start"; exit 1; }
+say "kernel $(uname -r), $(nproc) CPUs; $REPS repetitions, ${SECS}s per bulk/round-trip run, ${FTP_SECS}s of FTP sessions"
+
+if want ftp; then
+	FTP_IMPLS=(none kernel conntrackd floor cthelperd)
+	if [ -f "$KMOD" ]; then
+		FTP_IMPLS+=(cthelperd-kmod)
+	else
+		say "no cthelperd-kmod column: $KMOD is not built (tests/kmod/run.sh --build-only)"
+	fi
+	for rep in $(seq 1 "$REPS"); do
+		for impl in $(order "$rep" "${FTP_IMPLS[@]}"); do
+			ftp_rep "$impl" "$rep"
+		done
+	done
+fi
+if want sip; then
+	topo_firewall sip || fail topology "topo_firewall sip failed"
+	for rep in $(seq 1 "$REPS"); do
+		for impl in $(order "$rep" kernel cthelperd); do
+			sip_rep "$impl" "$rep"
+		done
+	done
+	topo_firewall ftp
+fi
+say "bench took $((SECONDS - T0)) s inside the VM"
+kill "$LOAD_SRV" "$FTP_SRV" 2>/dev/null
+topo_teardown
+echo "bench: done, $(wc -l <"$RAW") measurements in ${VM_HOST_RESULTS:-$OUT}/bench/raw.tsv"

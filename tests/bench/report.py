@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""Turn tests/bench/inside.sh's raw measurements into the benchmark report.
+
+  report.py RAW.tsv OUTDIR
+
+RAW.tsv: MEASURE <tab> IMPL <tab> REP <tab> VALUE [<tab> NOTE], one line
+per measurement.  Writes OUTDIR/results.md (medians, the range of the
+repetitions, ratios of cthelperd to conntrackd, the kernel and the floor,
+and each issue 17 target met or missed by how much) and OUTDIR/results.png
+(each throughput measure relative to the kernel's helper), and prints the
+Markdown to stdout.  Only ratios inside one run mean anything: the VM is
+emulated (TCG), and its absolute speed varies from run to run.
+"""
+
+import collections
+import os
+import statistics
+import sys
+
+IMPLS = ["none", "kernel", "conntrackd", "floor", "cthelperd", "cthelperd-kmod"]
+COLNAME = {"none": "no helper", "kernel": "kernel", "conntrackd": "conntrackd",
+           "floor": "floor", "cthelperd": "cthelperd", "cthelperd-kmod": "cthelperd+kmod"}
+# key: (title, higher is better)
+MEASURES = collections.OrderedDict([
+    ("bulk_mbs", ("bulk MB/s through a helped connection", True)),
+    ("rr_per_s", ("round trips/s on a helped connection", True)),
+    ("ftp_sps", ("FTP sessions/s (PASV, RETR 4 KiB)", True)),
+    ("ftp_failed", ("FTP sessions failed (per run)", False)),
+    ("sip_cps", ("SIP calls/s (INVITE+SDP, 200, ACK, BYE)", True)),
+    ("sip_failed", ("SIP calls failed (per run)", False)),
+    ("cpu_ms_per_kpkt", ("helper CPU ms per 1000 queued packets", False)),
+    ("rss_kib", ("helper RSS, KiB", False)),
+    ("shard_bulk_mbs", ("2 connections, bulk MB/s total", True)),
+    ("shard_rr_per_s", ("2 connections, round trips/s total", True)),
+])
+THROUGHPUT = ["bulk_mbs", "rr_per_s", "ftp_sps", "sip_cps"]
+
+
+def read_raw(path):
+    data = collections.defaultdict(list)
+    with open(path) as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) < 4:
+                continue
+            try:
+                data[(parts[0], parts[1])].append(float(parts[3]))
+            except ValueError:
+                continue
+    return data
+
+
+def fmt(v):
+    if v is None:
+        return "—"
+    if v >= 100 or v == int(v):
+        return "%.0f" % v
+    return "%.3g" % v
+
+
+def cell(values):
+    if not values:
+        return "—"
+    med = statistics.median(values)
+    if len(values) > 1 and min(values) != max(values):
+        return "%s (%s–%s)" % (fmt(med), fmt(min(values)), fmt(max(values)))
+    return fmt(med)
+
+
+def ratio(med, a, b):
+    if a not in med or b not in med or not med[b]:
+        return "—"
+    return "%.2f×" % (med[a] / med[b])
+
+
+def targets(meds):
+    """Issue 17's targets: (what, value, goal, met)."""
+    out = []
+
+    def rel(measure, a, b, goal, label):
+        m = meds.get(measure, {})
+        if a in m and b in m and m[b]:
+            r = m[a] / m[b]
+            out.append((label, "%.2f×" % r, "≥ %.2f×" % goal, r >= goal))
+
+    rel("rr_per_s", "cthelperd", "floor", 0.95, "round trips/s vs the floor")
+    rel("bulk_mbs", "cthelperd", "floor", 0.95, "bulk MB/s vs the floor")
+    rel("ftp_sps", "cthelperd", "conntrackd", 1.5, "FTP sessions/s vs conntrackd")
+    rel("ftp_sps", "cthelperd", "kernel", 0.8, "FTP sessions/s vs the kernel")
+    fails = meds.get("ftp_failed", {}).get("cthelperd")
+    if fails is not None:
+        out.append(("FTP sessions failed (cthelperd, median)", fmt(fails), "0", fails == 0))
+    s = meds.get("shard_bulk_mbs", {})
+    if "2q" in s and "1q" in s and s["1q"]:
+        r = s["2q"] / s["1q"]
+        out.append(("bulk, 2 queues vs 1", "%.2f×" % r, "≥ 1.70×", r >= 1.7))
+    s = meds.get("shard_rr_per_s", {})
+    if "2q" in s and "1q" in s and s["1q"]:
+        r = s["2q"] / s["1q"]
+        out.append(("round trips, 2 queues vs 1", "%.2f×" % r, "≥ 1.70×", r >= 1.7))
+    rss = meds.get("rss_kib", {}).get("cthelperd")
+    if rss is not None:
+        out.append(("daemon RSS, four plugins", "%.0f KiB" % rss, "≤ 4096 KiB", rss <= 4096))
+    return out
+
+
+def markdown(data):
+    meds = collections.defaultdict(dict)
+    for (m, impl), vals in data.items():
+        meds[m][impl] = statistics.median(vals)
+    impls = [i for i in IMPLS if any((m, i) in data for m in MEASURES)]
+    reps = max((len(v) for v in data.values()), default=0)
+    lines = ["# Benchmark results", "",
+             "Medians of %d repetitions (range in brackets), one VM run; "
+             "ratios are cthelperd's median over the other's." % reps, ""]
+    head = ["measure"] + [COLNAME[i] for i in impls] + ["÷ conntrackd", "÷ kernel", "÷ floor"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + " --- |" * len(head))
+    for m, (title, _) in MEASURES.items():
+        if m.startswith("shard_") or not any((m, i) in data for i in impls):
+            continue
+        row = [title] + [cell(data.get((m, i), [])) for i in impls]
+        row += [ratio(meds[m], "cthelperd", b) for b in ("conntrackd", "kernel", "floor")]
+        lines.append("| " + " | ".join(row) + " |")
+    shard = [m for m in MEASURES if m.startswith("shard_") and
+             any((m, q) in data for q in ("1q", "2q"))]
+    if shard:
+        lines += ["", "One helper on 1 queue vs sharded over 2 (cthelperd, two connections at once):", "",
+                  "| measure | 1 queue | 2 queues | 2 ÷ 1 |", "| --- | --- | --- | --- |"]
+        for m in shard:
+            lines.append("| %s | %s | %s | %s |" % (MEASURES[m][0], cell(data.get((m, "1q"), [])),
+                                                     cell(data.get((m, "2q"), [])),
+                                                     ratio(meds[m], "2q", "1q")))
+    t = targets(meds)
+    if t:
+        lines += ["", "Targets of issue 17:", "", "| target | measured | goal | |",
+                  "| --- | --- | --- | --- |"]
+        for what, val, goal, ok in t:
+            lines.append("| %s | %s | %s | %s |" % (what, val, goal, "met" if ok else "**missed**"))
+    return "\n".join(lines) + "\n", meds, impls
+
+
+def chart(meds, impls, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.stderr.write("report.py: python3-matplotlib missing (make deps): no chart\n")
+        return False
+    shown = [m for m in THROUGHPUT if meds.get(m, {}).get("kernel")]
+    if not shown:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    width = 0.8 / max(1, len(impls))
+    for k, impl in enumerate(impls):
+        ys = [meds[m].get(impl, 0) / meds[m]["kernel"] for m in shown]
+        xs = [i + k * width for i in range(len(shown))]
+        ax.bar(xs, ys, width, label=COLNAME[impl])
+    ax.set_xticks([i + width * (len(impls) - 1) / 2 for i in range(len(shown))])
+    ax.set_xticklabels([MEASURES[m][0] for m in shown], fontsize=8)
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_ylabel("relative to the kernel's helper (median)")
+    ax.set_title("cthelperd benchmark, one VM run")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return True
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.stderr.write("usage: report.py RAW.tsv OUTDIR\n")
+        return 2
+    data = read_raw(sys.argv[1])
+    if not data:
+        sys.stderr.write("report.py: no measurements in %s\n" % sys.argv[1])
+        return 1
+    text, meds, impls = markdown(data)
+    os.makedirs(sys.argv[2], exist_ok=True)
+    with open(os.path.join(sys.argv[2], "results.md"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+    if chart(meds, impls, os.path.join(sys.argv[2], "results.png")):
+        print("\nchart: %s" % os.path.join(sys.argv[2], "results.png"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
