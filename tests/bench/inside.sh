@@ -35,7 +35,8 @@
 #   sip_failed  calls that failed
 #   cpu_ms_per_kpkt  CPU time (user + system) of the helper process per
 #               1000 queued packets over its bulk and round-trip runs
-#   rss_kib     the helper process's VmRSS after its runs
+#   rss_kib     the helper process's VmRSS after its runs (rss_anon_kib,
+#               rss_file_kib: its RssAnon and RssFile parts)
 #   shard{1,2}_* the shard phase (run when the daemon has "shards")
 #
 # Environment: CTH_BUILD (default build), BENCH_REPS (3), BENCH_SECONDS (5:
@@ -159,7 +160,7 @@ impl_start() {
 			{ START_WHY="conntrackd did not enable its helpers"; return 1; } ;;
 	esac
 	[ "$impl" = none ] && return 0
-	if [ "${SHARDS:-1}" -gt 1 ] && [ "$impl" = cthelperd ]; then
+	if [ "$impl" = cthelperd ] && [ "${SHARDS:-1}" -gt 1 ]; then
 		# the daemon's own rules: they spread new connections over the shards
 		"$CTHELPERD" --print-rules iptables -c "$W/cthelperd.conf" >"$W/rules.sh" 2>>"$LOGS/rules.err" &&
 			grep -E -- '-t raw .*dport 21 ' "$W/rules.sh" | grep -v '^ip6tables' >"$W/rules4.sh" &&
@@ -206,7 +207,8 @@ queue_seq() {
 }
 # CPU ticks (utime + stime) of PID.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+# rss_kib PID [FIELD]: VmRSS (or RssAnon, RssFile) of PID, KiB
+rss_kib() { awk -v f="${2:-VmRSS}:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null; }
 
 # load MODE IMPL REP: one cthbench-load run; the value, or a FAIL line.
 load_run() {
@@ -252,6 +254,8 @@ ftp_rep() {
 		[ $((q1 - q0)) -gt 0 ] &&
 			raw cpu_ms_per_kpkt "$impl" "$rep" "$(awk -v t=$((c1 - c0)) -v p=$((q1 - q0)) 'BEGIN { printf "%.3f", t * 10 * 1000 / p }')" "$((q1 - q0)) packets"
 		raw rss_kib "$impl" "$rep" "$(rss_kib "$HPID")"
+		raw rss_anon_kib "$impl" "$rep" "$(rss_kib "$HPID" RssAnon)"
+		raw rss_file_kib "$impl" "$rep" "$(rss_kib "$HPID" RssFile)"
 	fi
 	[ "$impl" = floor ] || ftp_sessions "$impl" "$rep"
 	impl_stop "$impl"
@@ -288,6 +292,50 @@ sip_rep() {
 		fail "$impl/sip/$rep" "no sipp statistics: $(tail -n 3 "$LOGS/sipp-uac-$impl.out" | tr '\n' ' ')"
 	fi
 	impl_stop "$impl" sip
+}
+
+# load_pair MODE: two cthbench-load runs at once (two connections, which
+# the sharded helper's rules spread over its queues); prints the sum.
+load_pair() {
+	local mode=$1 i outs=()
+	for i in 1 2; do
+		timeout $((SECS + 40)) nsenter --net="/run/netns/$TOPO_CL_NS" \
+			"$LOAD" "$mode" "$LOAD4" 21 "$SECS" >"$W/pair.$i" 2>>"$LOGS/load-shard.err" &
+		# the second connection's SYN must come after the first's
+		nap 0.2
+	done
+	wait
+	for i in 1 2; do outs+=("$(cat "$W/pair.$i")"); done
+	printf '%s\n' "${outs[@]}" | awk 'NF == 4 { s += $4; n++ } END { if (n == 2) printf "%.2f", s }'
+}
+
+# One repetition of the shard phase: the ftp helper on 1 queue, then
+# sharded over 2 (order alternating), two connections at once.
+shard_rep() {
+	local shards=$1 rep=$2 v m qa qb
+	progress "shard $shards rep $rep"
+	if ! SHARDS=$shards impl_start cthelperd; then
+		fail "shard$shards/start/$rep" "$START_WHY"
+		impl_stop cthelperd
+		return
+	fi
+	for m in bulk rr; do
+		qa=$(queue_seq 0) qb=$(queue_seq 1)
+		v=$(load_pair "$m")
+		if [ -n "$v" ]; then
+			raw "shard_$([ $m = bulk ] && echo bulk_mbs || echo rr_per_s)" "${shards}q" "$rep" "$v" \
+				"queue 0: $(($(queue_seq 0) - qa)) packets, queue 1: $(($(queue_seq 1) - qb))"
+		else
+			fail "shard$shards/$m/$rep" "a connection gave no result: $(tail -n 2 "$LOGS/load-shard.err" | tr '\n' ' ')"
+		fi
+	done
+	impl_stop cthelperd
+}
+
+# Whether this daemon knows "shards" (the check mode parses the config).
+has_shards() {
+	write_cthelperd_conf 2
+	"$CTHELPERD" -n -c "$W/cthelperd.conf" >/dev/null 2>&1
 }
 
 # order REP ITEMS...: the items forward on odd repetitions, backward on even.
@@ -343,6 +391,15 @@ if want sip; then
 		done
 	done
 	topo_firewall ftp
+fi
+if want shard; then
+	if has_shards; then
+		for rep in $(seq 1 "$REPS"); do
+			for n in $(order "$rep" 1 2); do shard_rep "$n" "$rep"; done
+		done
+	else
+		fail shard "this cthelperd does not accept shards = 2: $("$CTHELPERD" -n -c "$W/cthelperd.conf" 2>&1 | head -n 1)"
+	fi
 fi
 say "bench took $((SECONDS - T0)) s inside the VM"
 kill "$LOAD_SRV" "$FTP_SRV" 2>/dev/null

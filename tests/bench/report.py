@@ -30,6 +30,8 @@ MEASURES = collections.OrderedDict([
     ("sip_failed", ("SIP calls failed (per run)", False)),
     ("cpu_ms_per_kpkt", ("helper CPU ms per 1000 queued packets", False)),
     ("rss_kib", ("helper RSS, KiB", False)),
+    ("rss_anon_kib", ("  of which anonymous, KiB", False)),
+    ("rss_file_kib", ("  of which file-backed (libraries), KiB", False)),
     ("shard_bulk_mbs", ("2 connections, bulk MB/s total", True)),
     ("shard_rr_per_s", ("2 connections, round trips/s total", True)),
 ])
