@@ -485,6 +485,40 @@ static int cfg_helper_rule_ports(struct cfg_parse *p, const char *k, const char 
 	return 0;
 }
 
+/* "NAME.k": the kernel name of shard k (k >= 1) of section NAME.  The
+ * dot keeps it apart from every section name (cfg_name_ok() refuses a
+ * dot in one), so only its length and its queue can clash.  Returns the
+ * length it needs, as snprintf() does. */
+static int cfg_shard_name(char *out, size_t len, const char *base, unsigned int k)
+{
+	return snprintf(out, len, "%s.%u", base, k);
+}
+
+/* shards = N: the name of the last shard must fit the kernel's
+ * NF_CT_HELPER_NAME_LEN (nfnl_cthelper_policy refuses a longer NFCTH_NAME),
+ * which is known here; the queues are checked once the whole file is read
+ * (cfg_shards_check()), since queue and other sections may come later. */
+static int cfg_helper_shards(struct cfg_parse *p, const char *k, const char *v)
+{
+	char name[64];
+	uint32_t n;
+
+	(void)k;
+	if (cfg_parse_u32(v, 1, CFG_MAX_SHARDS, &n)) {
+		cfg_error(p->cfg, p->line, "shards: '%s' is not a number in 1..%d", v,
+			  CFG_MAX_SHARDS);
+		return 0;
+	}
+	if (n > 1 && (size_t)cfg_shard_name(name, sizeof(name), p->cur->name, n - 1) >= CTH_NAME_LEN) {
+		cfg_error(p->cfg, p->line, "shards = %u: shard %u would be named '%s', longer than %u characters (kernel limit)",
+			  n, n - 1, name, CTH_NAME_LEN - 1);
+		return 0;
+	}
+	p->cur->shards = n;
+	p->cur->shards_line = p->line;
+	return 0;
+}
+
 /* Daemon keys of [helper NAME]; policy.CLASS.* and plugin keys are not
  * names but patterns, handled in cfg_helper_key(). */
 const struct cfg_key cfg_helper_keys[] = {
@@ -495,6 +529,7 @@ const struct cfg_key cfg_helper_keys[] = {
 	{ .name = "queue_len", .set = cfg_helper_queue_len },
 	{ .name = "fail_open", .set = cfg_helper_fail_open },
 	{ .name = "rule_ports", .set = cfg_helper_rule_ports },
+	{ .name = "shards", .set = cfg_helper_shards },
 	{ .name = NULL },
 };
 
@@ -564,6 +599,7 @@ static void cfg_section_start(struct cfg_parse *p, const char *section)
 	memcpy(p->cur->name, name, strlen(name) + 1);  /* length checked by cfg_name_ok() */
 	p->cur->line = p->line;
 	p->cur->queue_len = CFG_DEFAULT_QUEUE_LEN;
+	p->cur->shards = 1;
 }
 
 static int cfg_handler(void *user, const char *section, const char *k,
@@ -600,6 +636,113 @@ static void cfg_check(struct cfg *cfg)
 		    !cfg_name_ok(h->plugin, 64))
 			cfg_error(cfg, h->line, "helper '%s': no 'plugin' key", h->name);
 	}
+}
+
+/* The last queue of a section: queue + shards - 1 (may pass 65535). */
+static uint32_t cfg_queue_last(const struct cfg_helper *h)
+{
+	return (uint32_t)h->queue + h->shards - 1;
+}
+
+/*
+ * A sharded section's queues are its own: a shard exists so that one
+ * worker thread (one per queue) serves it alone, and a queue shared with
+ * another helper would put two shards' or two helpers' packets on one
+ * thread again.  Unsharded sections may still share a queue, as before.
+ * Each clash is reported once, at the shards line of the sharded one.
+ */
+static void cfg_shards_clash(struct cfg *cfg, const struct cfg_helper *a,
+			     const struct cfg_helper *b)
+{
+	const struct cfg_helper *s = b->shards > 1 ? b : a, *o = s == b ? a : b;
+	uint32_t first = a->queue > b->queue ? a->queue : b->queue;
+
+	if (s->shards == 1 || first > cfg_queue_last(a) || first > cfg_queue_last(b))
+		return;
+	cfg_error(cfg, s->shards_line, "shards = %u: helper '%s' takes queues %u..%u, and helper '%s' (line %d) "
+		  "also uses queue %u: a sharded helper's queues are its own",
+		  s->shards, s->name, s->queue, cfg_queue_last(s), o->name, o->line, first);
+}
+
+static void cfg_shards_check(struct cfg *cfg)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < cfg->n_helpers; i++) {
+		const struct cfg_helper *h = &cfg->helpers[i];
+
+		total += h->shards;
+		if (h->shards == 1)
+			continue;
+		if (cfg_queue_last(h) > 65535)
+			cfg_error(cfg, h->shards_line, "shards = %u: helper '%s' from queue %u needs queues up to %u (the last is 65535)",
+				  h->shards, h->name, h->queue, cfg_queue_last(h));
+		if (total > CFG_MAX_HELPERS && total - h->shards <= CFG_MAX_HELPERS)
+			cfg_error(cfg, h->shards_line, "shards = %u: %zu helpers in all with the shards (max %d)",
+				  h->shards, total, CFG_MAX_HELPERS);
+	}
+	for (size_t i = 0; i < cfg->n_helpers; i++)
+		for (size_t j = 0; j < i; j++)
+			cfg_shards_clash(cfg, &cfg->helpers[j], &cfg->helpers[i]);
+}
+
+/* A deep copy: the plugin name and options are strdup()ed, so that
+ * cfg_free() frees every entry on its own.  On -ENOMEM dst holds only
+ * what was copied (nothing of src's is freed twice). */
+static int cfg_helper_copy(struct cfg_helper *dst, const struct cfg_helper *src)
+{
+	*dst = *src;
+	dst->plugin = NULL;
+	dst->n_opts = 0;
+	if (cfg_set_str(&dst->plugin, src->plugin))
+		return -ENOMEM;
+	for (size_t i = 0; i < src->n_opts; i++) {
+		struct cfg_opt *o = &dst->opts[i];
+
+		o->key = strdup(src->opts[i].key);
+		o->value = strdup(src->opts[i].value);
+		dst->n_opts++;
+		if (!o->key || !o->value)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * shards = N into N entries, in place and in file order: a section's
+ * shards are consecutive (--print-rules reads them so).  Walking from the
+ * last section down, each one's destination is at or after where it
+ * stands, so nothing is overwritten before it has moved; a moved-from
+ * slot is zeroed so that no pointer has two owners.
+ */
+static int cfg_shards_expand(struct cfg *cfg)
+{
+	size_t sections = cfg->n_helpers, total = 0, end;
+
+	for (size_t i = 0; i < sections; i++)
+		total += cfg->helpers[i].shards;
+	/* cfg_free() sees every slot; those past the sections are zero
+	 * (calloc) until filled */
+	cfg->n_helpers = end = total;
+	for (size_t i = sections; i-- > 0; ) {
+		struct cfg_helper *h = &cfg->helpers[i], *d;
+		unsigned int n = h->shards;
+
+		end -= n;
+		d = &cfg->helpers[end];
+		if (d != h) {
+			*d = *h;
+			memset(h, 0, sizeof(*h));
+		}
+		for (unsigned int k = 1; k < n; k++) {
+			if (cfg_helper_copy(&d[k], d))
+				return -ENOMEM;
+			cfg_shard_name(d[k].name, sizeof(d[k].name), d->name, k);
+			d[k].queue = (uint16_t)(d->queue + k);
+			d[k].shard = k;
+		}
+	}
+	return 0;
 }
 
 int cfg_load(const char *file, struct cfg **out)
@@ -646,9 +789,14 @@ int cfg_load_fp(const char *name, FILE *fp, struct cfg **out)
 	if (rc > 0 && cfg->n_errors == 0)
 		cfg_error(cfg, rc, "syntax error (expected [section] or key = value)");
 	cfg_check(cfg);
+	cfg_shards_check(cfg);
 	if (cfg->n_errors) {
 		cfg_free(cfg);
 		return -EINVAL;
+	}
+	if (cfg_shards_expand(cfg)) {
+		cfg_free(cfg);
+		return -ENOMEM;
 	}
 	*out = cfg;
 	return 0;

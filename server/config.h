@@ -17,6 +17,8 @@
 /* sun_path holds 108 bytes, the NUL included */
 #define CFG_SOCKET_PATH_MAX 108
 #define CFG_MAX_RULE_PORTS 16
+/* shards = N: at most this many kernel helpers (and queues) per section */
+#define CFG_MAX_SHARDS 16
 /* policy.CLASS.max / policy.CLASS.timeout */
 #define CFG_POLICY_PREFIX "policy."
 
@@ -36,10 +38,18 @@ struct cfg_policy {
 	uint32_t max, timeout;
 };
 
+/*
+ * One helper instance.  A section with shards = N becomes N consecutive
+ * entries at load (cfg_load): shard 0 has the section's name and queue,
+ * shard k the name "NAME.k" and queue + k, everything else the same.
+ */
 struct cfg_helper {
 	char name[CTH_NAME_LEN];
 	char *plugin;
 	int line;             /* of the [helper NAME] header */
+	unsigned int shards;  /* the section's shards key (1: not sharded) */
+	unsigned int shard;   /* this entry's: 0..shards-1 */
+	int shards_line;      /* of the shards key, for later checks */
 	unsigned int families;  /* 0: every family the plugin supports */
 	unsigned int protocols; /* 0: every protocol the plugin supports */
 	int family_line, protocol_line; /* of those keys, for later checks */

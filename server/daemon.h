@@ -27,7 +27,10 @@ struct daemon {
 	struct nlreq ctl;
 	struct cthelper_owned owned;    /* kernel helpers this run registered */
 	size_t n_workers;
-	struct worker *workers[CFG_MAX_HELPERS];  /* one per queue; they never move */
+	/* one per queue; they never move.  Twice a runtime's queues: a
+	 * reload binds the new runtime's before it closes the old one's
+	 * (reload_queues_open()), and with shards 64 queues are easy */
+	struct worker *workers[2 * CFG_MAX_HELPERS];
 	struct control control;         /* cthelperctl's socket, if configured */
 	struct metrics metrics;         /* HTTP /metrics, if configured */
 	size_t n_retired;

@@ -141,7 +141,8 @@ static uint64_t reload_ms(void)
  */
 static bool reload_grace(struct daemon *d)
 {
-	uint64_t seen[CFG_MAX_HELPERS], end = reload_ms() + RELOAD_GRACE_MS;
+	uint64_t seen[sizeof(d->workers) / sizeof(d->workers[0])];
+	uint64_t end = reload_ms() + RELOAD_GRACE_MS;
 	const struct timespec nap = { .tv_nsec = 1000000 };
 	size_t left;
 

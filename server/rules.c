@@ -7,6 +7,15 @@
  * literally called "ports" (the SIP plugin parses those ports, so the
  * rules should send it exactly those).  Families and protocols come from
  * the runtime, because a plugin decides their defaults.
+ *
+ * A section with shards = N is N kernel helpers (NAME, NAME.1, ...; see
+ * config.h): each gets its own ct helper object or CT rules, and the rule
+ * that attaches them spreads new connections over the N in turn.  Only
+ * the first packet of a connection matters: the kernel gives a conntrack
+ * its helper when it creates it (init_conntrack() takes the CT target's
+ * template only for a new entry; nft_ct_helper_obj_eval() returns for a
+ * confirmed one), and a user-space helper sends every packet to its one
+ * queue (nfnl_userspace_cthelper(): NF_QUEUE_NR(helper->queue_num)).
  */
 #include <errno.h>
 #include <string.h>
@@ -56,6 +65,16 @@ static const struct cfg_helper *rules_helper_cfg(const struct runtime *rt,
 		if (strcmp(rt->cfg->helpers[i].name, in->name) == 0)
 			return &rt->cfg->helpers[i];
 	return NULL;
+}
+
+/* How many shards the rule for in spreads over: 1 for a helper of its
+ * own, 0 for shards 1..N-1 (the rule of shard 0 names them; they follow
+ * it in the config, cfg_shards_expand()). */
+static unsigned int rules_shards(const struct cfg_helper *h)
+{
+	if (!h)
+		return 1;
+	return h->shard ? 0 : h->shards;
 }
 
 /* rule_ports, else the plugin's own "ports" (already accepted by the
@@ -137,15 +156,36 @@ static void rules_nft_ports(FILE *out, const struct rules_ports *p)
 	fprintf(out, " }");
 }
 
+/*
+ * Shards: "ct state new" so that numgen counts connections rather than
+ * packets, and numgen inc (one counter per rule, nft_ng_inc_gen()) picks
+ * the object of the next shard in turn.
+ */
+static void rules_nft_spread(FILE *out, const struct cfg_helper *h,
+			     const char *proto)
+{
+	fprintf(out, " ct state new ct helper set numgen inc mod %u map { ", h->shards);
+	for (unsigned int k = 0; k < h->shards; k++)
+		fprintf(out, "%s%u : \"cth-%s-%s\"", k ? ", " : "", k, h[k].name, proto);
+	fprintf(out, " }\n");
+}
+
 static void rules_nft_set(FILE *out, const struct runtime *rt,
 			  const struct instance *in)
 {
 	const struct rules_family *fam = rules_one_family(in->families);
+	const struct cfg_helper *h = rules_helper_cfg(rt, in);
+	unsigned int shards = rules_shards(h);
 	struct rules_ports p;
 
-	rules_ports_get(rules_helper_cfg(rt, in), &p);
+	if (!shards)
+		return;
+	rules_ports_get(h, &p);
 	if (!p.n)
 		rules_print_no_port(out, "\t\t", in->name, rt->cfg->file);
+	if (shards > 1)
+		fprintf(out, "\t\t# %s: %u shards (%s to %s), each new connection to the next\n",
+			in->name, shards, h[0].name, h[shards - 1].name);
 	for (size_t j = 0; j < 2; j++) {
 		const char *proto = rules_proto_name[rules_protos[j]];
 
@@ -159,7 +199,10 @@ static void rules_nft_set(FILE *out, const struct runtime *rt,
 			rules_nft_ports(out, &p);
 		else
 			fprintf(out, "PORT");
-		fprintf(out, " ct helper set \"cth-%s-%s\"\n", in->name, proto);
+		if (shards > 1)
+			rules_nft_spread(out, h, proto);
+		else
+			fprintf(out, " ct helper set \"cth-%s-%s\"\n", in->name, proto);
 	}
 }
 
@@ -190,26 +233,75 @@ static void rules_print_nft(FILE *out, const struct runtime *rt)
 
 /* --- iptables -------------------------------------------------------- */
 
+/*
+ * Shards, one port: the raw table runs before conntrack, so no match there
+ * can tell a connection's first packet; for TCP that packet is the SYN
+ * (--syn), so the nth counters count connections, one turn each.  Every
+ * rule has its own counter (statistic_mt_check() allocates it per rule),
+ * all started apart (--packet k) and all stepped by every packet that
+ * reaches them, so exactly one rule of the N matches each packet.  A UDP
+ * flow has no such first packet: there the turn moves with every packet.
+ * Then a TCP rule without --syn for shard 0, for a connection conntrack
+ * picks up in mid-stream (nf_conntrack_tcp_loose), as an unsharded helper
+ * would have it; a SYN already carries a template from its nth rule, and
+ * xt_ct_target() leaves a packet that has one (skb->_nfct set) alone.
+ */
+static void rules_ipt_spread(FILE *out, const struct cfg_helper *h,
+			     const struct rules_family *fam, const char *proto,
+			     const char *port, const char *hash)
+{
+	bool tcp = strcmp(proto, "tcp") == 0;
+
+	for (unsigned int k = 0; k < h->shards; k++)
+		fprintf(out, "%s%s -t raw -A PREROUTING -p %s --dport %s%s -m statistic --mode nth "
+			"--every %u --packet %u -j CT --helper %s\n", hash, fam->iptables, proto,
+			port, tcp ? " --syn" : "", h->shards, k, h[k].name);
+	if (tcp)
+		fprintf(out, "%s%s -t raw -A PREROUTING -p %s --dport %s -j CT --helper %s\n",
+			hash, fam->iptables, proto, port, h->name);
+}
+
+/* One port's rule(s), commented out (hash "# ") when the port is unknown. */
+static void rules_ipt_port(FILE *out, const struct cfg_helper *h,
+			   unsigned int shards, const struct instance *in,
+			   const struct rules_family *fam, const char *proto,
+			   const char *port, const char *hash)
+{
+	if (shards > 1)
+		rules_ipt_spread(out, h, fam, proto, port, hash);
+	else
+		fprintf(out, "%s%s -t raw -A PREROUTING -p %s --dport %s -j CT --helper %s\n",
+			hash, fam->iptables, proto, port, in->name);
+}
+
 static void rules_ipt_helper(FILE *out, const struct runtime *rt,
 			     const struct instance *in,
 			     const struct rules_family *fam)
 {
+	const struct cfg_helper *h = rules_helper_cfg(rt, in);
+	unsigned int shards = rules_shards(h);
 	struct rules_ports p;
+	char port[8];
 
-	rules_ports_get(rules_helper_cfg(rt, in), &p);
+	if (!shards)
+		return;
+	rules_ports_get(h, &p);
 	if (!p.n)
 		rules_print_no_port(out, "", in->name, rt->cfg->file);
+	if (shards > 1)
+		fprintf(out, "# %s: %u shards (%s to %s), new connections in turn\n",
+			in->name, shards, h[0].name, h[shards - 1].name);
 	for (size_t j = 0; j < 2; j++) {
 		const char *proto = rules_proto_name[rules_protos[j]];
 
 		if (!(in->protocols & rules_protos[j]))
 			continue;
 		if (!p.n)
-			fprintf(out, "# %s -t raw -A PREROUTING -p %s --dport PORT -j CT --helper %s\n",
-				fam->iptables, proto, in->name);
-		for (size_t k = 0; k < p.n; k++)
-			fprintf(out, "%s -t raw -A PREROUTING -p %s --dport %u -j CT --helper %s\n",
-				fam->iptables, proto, p.port[k], in->name);
+			rules_ipt_port(out, h, shards, in, fam, proto, "PORT", "# ");
+		for (size_t k = 0; k < p.n; k++) {
+			snprintf(port, sizeof(port), "%u", p.port[k]);
+			rules_ipt_port(out, h, shards, in, fam, proto, port, "");
+		}
 	}
 }
 

@@ -133,6 +133,7 @@ static void runtime_queue_add(struct runtime *rt, uint16_t q)
 int runtime_build(struct cfg *cfg, struct runtime **out)
 {
 	struct runtime *rt = calloc(1, sizeof(*rt));
+	bool bad = false;
 	int rc = 0;
 
 	if (!rt) {
@@ -141,8 +142,15 @@ int runtime_build(struct cfg *cfg, struct runtime **out)
 	}
 	rt->cfg = cfg;
 	for (size_t i = 0; i < cfg->n_helpers; i++) {
-		int r = runtime_inst_build(rt, &rt->inst[rt->n_inst++], &cfg->helpers[i]);
+		const struct cfg_helper *h = &cfg->helpers[i];
+		int r;
 
+		/* the shards of a section share its settings: errors of
+		 * shard 0 would only repeat, at the same lines */
+		if (h->shard && bad)
+			continue;
+		r = runtime_inst_build(rt, &rt->inst[rt->n_inst++], h);
+		bad = r != 0;
 		if (r == -ENOMEM) {
 			rc = r;
 			break;
@@ -150,7 +158,7 @@ int runtime_build(struct cfg *cfg, struct runtime **out)
 		if (r)
 			rc = -EINVAL;
 		else
-			runtime_queue_add(rt, cfg->helpers[i].queue);
+			runtime_queue_add(rt, h->queue);
 	}
 	if (rc) {
 		runtime_free(rt);

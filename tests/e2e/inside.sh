@@ -19,8 +19,8 @@
 # Cases: CASES (every column), then issue 12's NOHELP_CASES, ZONE_CASES,
 # dup-masq-port, gso-masq-port (columns: see runs()), then the daemon's
 # life cycle (kill9-release, kill9-restart, clean-stop, reg-conflict) on
-# both cthelperd columns, ctl-stats (control socket counters) and
-# nft-example on cthelperd.  tests/e2e/README.md has the
+# both cthelperd columns, ctl-stats (control socket counters), sharded
+# (one helper over two queues, issue 17) and nft-example on cthelperd.  tests/e2e/README.md has the
 # table of what each case checks.
 #
 # Usage: inside.sh [IMPL...]
@@ -959,6 +959,148 @@ run_nft_example() {
 	fi
 }
 
+# ------------------------------------------------------------ sharded helper
+
+SHARD_CASE=sharded
+
+# queue_seq_of Q: id_sequence (8th column) of queue Q in
+# /proc/net/netfilter/nfnetlink_queue (0 when it is not bound).
+queue_seq_of() {
+	awk -v q="$1" '$1 == q { s = $8 } END { print s + 0 }' /proc/net/netfilter/nfnetlink_queue 2>/dev/null
+}
+
+# sharded_rules CONF: the raw-table lines of "cthelperd --print-rules
+# iptables" for CONF, loaded as printed but with the topology's
+# iptables-legacy/ip6tables-legacy (the FORWARD rules are topo.sh's).  A
+# temporary file: the VM has no /dev/fd for <(...).
+sharded_rules() {
+	local cmd args
+	topo_ct_del
+	"$CTHELPERD" --print-rules iptables -c "$1" >"$W/sharded.rules" 2>&1 || return 1
+	grep -E '^ip6?tables -t raw ' "$W/sharded.rules" >"$W/sharded.raw"
+	[ -s "$W/sharded.raw" ] || return 1
+	while read -r cmd args; do
+		# shellcheck disable=SC2086  # the printed rule's words
+		case $cmd in
+		iptables) "$IPT" $args ;;
+		ip6tables) "$IP6T" $args ;;
+		esac || return 1
+	done <"$W/sharded.raw"
+}
+
+# sharded_sessions N FIRST: N FTP sessions, PORT and PASV in turn, named
+# sharded-FIRST...; sets why on a failure.
+sharded_sessions() {
+	local i mode
+	for i in $(seq "$2" $(($2 + $1 - 1))); do
+		mode=port
+		((i % 2)) || mode=pasv
+		run_client cthelperd "$SHARD_CASE-$i" 4 "$mode" ||
+			why="${why:+$why; }session $i ($mode): ${OUT#ERROR }"
+	done
+}
+
+# sharded_used Q...: every queue's id_sequence grew since SEQ0[Q]; sets
+# why otherwise and prints the deltas.
+sharded_used() {
+	local q d line=
+	for q in "$@"; do
+		d=$(($(queue_seq_of "$q") - ${SEQ0[$q]:-0}))
+		line="$line queue $q +$d;"
+		[ "$d" -gt 0 ] || why="${why:+$why; }queue $q was not used (id_sequence +$d): its shard got no connection"
+	done
+	say "cthelperd/$SHARD_CASE:$line"
+}
+
+# sharded_named NAME...: the expectations created since events_mark carry
+# each of these helper names (ERE): a shard's expectations are made for
+# its own master, which carries the shard's helper (c->inst->name).
+sharded_named() {
+	local exps n re
+	exps=$(events_since_mark)
+	for n in "$@"; do
+		re="helper=$n(;|\$)"
+		[[ $exps =~ $re ]] || why="${why:+$why; }no expectation with helper=$n during the sessions"
+	done
+}
+
+# One helper sharded over two queues (issue 17), cthelperd column only:
+# the shipped config with "shards = 2" (ftp on queue 0, ftp.1 on queue 1)
+# and the raw-table rules cthelperd --print-rules iptables prints for it
+# (per family: an nth statistic rule per shard on SYNs, then one for
+# shard 0).  Six routed sessions, PORT and PASV in turn, must pass, and
+# both queues' id_sequence must grow (both shards served connections),
+# and expectations name both helpers (conntrack -E expect); nfct helper
+# list shows ftp and ftp.1 enabled (v4 and v6); the printed
+# nft rules (numgen map over the ct helper objects) pass nft -c against
+# the registered helpers.  Then a reload (SIGHUP) to shards = 3 must
+# register ftp.2 on queue 2; with the rules printed again, three more
+# sessions pass and queue 2 is used too.  Clean stop: exit 0, no helper
+# left.
+case_sharded() {
+	local c=$SHARD_CASE why="" conf=$W/cthelperd-sharded.conf out st
+	declare -A SEQ0=()
+	progress "cthelperd/$c"
+	topo_mode plain
+	write_cthelperd_conf
+	sed 's/^;shards = 2$/shards = 2/' "$W/cthelperd.conf" >"$conf"
+	if ! grep -q '^shards = 2$' "$conf"; then
+		set_cell cthelperd $c bad "not run: conf/cthelperd.conf has no ';shards = 2' line to uncomment"
+		return
+	fi
+	if ! modprobe xt_statistic; then
+		set_cell cthelperd $c bad "not run: modprobe xt_statistic failed"
+		return
+	fi
+	if ! cth_start "$LOGS/cthelperd-sharded.log" "$conf" ftp 2 ||
+	   ! wait_helpers_enabled 'ftp\.1' 2; then
+		set_cell cthelperd $c bad "not run: ${START_WHY:-ftp.1 not enabled: $(nfct_helpers | tr '\n' ' ')}"
+		show_tail "$LOGS/cthelperd-sharded.log" 15
+		stop_cthelperd
+		delete_user_helpers "ftp ftp.1" tcp >/dev/null 2>&1
+		return
+	fi
+	say "cthelperd/$c: helpers: $(nfct_helpers | grep -o 'name = [^,]*,.queuenum = [0-9]*,.l3protonum = [0-9]*' | sed 's/,\./ /g' | tr '\n' ';')"
+	"$CTHELPERD" --print-rules nft -c "$conf" >"$W/sharded.nft" 2>&1
+	out=$(timeout 30 nft -c -f "$W/sharded.nft" 2>&1) ||
+		why="nft -c of --print-rules nft failed: $(tr '\n' ' ' <<<"$out" | head -c 400)"
+	if ! out=$(sharded_rules "$conf" 2>&1); then
+		why="${why:+$why; }loading the printed iptables rules failed: $out $(head -c 300 "$W/sharded.rules")"
+	else
+		SEQ0=([0]=$(queue_seq_of 0) [1]=$(queue_seq_of 1))
+		events_mark
+		sharded_sessions 6 1
+		sharded_used 0 1
+		sharded_named ftp 'ftp\.1'
+		"$IPT" -t raw -L PREROUTING -v -x -n | awk 'NR > 2 { printf "  raw: %s pkts %s\n", $1, substr($0, index($0, $3)) }'
+	fi
+	# a reload that changes shards: ftp.2 appears like a new section
+	sed -i 's/^shards = 2$/shards = 3/' "$conf"
+	kill -HUP "$CTH_PID"
+	if ! wait_line "$LOGS/cthelperd-sharded.log" 'reload done: .*added ftp\.2' 10000; then
+		why="${why:+$why; }no 'reload done: ... added ftp.2' in the log after SIGHUP with shards = 3"
+	elif ! wait_helpers_enabled 'ftp\.2' 2; then
+		why="${why:+$why; }ftp.2 not enabled after the reload: $(nfct_helpers | tr '\n' ' ')"
+	elif ! out=$(sharded_rules "$conf" 2>&1); then
+		why="${why:+$why; }loading the printed rules for 3 shards failed: $out"
+	else
+		say "cthelperd/$c: ${LINE#*reload done: }"
+		SEQ0=([0]=$(queue_seq_of 0) [1]=$(queue_seq_of 1) [2]=$(queue_seq_of 2))
+		events_mark
+		sharded_sessions 3 7
+		sharded_used 0 1 2
+		sharded_named ftp 'ftp\.1' 'ftp\.2'
+	fi
+	topo_ct_del
+	stop_cthelperd
+	[ "$STOP_RC" = 0 ] || why="${why:+$why; }exit status $STOP_RC on SIGTERM (want 0)"
+	st=$(nfct_helpers)
+	[ -z "$st" ] || why="${why:+$why; }helpers left after the stop: $(tr '\n' ' ' <<<"$st")"
+	delete_user_helpers "ftp ftp.1 ftp.2" tcp >/dev/null 2>&1
+	set_cell cthelperd $c "$([ -z "$why" ] && echo ok || echo bad)" "$why"
+	[ -z "$why" ] || show_tail "$LOGS/cthelperd-sharded.log" 20
+}
+
 # ------------------------------------------------------------ main
 
 # The case names IMPL runs (besides CASES), in table order.
@@ -971,6 +1113,7 @@ impl_extra_cases() {
 		printf '%s\n' "${EXTRA_CASES[@]}"
 	fi
 	[ "$impl" != cthelperd ] || echo "$CTL_CASE"
+	[ "$impl" != cthelperd ] || echo "$SHARD_CASE"
 }
 
 run_impl() {
@@ -1029,6 +1172,12 @@ run_impl() {
 		delete_helpers >/dev/null 2>&1
 		case_ctl_stats "$impl"
 	fi
+	if [ "$impl" = cthelperd ] && want "$SHARD_CASE"; then
+		stop_cthelperd
+		topo_ct_del
+		delete_helpers >/dev/null 2>&1
+		case_sharded
+	fi
 	events_stop
 	impl_stop "$impl"
 	if [ "$impl" = conntrackd ] && [ -s "$LOGS/conntrackd.log" ]; then
@@ -1044,7 +1193,7 @@ print_table() {
 	done
 	print_cells "FTP end-to-end, side by side (blocked = data connection stopped by the firewall, as it must be without a helper; n/s = not started):" \
 		scenario 18 16 "${CASES[@]}" "${NOHELP_CASES[@]}" "${ZONE_CASES[@]}" dup-masq-port \
-		gso-masq-port payload-only "${EXTRA_CASES[@]}" "$CTL_CASE" nft-example
+		gso-masq-port payload-only "${EXTRA_CASES[@]}" "$CTL_CASE" "$SHARD_CASE" nft-example
 }
 
 # shellcheck disable=SC2317  # runs from the EXIT trap

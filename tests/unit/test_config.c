@@ -133,6 +133,107 @@ static void test_bad(void)
 	expect_error("config/second-error-reported", "[helper a]\nqueue = 1\nfamily = x\n", 3, "family: 'x'");
 }
 
+/* shards = N: N consecutive helpers, NAME then NAME.k on queue + k, every
+ * other setting copied (its own strings: ASan sees each freed once). */
+static void test_shards(void)
+{
+	struct cfg *cfg;
+	int rc = parse_str("[helper ftp]\n"
+			   "queue = 4\n"
+			   "shards = 3\n"
+			   "family = ipv4\n"
+			   "queue_len = 100\n"
+			   "fail_open = yes\n"
+			   "rule_ports = 21\n"
+			   "policy.ftp.max = 2\n"
+			   "loose = yes\n"
+			   "[helper sip]\n"
+			   "queue = 7\n"
+			   "[helper abcdefghijklm]\n"
+			   "plugin = tns\n"
+			   "queue = 10\n"
+			   "shards = 10\n"
+			   "[helper one]\n"
+			   "queue = 7\n"
+			   "shards = 1\n", &cfg);
+	const struct cfg_helper *h = cfg ? cfg->helpers : NULL;
+	bool same = true;
+
+	CHECK("config/shards-parses", rc == 0 && cfg, "rc=%d: %s", rc, err_text);
+	if (!cfg)
+		return;
+	CHECK("config/shards-count", cfg->n_helpers == 3 + 1 + 10 + 1, "%zu helpers", cfg->n_helpers);
+	CHECK("config/shards-names-queues",
+	      strcmp(h[0].name, "ftp") == 0 && h[0].queue == 4 && h[0].shard == 0 &&
+	      strcmp(h[1].name, "ftp.1") == 0 && h[1].queue == 5 && h[1].shard == 1 &&
+	      strcmp(h[2].name, "ftp.2") == 0 && h[2].queue == 6 && h[2].shard == 2 &&
+	      strcmp(h[3].name, "sip") == 0 && h[3].queue == 7 && h[3].shards == 1,
+	      "%s/%u %s/%u %s/%u %s/%u", h[0].name, h[0].queue, h[1].name, h[1].queue,
+	      h[2].name, h[2].queue, h[3].name, h[3].queue);
+	for (unsigned int k = 1; k < 3; k++)
+		same &= strcmp(h[k].plugin, "ftp") == 0 && h[k].plugin != h[0].plugin &&
+			h[k].shards == 3 && h[k].line == 1 && h[k].families == CTH_FAMILY_IPV4 &&
+			h[k].queue_len == 100 && h[k].fail_open && h[k].n_rule_ports == 1 &&
+			h[k].rule_ports[0] == 21 && h[k].n_policies == 1 &&
+			h[k].policies[0].max == 2 && h[k].n_opts == 1 &&
+			strcmp(h[k].opts[0].key, "loose") == 0 && h[k].opts[0].key != h[0].opts[0].key &&
+			strcmp(h[k].opts[0].value, "yes") == 0 && h[k].opts[0].line == 9;
+	CHECK("config/shards-share-settings", same, "a shard's settings differ from its section's");
+	/* 13 characters + ".9": exactly the kernel's 15 */
+	CHECK("config/shards-longest-name", strcmp(h[4].name, "abcdefghijklm") == 0 &&
+	      strcmp(h[13].name, "abcdefghijklm.9") == 0 && h[13].queue == 19 &&
+	      strcmp(h[13].plugin, "tns") == 0, "%s %u", h[13].name, h[13].queue);
+	/* an unsharded helper may still share a queue with another */
+	CHECK("config/shards-one-is-plain", strcmp(h[14].name, "one") == 0 &&
+	      h[14].queue == 7 && h[14].shards == 1, "%s", h[14].name);
+	cfg_free(cfg);
+}
+
+static void test_shards_bad(void)
+{
+	expect_error("config/shards-zero", "[helper a]\nshards = 0\n", 2, "shards: '0' is not a number in 1..16");
+	expect_error("config/shards-17", "[helper a]\nshards = 17\n", 2, "shards: '17' is not a number in 1..16");
+	expect_error("config/shards-not-number", "[helper a]\nshards = two\n", 2, "shards: 'two'");
+	/* NF_CT_HELPER_NAME_LEN 16 with the NUL */
+	expect_error("config/shards-name-too-long", "[helper abcdefghijklmn]\nshards = 2\n", 2,
+		     "shards = 2: shard 1 would be named 'abcdefghijklmn.1', longer than 15 characters (kernel limit)");
+	expect_error("config/shards-name-too-long-10", "[helper abcdefghijklm]\nshards = 11\n", 2,
+		     "shard 10 would be named 'abcdefghijklm.10'");
+	expect_error("config/shards-queue-clash-later",
+		     "[helper a]\nqueue = 3\nshards = 2\n[helper b]\nqueue = 4\n", 3,
+		     "shards = 2: helper 'a' takes queues 3..4, and helper 'b' (line 4) also uses queue 4: "
+		     "a sharded helper's queues are its own");
+	expect_error("config/shards-queue-clash-earlier",
+		     "[helper b]\nqueue = 0\n[helper a]\nshards = 2\n", 4,
+		     "helper 'a' takes queues 0..1, and helper 'b' (line 1) also uses queue 0");
+	expect_error("config/shards-queue-clash-sharded",
+		     "[helper a]\nqueue = 0\nshards = 4\n[helper b]\nqueue = 2\nshards = 2\n", 6,
+		     "helper 'b' takes queues 2..3, and helper 'a' (line 1) also uses queue 2");
+	expect_error("config/shards-queue-past-65535", "[helper a]\nqueue = 65534\nshards = 3\n", 3,
+		     "shards = 3: helper 'a' from queue 65534 needs queues up to 65536 (the last is 65535)");
+	{
+		char text[4096];
+		size_t n = 0;
+
+		/* 4 x 16 shards fill CFG_MAX_HELPERS; a fifth section is one too many */
+		for (unsigned int i = 0; i < 4; i++)
+			n += (size_t)snprintf(text + n, sizeof(text) - n,
+					      "[helper h%u]\nqueue = %u\nshards = 16\n", i, i * 16);
+		snprintf(text + n, sizeof(text) - n, "[helper last]\nqueue = 100\nshards = 2\n");
+		expect_error("config/shards-too-many", text, 15, "shards = 2: 66 helpers in all with the shards (max 64)");
+		text[n] = '\0';
+		{
+			struct cfg *cfg;
+			int rc = parse_str(text, &cfg);
+
+			CHECK("config/shards-64-fit", rc == 0 && cfg && cfg->n_helpers == 64 &&
+			      strcmp(cfg->helpers[63].name, "h3.15") == 0 && cfg->helpers[63].queue == 63,
+			      "rc=%d %s", rc, err_text);
+			cfg_free(cfg);
+		}
+	}
+}
+
 static void test_garbage(void)
 {
 	struct cfg *cfg;
@@ -166,6 +267,8 @@ int main(void)
 	test_good();
 	test_relative_dir();
 	test_bad();
+	test_shards();
+	test_shards_bad();
 	test_garbage();
 	return check_exit();
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfgload.h"
 #include "check.h"
 #include "dlfresh.h"
 #include "reload.h"
@@ -133,6 +134,72 @@ static void test_summary(void)
 	strbuf_free(&b);
 }
 
+/* What runtime_build() makes of a config, without plugins: one instance
+ * per (expanded) helper, its queue listed once. */
+static bool rt_from_text(struct runtime *rt, const char *text)
+{
+	char path[CFGLOAD_PATH], err[2048];
+	struct cfg *cfg;
+
+	memset(rt, 0, sizeof(*rt));
+	if (cfgload_text(text, strlen(text), path, &cfg, err, sizeof(err)) < 0) {
+		CHECK("reload/shards-config", 0, "%s", err);
+		return false;
+	}
+	for (size_t i = 0; i < cfg->n_helpers; i++) {
+		size_t q;
+
+		inst_set(&rt->inst[rt->n_inst++], cfg->helpers[i].name, &pl_ftp1,
+			 cfg->helpers[i].queue, (unsigned int)i);
+		for (q = 0; q < rt->n_queues && rt->queues[q] != cfg->helpers[i].queue; q++)
+			;
+		if (q == rt->n_queues)
+			rt->queues[rt->n_queues++] = cfg->helpers[i].queue;
+	}
+	rt->cfg = cfg;
+	return true;
+}
+
+/* Changing shards adds or removes NAME.k like sections: the shards that
+ * stay keep their counters, new ones get fresh slots, the summary names
+ * each one. */
+static void test_shards(void)
+{
+	static struct runtime a, b, c;
+	unsigned int fresh[CFG_MAX_HELPERS];
+	struct strbuf sum = { 0 };
+	size_t n;
+
+	if (!rt_from_text(&a, "[helper ftp]\nshards = 2\n[helper sip]\nqueue = 9\n") ||
+	    !rt_from_text(&b, "[helper ftp]\nshards = 4\n[helper sip]\nqueue = 9\n") ||
+	    !rt_from_text(&c, "[helper ftp]\n[helper sip]\nqueue = 9\n"))
+		goto out;
+	/* a: ftp ftp.1 sip in slots 0 1 2; b: ftp ftp.1 ftp.2 ftp.3 sip */
+	n = reload_slots_assign(&a, &b, fresh);
+	CHECK("reload/shards-grow-slots", n == 2 && b.inst[0].slot == 0 && b.inst[1].slot == 1 &&
+	      b.inst[4].slot == 2 && fresh[0] == b.inst[2].slot && fresh[1] == b.inst[3].slot &&
+	      b.inst[2].slot > 2 && b.inst[3].slot > 2 && b.inst[2].slot != b.inst[3].slot,
+	      "n %zu slots %u %u %u %u %u", n, b.inst[0].slot, b.inst[1].slot, b.inst[2].slot,
+	      b.inst[3].slot, b.inst[4].slot);
+	reload_summary(&a, &b, &sum);
+	CHECK("reload/shards-grow-summary", sum.p &&
+	      strcmp(sum.p, "5 helper(s) on 5 queue(s); added ftp.2; added ftp.3") == 0,
+	      "%s", sum.p ? sum.p : "(null)");
+	strbuf_free(&sum);
+	n = reload_slots_assign(&b, &c, fresh);
+	CHECK("reload/shards-shrink-slots", n == 0 && c.inst[0].slot == 0 && c.inst[1].slot == 2,
+	      "n %zu slots %u %u", n, c.inst[0].slot, c.inst[1].slot);
+	reload_summary(&b, &c, &sum);
+	CHECK("reload/shards-shrink-summary", sum.p &&
+	      strcmp(sum.p, "2 helper(s) on 2 queue(s); removed ftp.1; removed ftp.2; removed ftp.3") == 0,
+	      "%s", sum.p ? sum.p : "(null)");
+	strbuf_free(&sum);
+out:
+	cfg_free(a.cfg);
+	cfg_free(b.cfg);
+	cfg_free(c.cfg);
+}
+
 static int file_copy(const char *from, const char *to)
 {
 	char buf[65536];
@@ -216,6 +283,7 @@ int main(void)
 	test_server_keys();
 	test_slots();
 	test_summary();
+	test_shards();
 	test_dlfresh(bad);
 	return check_exit();
 }

@@ -18,9 +18,30 @@ static struct cfg_helper *add_helper(struct runtime *rt, const char *name,
 	struct instance *in = &rt->inst[rt->n_inst++];
 
 	snprintf(h->name, sizeof(h->name), "%s", name);
+	h->shards = 1;
 	snprintf(in->name, sizeof(in->name), "%s", name);
 	in->families = families;
 	in->protocols = protocols;
+	return h;
+}
+
+/* A section with shards = n as cfg_load() expands it: n consecutive
+ * helpers NAME, NAME.1, ...; the ports on the first. */
+static struct cfg_helper *add_shards(struct runtime *rt, const char *name, unsigned int n,
+				     unsigned int families, unsigned int protocols)
+{
+	struct cfg_helper *h = add_helper(rt, name, families, protocols);
+
+	h->shards = n;
+	for (unsigned int k = 1; k < n; k++) {
+		char sn[CTH_NAME_LEN];
+		struct cfg_helper *s;
+
+		snprintf(sn, sizeof(sn), "%s.%u", name, k);
+		s = add_helper(rt, sn, families, protocols);
+		s->shards = n;
+		s->shard = k;
+	}
 	return h;
 }
 
@@ -196,6 +217,94 @@ static void test_port_sources(void)
 	runtime_del(rt);
 }
 
+/* shards: one object per shard, and one rule (nft) or one rule per
+ * shard (iptables) that hands each new connection to the next. */
+static struct runtime *runtime_sharded(void)
+{
+	struct runtime *rt = runtime_new();
+	struct cfg_helper *h;
+
+	h = add_shards(rt, "ftp", 2, CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6, CTH_PROTO_TCP);
+	h->n_rule_ports = 1;
+	h->rule_ports[0] = 21;
+	h = add_shards(rt, "sip", 3, CTH_FAMILY_IPV4, CTH_PROTO_UDP | CTH_PROTO_TCP);
+	add_opt(h, "ports", "5060");
+	add_shards(rt, "tns", 2, CTH_FAMILY_IPV4, CTH_PROTO_TCP);
+	return rt;
+}
+
+static void test_shards_nft(void)
+{
+	struct runtime *rt = runtime_sharded();
+	char *t = print(rt, RULES_NFT);
+
+	CHECK_LINE("rules/shards-nft-object-0", t, "\tct helper cth-ftp-tcp {");
+	CHECK_LINE("rules/shards-nft-object-1", t, "\tct helper cth-ftp.1-tcp {");
+	CHECK_LINE("rules/shards-nft-type-1", t, "\t\ttype \"ftp.1\" protocol tcp");
+	CHECK_LINE("rules/shards-nft-note", t, "\t\t# ftp: 2 shards (ftp to ftp.1), each new connection to the next");
+	CHECK_LINE("rules/shards-nft-spread", t, "\t\ttcp dport 21 ct state new ct helper set numgen inc mod 2 "
+		   "map { 0 : \"cth-ftp-tcp\", 1 : \"cth-ftp.1-tcp\" }");
+	CHECK_NO("rules/shards-nft-one-rule", t, "ct helper set \"cth-ftp");
+	CHECK_LINE("rules/shards-nft-object-udp-2", t, "\t\ttype \"sip.2\" protocol udp; l3proto ip");
+	CHECK_LINE("rules/shards-nft-spread-udp", t, "\t\tmeta nfproto ipv4 udp dport 5060 ct state new ct helper set "
+		   "numgen inc mod 3 map { 0 : \"cth-sip-udp\", 1 : \"cth-sip.1-udp\", 2 : \"cth-sip.2-udp\" }");
+	CHECK_LINE("rules/shards-nft-spread-tcp", t, "\t\tmeta nfproto ipv4 tcp dport 5060 ct state new ct helper set "
+		   "numgen inc mod 3 map { 0 : \"cth-sip-tcp\", 1 : \"cth-sip.1-tcp\", 2 : \"cth-sip.2-tcp\" }");
+	CHECK_LINE("rules/shards-nft-noport", t, "\t\t# meta nfproto ipv4 tcp dport PORT ct state new ct helper set "
+		   "numgen inc mod 2 map { 0 : \"cth-tns-tcp\", 1 : \"cth-tns.1-tcp\" }");
+	CHECK_NO("rules/shards-nft-no-shard-note", t, "ftp.1: no port known");
+	free(t);
+	runtime_del(rt);
+}
+
+static void test_shards_iptables(void)
+{
+	struct runtime *rt = runtime_sharded();
+	char *t = print(rt, RULES_IPTABLES);
+	static const char *const want[] = {
+		"# ftp: 2 shards (ftp to ftp.1), new connections in turn",
+		"iptables -t raw -A PREROUTING -p tcp --dport 21 --syn -m statistic --mode nth --every 2 --packet 0 -j CT --helper ftp",
+		"iptables -t raw -A PREROUTING -p tcp --dport 21 --syn -m statistic --mode nth --every 2 --packet 1 -j CT --helper ftp.1",
+		"iptables -t raw -A PREROUTING -p tcp --dport 21 -j CT --helper ftp",
+		"# ftp: 2 shards (ftp to ftp.1), new connections in turn",
+		"ip6tables -t raw -A PREROUTING -p tcp --dport 21 --syn -m statistic --mode nth --every 2 --packet 0 -j CT --helper ftp",
+		"ip6tables -t raw -A PREROUTING -p tcp --dport 21 --syn -m statistic --mode nth --every 2 --packet 1 -j CT --helper ftp.1",
+		"ip6tables -t raw -A PREROUTING -p tcp --dport 21 -j CT --helper ftp",
+		"# sip: 3 shards (sip to sip.2), new connections in turn",
+		"iptables -t raw -A PREROUTING -p tcp --dport 5060 --syn -m statistic --mode nth --every 3 --packet 0 -j CT --helper sip",
+		"iptables -t raw -A PREROUTING -p tcp --dport 5060 --syn -m statistic --mode nth --every 3 --packet 1 -j CT --helper sip.1",
+		"iptables -t raw -A PREROUTING -p tcp --dport 5060 --syn -m statistic --mode nth --every 3 --packet 2 -j CT --helper sip.2",
+		"iptables -t raw -A PREROUTING -p tcp --dport 5060 -j CT --helper sip",
+		/* UDP: no first packet to recognise, every packet takes a turn */
+		"iptables -t raw -A PREROUTING -p udp --dport 5060 -m statistic --mode nth --every 3 --packet 0 -j CT --helper sip",
+		"iptables -t raw -A PREROUTING -p udp --dport 5060 -m statistic --mode nth --every 3 --packet 1 -j CT --helper sip.1",
+		"iptables -t raw -A PREROUTING -p udp --dport 5060 -m statistic --mode nth --every 3 --packet 2 -j CT --helper sip.2",
+		"# tns: no port known: set rule_ports in [helper tns] of /etc/cth.conf,",
+		"# then uncomment:",
+		"# tns: 2 shards (tns to tns.1), new connections in turn",
+		"# iptables -t raw -A PREROUTING -p tcp --dport PORT --syn -m statistic --mode nth --every 2 --packet 0 -j CT --helper tns",
+		"# iptables -t raw -A PREROUTING -p tcp --dport PORT --syn -m statistic --mode nth --every 2 --packet 1 -j CT --helper tns.1",
+		"# iptables -t raw -A PREROUTING -p tcp --dport PORT -j CT --helper tns",
+		"# Expected connections pass as related; add your own policy and",
+	};
+	const char *p = t;
+
+	/* these lines, in this order, and nothing between them */
+	p = strstr(t, "\n# ftp: ");
+	for (size_t i = 0; p && i < sizeof(want) / sizeof(want[0]); i++) {
+		size_t n = strlen(want[i]);
+
+		p++;
+		CHECK("rules/shards-ipt-lines", strncmp(p, want[i], n) == 0 && p[n] == '\n',
+		      "line %zu: want '%s', got '%.*s'", i, want[i], (int)strcspn(p, "\n"), p);
+		p = strchr(p, '\n');
+	}
+	CHECK("rules/shards-ipt-found", p != NULL, "%s", t);
+	CHECK_NO("rules/shards-ipt-no-udp-catch-all", t, "-p udp --dport 5060 -j CT");
+	free(t);
+	runtime_del(rt);
+}
+
 static void test_kind(void)
 {
 	CHECK("rules/kind-nft", rules_kind_parse("nft") == RULES_NFT, "nft not parsed");
@@ -209,6 +318,8 @@ int main(void)
 	test_iptables();
 	test_ipv4_only();
 	test_port_sources();
+	test_shards_nft();
+	test_shards_iptables();
 	test_kind();
 	return check_exit();
 }
