@@ -96,6 +96,11 @@ demo: all
 bench: all
 	tests/bench/run.sh
 
+# instructions per plugin call under callgrind, host only (tests/bench/README.md)
+.PHONY: bench-callgrind
+bench-callgrind: all
+	tests/bench/callgrind.sh $(B)
+
 clean:
 	rm -rf $(B) build-asan
 
