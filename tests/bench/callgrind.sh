@@ -181,5 +181,6 @@ for m in "${MEASURES[@]}"; do
 		$((splug / n)) $((sown / n)) $((shost / n)) \
 		"$([ "$target" = - ] && echo - || echo "<= $target")" >>"$table"
 done
+sed -i 's/ *$//' "$table"
 cat "$table"
 exit $rc
