@@ -122,11 +122,44 @@ int cth_addr_parse(int family, const void *buf, size_t len,
 	return 0;
 }
 
+int cth_format_uint(uint32_t v, char *buf, size_t size)
+{
+	char rev[10]; /* 4294967295 */
+	size_t n = 0;
+
+	do {
+		rev[n++] = (char)('0' + v % 10u);
+		v /= 10u;
+	} while (v);
+	if (size <= n)
+		return -ENOSPC;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = rev[n - 1 - i];
+	buf[n] = '\0';
+	return (int)n;
+}
+
 int cth_addr_format(int family, const union cth_addr *addr, char *buf,
 		    size_t size)
 {
 	if (util_addr_size(family) == 0)
 		return -EAFNOSUPPORT;
+	/* What inet_ntop() writes for IPv4, without its sprintf(). */
+	if (family == AF_INET) {
+		char text[sizeof("255.255.255.255")];
+		size_t n = 0;
+
+		for (size_t i = 0; i < 4; i++) {
+			if (i)
+				text[n++] = '.';
+			n += (size_t)cth_format_uint(addr->raw[i], text + n,
+						     sizeof(text) - n);
+		}
+		if (size <= n)
+			return -ENOSPC;
+		memcpy(buf, text, n + 1);
+		return (int)n;
+	}
 	if (size > (size_t)INT32_MAX)
 		size = INT32_MAX;
 	if (!inet_ntop(family, addr->raw, buf, (socklen_t)size))

@@ -676,6 +676,48 @@ static void test_util(void)
 	check_that(&c, cth_addr_format(V4, &a, buf, 9) == -ENOSPC, "short");
 	check_that(&c, cth_addr_format(AF_UNIX, &a, buf, sizeof(buf)) ==
 		   -EAFNOSUPPORT, "AF_UNIX");
+	/* IPv4 is written by hand: the same text as inet_ntop() */
+	for (unsigned int i = 0; i < 4000; i++) {
+		char want[CTH_ADDR_STRLEN];
+		uint32_t x = i * 2654435761u;
+
+		if (i < 2)
+			x = i ? 0xffffffffu : 0;
+		memcpy(a.raw, &x, 4);
+		if (!inet_ntop(V4, a.raw, want, sizeof(want)) ||
+		    cth_addr_format(V4, &a, buf, sizeof(buf)) != (int)strlen(want) ||
+		    strcmp(buf, want) != 0) {
+			check_that(&c, false, "v4 '%s', inet_ntop '%s'", buf, want);
+			break;
+		}
+	}
+	a = addr_of(V4, "255.255.255.255");
+	strcpy(buf, "x");
+	check_that(&c, cth_addr_format(V4, &a, buf, 15) == -ENOSPC &&
+		   strcmp(buf, "x") == 0, "one short: untouched");
+	check_that(&c, cth_addr_format(V4, &a, buf, 16) == 15 &&
+		   strcmp(buf, "255.255.255.255") == 0, "exact size");
+	check_end(&c);
+
+	check_start(&c, "util_format_uint");
+	{
+		static const uint32_t vals[] = { 0, 1, 9, 10, 99, 100, 65535, 65536,
+						 999999999, 1000000000, 4294967295u };
+		char want[16];
+
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+			snprintf(want, sizeof(want), "%u", (unsigned int)vals[i]);
+			check_that(&c, cth_format_uint(vals[i], buf, sizeof(buf)) ==
+				   (int)strlen(want) && strcmp(buf, want) == 0,
+				   "%s: '%s'", want, buf);
+		}
+		strcpy(buf, "x");
+		check_that(&c, cth_format_uint(65535, buf, 5) == -ENOSPC &&
+			   strcmp(buf, "x") == 0, "no room for the NUL: untouched");
+		check_that(&c, cth_format_uint(65535, buf, 6) == 5 &&
+			   strcmp(buf, "65535") == 0, "exact size");
+		check_that(&c, cth_format_uint(7, buf, 0) == -ENOSPC, "size 0");
+	}
 	check_end(&c);
 
 	check_start(&c, "util_addr_equal_copy");
