@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -686,19 +685,33 @@ int sip_via_parse(const uint8_t *buf, struct sip_span v, int family,
 	return 1;
 }
 
+/* Written by hand, not with snprintf(): NAT writes several per message. */
 int sip_format_hostport(int family, const union cth_addr *addr, uint16_t port,
 			bool with_port, bool brackets, char *buf, size_t size)
 {
-	char text[CTH_ADDR_STRLEN];
-	int n = cth_addr_format(family, addr, text, sizeof(text));
+	char text[SIP_FORMAT_MAX];
+	size_t n = 0;
+	int len;
 
-	if (n < 0)
-		return n;
 	brackets = brackets && family == AF_INET6;
-	if (with_port)
-		n = snprintf(buf, size, brackets ? "[%s]:%u" : "%s:%u", text,
-			     (unsigned int)port);
-	else
-		n = snprintf(buf, size, brackets ? "[%s]" : "%s", text);
-	return n < 0 || (size_t)n >= size ? -ENOSPC : n;
+	if (brackets)
+		text[n++] = '[';
+	len = cth_addr_format(family, addr, text + n, sizeof(text) - n);
+	if (len < 0)
+		return len;
+	n += (size_t)len;
+	if (brackets)
+		text[n++] = ']';
+	if (with_port) {
+		text[n++] = ':';
+		len = cth_format_uint(port, text + n, sizeof(text) - n);
+		if (len < 0)
+			return len;
+		n += (size_t)len;
+	}
+	if (n >= size)
+		return -ENOSPC;
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+	return (int)n;
 }
