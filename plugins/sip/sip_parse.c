@@ -244,12 +244,12 @@ int sip_msg_parse(const uint8_t *buf, size_t len, bool stream,
 	return 0;
 }
 
-/* Does the header line at off carry name h?  Sets *voff past the colon. */
+/* Does the header line at off carry name h (n: strlen(h->name))?  Sets
+ * *voff past the colon. */
 static bool sip_hdr_match(const uint8_t *buf, size_t off, size_t content,
-			  const struct sip_hdr_name *h, size_t *voff)
+			  const struct sip_hdr_name *h, size_t n, size_t *voff)
 {
-	size_t n = strlen(h->name), i;
-	size_t nlen = 0;
+	size_t i, nlen = 0;
 
 	while (nlen < content && buf[off + nlen] != ':' && !sip_is_ws(buf[off + nlen]))
 		nlen++;
@@ -272,12 +272,20 @@ int sip_hdr_find(const struct sip_msg *m, const struct sip_hdr_name *h,
 	size_t end = m->hdr_len ? m->hdr_len : m->len;
 	size_t off = *pos ? *pos : m->hdr_start;
 	size_t content, nl, voff, vend;
+	size_t n = strlen(h->name);
+	/* the first letter of either name: most lines fail on it alone */
+	unsigned char first = sip_lower((uint8_t)h->name[0]);
+	unsigned char compact = h->compact ? sip_lower((uint8_t)h->compact) : first;
 
 	while (off < end) {
+		unsigned char c;
+
 		nl = sip_line_end(buf, off, end, &content);
 		if (content == 0)
 			break;                      /* the blank line */
-		if (sip_is_ws(buf[off]) || !sip_hdr_match(buf, off, content, h, &voff)) {
+		c = sip_lower(buf[off]);
+		if (sip_is_ws(c) || (c != first && c != compact) ||
+		    !sip_hdr_match(buf, off, content, h, n, &voff)) {
 			off = nl + 1;
 			continue;
 		}
