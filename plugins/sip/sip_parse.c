@@ -420,6 +420,9 @@ static size_t sip_entry_end(const uint8_t *buf, size_t off, size_t end)
 {
 	bool quoted = false, angle = false;
 
+	/* most values have no comma at all: nothing to walk */
+	if (off >= end || !memchr(buf + off, ',', end - off))
+		return end;
 	for (size_t i = off; i < end; i++) {
 		uint8_t c = buf[i];
 
