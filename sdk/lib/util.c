@@ -102,6 +102,36 @@ static size_t util_addr_size(int family)
 	}
 }
 
+/* What inet_pton() takes for IPv4: four numbers 0..255 separated by
+ * single dots, none with a leading zero (but "0" itself), nothing more. */
+static bool util_ipv4_parse(const unsigned char *p, size_t len, uint8_t out[4])
+{
+	size_t i = 0;
+
+	for (size_t part = 0; part < 4; part++) {
+		unsigned int v = 0;
+		size_t start;
+
+		if (part > 0) {
+			if (i >= len || p[i] != '.')
+				return false;
+			i++;
+		}
+		start = i;
+		for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
+			if (i > start && v == 0)
+				return false;
+			v = v * 10u + (unsigned int)(p[i] - '0');
+			if (v > 255u)
+				return false;
+		}
+		if (i == start)
+			return false;
+		out[part] = (uint8_t)v;
+	}
+	return i == len;
+}
+
 int cth_addr_parse(int family, const void *buf, size_t len,
 		   union cth_addr *addr)
 {
@@ -110,8 +140,19 @@ int cth_addr_parse(int family, const void *buf, size_t len,
 
 	if (util_addr_size(family) == 0)
 		return -EAFNOSUPPORT;
+	if (len == 0 || len >= sizeof(text))
+		return -EINVAL;
+	/* IPv4 by hand: inet_pton() would need a copy to add a NUL, and
+	 * costs as much again (NAT parses every address of a message) */
+	if (family == AF_INET) {
+		memset(&tmp, 0, sizeof(tmp));
+		if (!util_ipv4_parse(buf, len, tmp.raw))
+			return -EINVAL;
+		*addr = tmp;
+		return 0;
+	}
 	/* inet_pton() wants a C string; the payload has no NUL. */
-	if (len == 0 || len >= sizeof(text) || memchr(buf, '\0', len))
+	if (memchr(buf, '\0', len))
 		return -EINVAL;
 	memcpy(text, buf, len);
 	text[len] = '\0';
