@@ -152,17 +152,24 @@ static int sip_start_line(const uint8_t *buf, size_t len, struct sip_msg *m)
 	return sip_request_line_parse(buf, content, m);
 }
 
-/* Offset just after the blank line that ends the headers, or 0. */
-static size_t sip_headers_end(const uint8_t *buf, size_t len, size_t from)
+/* Offset just after the blank line that ends the headers, or 0; the
+ * line starts on the way go to m->line. */
+static size_t sip_headers_end(const uint8_t *buf, size_t len, size_t from,
+			      struct sip_msg *m)
 {
-	size_t off = from, content, nl;
+	size_t off = from, content, nl, n = 0;
 
 	while (off < len) {
 		nl = sip_line_end(buf, off, len, &content);
 		if (nl == len)
 			return 0;
-		if (content == 0)
+		if (n <= SIP_HDR_LINES_MAX && off <= UINT32_MAX)
+			m->line[n] = (uint32_t)off;
+		if (content == 0) {
+			m->n_lines = n <= SIP_HDR_LINES_MAX && off <= UINT32_MAX ? n : 0;
 			return nl + 1;
+		}
+		n++;
 		off = nl + 1;
 	}
 	return 0;
@@ -221,7 +228,7 @@ int sip_msg_parse(const uint8_t *buf, size_t len, bool stream,
 	ret = sip_start_line(buf, len, m);
 	if (ret < 0)
 		return ret;
-	hend = sip_headers_end(buf, len, m->hdr_start);
+	hend = sip_headers_end(buf, len, m->hdr_start, m);
 	if (hend == 0) {
 		if (stream)
 			return -EAGAIN;
@@ -265,36 +272,69 @@ static bool sip_hdr_match(const uint8_t *buf, size_t off, size_t content,
 	return true;
 }
 
+/* The line starting at off of m's headers (as sip_line_end()): from
+ * m->line when li is off's place there, else searched. */
+static size_t sip_hdr_line_end(const struct sip_msg *m, size_t li, size_t off,
+			       size_t end, size_t *content)
+{
+	size_t nl, c;
+
+	if (li > m->n_lines)
+		return sip_line_end(m->buf, off, end, content);
+	if (li == m->n_lines) {             /* the blank line */
+		*content = 0;
+		return m->hdr_len - 1;
+	}
+	nl = (size_t)m->line[li + 1] - 1;
+	c = nl - off;
+	if (c > 0 && m->buf[nl - 1] == '\r')
+		c--;
+	*content = c;
+	return nl;
+}
+
+/* off's place in m->line, or SIZE_MAX when it is not recorded there. */
+static size_t sip_hdr_line_index(const struct sip_msg *m, size_t off)
+{
+	if (m->n_lines == 0)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= m->n_lines && m->line[i] <= off; i++)
+		if (m->line[i] == off)
+			return i;
+	return SIZE_MAX;
+}
+
 int sip_hdr_find(const struct sip_msg *m, const struct sip_hdr_name *h,
 		 size_t *pos, struct sip_span *value)
 {
 	const uint8_t *buf = m->buf;
 	size_t end = m->hdr_len ? m->hdr_len : m->len;
 	size_t off = *pos ? *pos : m->hdr_start;
+	size_t li = sip_hdr_line_index(m, off);
 	size_t content, nl, voff, vend;
 	size_t n = strlen(h->name);
 	/* the first letter of either name: most lines fail on it alone */
 	unsigned char first = sip_lower((uint8_t)h->name[0]);
 	unsigned char compact = h->compact ? sip_lower((uint8_t)h->compact) : first;
 
-	while (off < end) {
+	/* li follows off through m->line (SIZE_MAX stays SIZE_MAX) */
+	for (; off < end; off = nl + 1, li += li != SIZE_MAX) {
 		unsigned char c;
 
-		nl = sip_line_end(buf, off, end, &content);
+		nl = sip_hdr_line_end(m, li, off, end, &content);
 		if (content == 0)
 			break;                      /* the blank line */
 		c = sip_lower(buf[off]);
 		if (sip_is_ws(c) || (c != first && c != compact) ||
-		    !sip_hdr_match(buf, off, content, h, n, &voff)) {
-			off = nl + 1;
+		    !sip_hdr_match(buf, off, content, h, n, &voff))
 			continue;
-		}
 		vend = off + content;
 		/* folded: continuation lines start with white space */
 		while (nl + 1 < end && sip_is_ws(buf[nl + 1])) {
 			size_t cstart = nl + 1;
 
-			nl = sip_line_end(buf, cstart, end, &content);
+			li += li != SIZE_MAX;
+			nl = sip_hdr_line_end(m, li, cstart, end, &content);
 			vend = cstart + content;
 		}
 		while (voff < vend && sip_is_lws(buf[voff]))
