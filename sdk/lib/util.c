@@ -165,19 +165,38 @@ int cth_addr_parse(int family, const void *buf, size_t len,
 
 int cth_format_uint(uint32_t v, char *buf, size_t size)
 {
-	char rev[10]; /* 4294967295 */
-	size_t n = 0;
+	static const uint32_t pow10[] = {
+		10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
+		100000000u, 1000000000u,
+	};
+	size_t n = 1;
 
-	do {
-		rev[n++] = (char)('0' + v % 10u);
-		v /= 10u;
-	} while (v);
+	while (n < 10 && v >= pow10[n - 1])
+		n++;
 	if (size <= n)
 		return -ENOSPC;
-	for (size_t i = 0; i < n; i++)
-		buf[i] = rev[n - 1 - i];
 	buf[n] = '\0';
+	for (size_t i = n; i-- > 0; v /= 10u)
+		buf[i] = (char)('0' + v % 10u);
 	return (int)n;
+}
+
+/* One byte of a dotted quad at p; returns its length. */
+static size_t util_put_octet(char *p, unsigned int v)
+{
+	size_t n = 0;
+
+	if (v >= 100u) {
+		p[n++] = (char)('0' + v / 100u);
+		v %= 100u;
+		p[n++] = (char)('0' + v / 10u);
+		v %= 10u;
+	} else if (v >= 10u) {
+		p[n++] = (char)('0' + v / 10u);
+		v %= 10u;
+	}
+	p[n++] = (char)('0' + v);
+	return n;
 }
 
 int cth_addr_format(int family, const union cth_addr *addr, char *buf,
@@ -193,9 +212,9 @@ int cth_addr_format(int family, const union cth_addr *addr, char *buf,
 		for (size_t i = 0; i < 4; i++) {
 			if (i)
 				text[n++] = '.';
-			n += (size_t)cth_format_uint(addr->raw[i], text + n,
-						     sizeof(text) - n);
+			n += util_put_octet(text + n, addr->raw[i]);
 		}
+		text[n] = '\0';
 		if (size <= n)
 			return -ENOSPC;
 		memcpy(buf, text, n + 1);
