@@ -434,12 +434,12 @@ int sip_hostport_parse(const uint8_t *buf, size_t off, size_t end, int family,
 		const uint8_t *colon = memchr(buf + off, ':', end - off);
 
 		hend = colon ? (size_t)(colon - buf) : end;
-		if (!sip_is_ipv4_text(buf + off, hend - off))
-			return -ENOENT;    /* a host name, or not ours */
 		if (family != AF_INET)
-			return -ENOENT;
+			return -ENOENT;    /* not this connection's family */
+		/* a host name, or not ours: -ENOENT; digits and dots that are
+		 * no address: -EINVAL (asked only when the parse fails) */
 		if (cth_addr_parse(AF_INET, buf + off, hend - off, &hp->addr) < 0)
-			return -EINVAL;
+			return sip_is_ipv4_text(buf + off, hend - off) ? -EINVAL : -ENOENT;
 		if (colon)
 			pstart = hend + 1;
 	}
@@ -508,7 +508,7 @@ static size_t sip_scheme_end(const uint8_t *buf, size_t off, size_t end)
 		}
 		if (buf[i] == '"')
 			quoted = !quoted;
-		if (quoted)
+		if (quoted || sip_lower(buf[i]) != 's')
 			continue;
 		if (i + 4 <= end && sip_ieq(buf + i, "sip:", 4) &&
 		    (i == off || !sip_is_token(buf[i - 1])))

@@ -913,6 +913,18 @@ static void test_hostport(void)
 	check_that(&c, sip_hostport_parse(t, 0, 11, V6, &hp) == -ENOENT, "host name v6");
 	t = (const uint8_t *)"[::1";
 	check_that(&c, sip_hostport_parse(t, 0, 4, V6, &hp) == -EINVAL, "unclosed");
+	/* digits and dots that are no address: malformed, not a host name */
+	t = (const uint8_t *)"1.2.3:5060";
+	check_that(&c, sip_hostport_parse(t, 0, 10, V4, &hp) == -EINVAL, "three parts");
+	t = (const uint8_t *)"1.2.3.256";
+	check_that(&c, sip_hostport_parse(t, 0, 9, V4, &hp) == -EINVAL, "octet 256");
+	t = (const uint8_t *)"1.2.3.4x";
+	check_that(&c, sip_hostport_parse(t, 0, 8, V4, &hp) == -ENOENT, "letter: a name");
+	t = (const uint8_t *)":5060";
+	check_that(&c, sip_hostport_parse(t, 0, 5, V4, &hp) == -ENOENT, "no host");
+	t = (const uint8_t *)"1.2.3.4:5060";
+	check_that(&c, sip_hostport_parse(t, 0, 12, V6, &hp) == -ENOENT, "v4 on v6");
+	check_that(&c, sip_hostport_parse(t, 0, 7, V6, &hp) == -ENOENT, "v4 on v6, no port");
 	check_end(&c);
 }
 
