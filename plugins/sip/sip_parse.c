@@ -252,21 +252,25 @@ int sip_msg_parse(const uint8_t *buf, size_t len, bool stream,
 }
 
 /* Does the header line at off carry name h (n: strlen(h->name))?  Sets
- * *voff past the colon. */
+ * *voff past the colon.  The line's name runs up to the first colon or
+ * white space; the names looked for hold neither, so the one of length n
+ * matches when the byte after it ends a name and the n bytes are equal. */
 static bool sip_hdr_match(const uint8_t *buf, size_t off, size_t content,
 			  const struct sip_hdr_name *h, size_t n, size_t *voff)
 {
-	size_t i, nlen = 0;
+	size_t i;
 
-	while (nlen < content && buf[off + nlen] != ':' && !sip_is_ws(buf[off + nlen]))
-		nlen++;
-	i = nlen;
+	if (content > n && (buf[off + n] == ':' || sip_is_ws(buf[off + n])) &&
+	    sip_ieq(buf + off, h->name, n))
+		i = n;
+	else if (h->compact && content > 1 && (buf[off + 1] == ':' || sip_is_ws(buf[off + 1])) &&
+		 sip_lower(buf[off]) == sip_lower((uint8_t)h->compact))
+		i = 1;
+	else
+		return false;
 	while (i < content && sip_is_ws(buf[off + i]))
 		i++;
 	if (i >= content || buf[off + i] != ':')
-		return false;
-	if (!((nlen == n && sip_ieq(buf + off, h->name, n)) ||
-	      (h->compact && nlen == 1 && sip_lower(buf[off]) == sip_lower((uint8_t)h->compact))))
 		return false;
 	*voff = off + i + 1;
 	return true;
