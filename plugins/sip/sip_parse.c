@@ -50,8 +50,15 @@ static unsigned char sip_lower(uint8_t c)
 /* RFC 3261 token characters: what a method may be made of. */
 static bool sip_is_token(uint8_t c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || (c && strchr("-.!%*_+`'~", c));
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+		return true;
+	switch (c) {
+	case '-': case '.': case '!': case '%': case '*':
+	case '_': case '+': case '`': case '\'': case '~':
+		return true;
+	default:
+		return false;
+	}
 }
 
 static bool sip_ieq(const uint8_t *a, const char *b, size_t n)
