@@ -40,14 +40,15 @@ int cth_parse_uint(const void *buf, size_t len, uint32_t max, uint32_t *val,
 	size_t i;
 
 	for (i = 0; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
-		uint32_t digit = (uint32_t)(p[i] - '0');
+		/* v <= max < 2^32: no overflow in 64 bits, no division */
+		uint64_t next = (uint64_t)v * 10u + (uint32_t)(p[i] - '0');
 
 		/* Keep consuming digits so *used is right, but stop
 		 * accumulating once the value is out of range. */
-		if (too_big || digit > max || v > (max - digit) / 10u)
+		if (too_big || next > max)
 			too_big = true;
 		else
-			v = v * 10u + digit;
+			v = (uint32_t)next;
 	}
 	if (i == 0)
 		return -EINVAL;
