@@ -34,8 +34,9 @@
 # Outputs under BUILD_DIR/bench/callgrind/: MEASURE.out* (callgrind parts),
 # MEASURE.txt (the replay's output, also checked against the golden file),
 # MEASURE.packet.txt (callgrind_annotate --inclusive=yes of the packet's
-# part), table.txt (the table printed).  A benchmark: numbers and targets,
-# no verdict.
+# part), MEASURE.own.txt (where the packet's own Ir go, per plugin
+# function), table.txt (the table printed).  A benchmark: numbers and
+# targets, no verdict.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 B=${1:-build}
@@ -71,10 +72,12 @@ call_index() {
 		END { if (!found) exit 1 }'
 }
 
-# costs PLUGIN.so ENTRY PART: one line for callgrind part file PART:
+# costs PLUGIN.so ENTRY PART [funcs]: one line for callgrind part file PART:
 #   trigger calls plugin own host entry-seen
+# or with "funcs" where the plugin's own Ir goes: each plugin function's
+# self Ir plus the library calls it makes (inclusive), largest first.
 costs() {
-	awk -v so="$1" -v entry="$2" '
+	awk -v so="$1" -v entry="$2" -v mode="${4:-}" '
 	function kind(id,   o) {
 		o = fob[id]
 		if (o == so) return "P"
@@ -102,9 +105,15 @@ costs() {
 	/^fn=/ { cur = cid(rest($0)); next }
 	/^cfn=/ { callee = cid(rest($0)); next }
 	/^calls=/ { split(rest($0), c, " "); ncalls = c[1]; incall = 1; next }
-	incall {
+	!/^[0-9+*-]/ { next }
+	!incall {
+		if (kind(cur) == "P") fself[cur] += $2
+		next
+	}
+	{
 		incall = 0
 		a = kind(cur); b = kind(callee)
+		if (a == "P" && b == "L") fself[cur] += $2
 		if (a == b || a == "L" || b == "L") next
 		arc[a b] += $2
 		if (a == "S" && b == "P") {
@@ -113,6 +122,12 @@ costs() {
 		}
 	}
 	END {
+		if (mode == "funcs") {
+			for (f in fself) { printf "%8d %s\n", fself[f], fname[f] | "sort -rn"; t += fself[f] }
+			close("sort -rn")
+			printf "%8d total (the own column)\n", t
+			exit
+		}
 		plugin = arc["SP"] + 0
 		own = plugin - arc["PS"] - arc["PR"]
 		host = arc["RS"] - plugin + arc["PS"] - arc["SR"]
@@ -176,6 +191,7 @@ for m in "${MEASURES[@]}"; do
 	fi
 	callgrind_annotate --inclusive=yes --threshold=100 --auto=no \
 		"$OUT/$name.out.$part" >"$OUT/$name.packet.txt" 2>&1
+	costs "$so" "$entry" "$OUT/$name.out.$part" funcs >"$OUT/$name.own.txt"
 	# shellcheck disable=SC2059
 	printf "$ROW" "$name" "$plugin/$case_" "$entry" "$k/$n" "$pplug" "$pown" "$phost" \
 		$((splug / n)) $((sown / n)) $((shost / n)) \
