@@ -90,7 +90,8 @@ size_t cth_line_len(const void *buf, size_t len);
 
 /**
  * Parse a textual IPv4 (dotted quad) or IPv6 address of exactly @p len
- * bytes with inet_pton().
+ * bytes: what inet_pton() accepts (IPv4: four numbers 0..255 without
+ * leading zeros, parsed here without a copy; IPv6 by inet_pton()).
  *
  * @param family AF_INET or AF_INET6
  * @param buf    the text; need not be NUL-terminated
