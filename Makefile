@@ -102,6 +102,11 @@ $(B)/bench/cthbench-%: tests/bench/%.c | $(B)/bench
 bench: all $(BENCH_BIN)
 	CTH_BUILD=$(B) tests/bench/run.sh
 
+# instructions per plugin call under callgrind, host only (tests/bench/README.md)
+.PHONY: bench-callgrind
+bench-callgrind: all
+	tests/bench/callgrind.sh $(B)
+
 clean:
 	rm -rf $(B) build-asan
 

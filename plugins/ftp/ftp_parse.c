@@ -11,7 +11,6 @@
  * is attacker-controlled and has no terminating NUL.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -351,37 +350,71 @@ int ftp_parse(const uint8_t *buf, size_t len, enum cth_dir dir, int family,
 	return 0;
 }
 
+/* Append v in decimal to text[*n..], which holds FTP_FORMAT_MAX bytes. */
+static bool ftp_put_uint(char *text, size_t *n, unsigned int v)
+{
+	int len = cth_format_uint(v, text + *n, FTP_FORMAT_MAX - *n);
+
+	if (len < 0)
+		return false;
+	*n += (size_t)len;
+	return true;
+}
+
+/* Written by hand, not with snprintf(): this runs for every announcement
+ * under NAT, and stdio costs more than the whole parse. */
 int ftp_format(enum ftp_cmd_type type, int family, const union cth_addr *addr,
 	       uint16_t port, char *buf, size_t size)
 {
-	char text[CTH_ADDR_STRLEN];
-	int n;
+	char text[FTP_FORMAT_MAX];
+	size_t n = 0;
+	int len;
 
 	switch (type) {
 	case FTP_CMD_PORT:
 	case FTP_CMD_PASV:
+		/* h1,h2,h3,h4,p1,p2 */
 		if (family != AF_INET)
 			return -EINVAL;
-		n = snprintf(buf, size, "%u,%u,%u,%u,%u,%u", addr->raw[0],
-			     addr->raw[1], addr->raw[2], addr->raw[3],
-			     (unsigned int)port >> 8, (unsigned int)port & 0xffu);
+		for (size_t i = 0; i < 6; i++) {
+			unsigned int v = i < 4 ? addr->raw[i] :
+					 i == 4 ? (unsigned int)port >> 8 :
+					 (unsigned int)port & 0xffu;
+
+			if (i)
+				text[n++] = ',';
+			if (!ftp_put_uint(text, &n, v))
+				return -EINVAL;
+		}
 		break;
 	case FTP_CMD_EPRT:
-		if (cth_addr_format(family, addr, text, sizeof(text)) < 0)
+		/* |1|a.b.c.d|port| or |2|v6|port| */
+		text[n++] = '|';
+		text[n++] = family == AF_INET ? '1' : '2';
+		text[n++] = '|';
+		len = cth_addr_format(family, addr, text + n, sizeof(text) - n);
+		if (len < 0)
 			return -EINVAL;
-		n = snprintf(buf, size, "|%c|%s|%u|",
-			     family == AF_INET ? '1' : '2', text,
-			     (unsigned int)port);
+		n += (size_t)len;
+		text[n++] = '|';
+		if (!ftp_put_uint(text, &n, port))
+			return -EINVAL;
+		text[n++] = '|';
 		break;
 	case FTP_CMD_EPSV:
-		n = snprintf(buf, size, "|||%u|", (unsigned int)port);
+		/* |||port| */
+		memcpy(text, "|||", 3);
+		n = 3;
+		if (!ftp_put_uint(text, &n, port))
+			return -EINVAL;
+		text[n++] = '|';
 		break;
 	default:
 		return -EINVAL;
 	}
-	if (n < 0)
-		return -EINVAL;
-	if ((size_t)n >= size)
+	if (n >= size)
 		return -ENOSPC;
-	return n;
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+	return (int)n;
 }

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "sip.h"
@@ -128,9 +127,9 @@ static int sip_media_write_port(struct sip_ctx *s, const struct sip_sdp_media *m
 				uint16_t port)
 {
 	char text[8];
-	int n = snprintf(text, sizeof(text), "%u", (unsigned int)port);
+	int n = cth_format_uint(port, text, sizeof(text));
 
-	return sip_nat_edit(s, md->port_span, text, (size_t)n);
+	return n < 0 ? n : sip_nat_edit(s, md->port_span, text, (size_t)n);
 }
 
 static int sip_media_write_addr(struct sip_ctx *s, const struct sip_hostport *hp,

@@ -7,7 +7,6 @@
  * are made on the packet as received; the host applies them in order.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "sip.h"
@@ -36,10 +35,10 @@ int sip_nat_clen(struct sip_ctx *s)
 
 	if (s->body_delta == 0 || !m->has_clen)
 		return 0;
-	if (body < 0)
+	if (body < 0 || body > (long)UINT32_MAX)
 		return -EINVAL;
-	n = snprintf(text, sizeof(text), "%ld", body);
-	return sip_nat_edit(s, m->clen, text, (size_t)n);
+	n = cth_format_uint((uint32_t)body, text, sizeof(text));
+	return n < 0 ? n : sip_nat_edit(s, m->clen, text, (size_t)n);
 }
 
 /*
@@ -142,7 +141,9 @@ static int sip_nat_via(struct sip_ctx *s)
 		return ret;
 	if (via.has_rport && via.rport.len && via.rport_val == own->dport &&
 	    via.rport_val != rev->sport) {
-		n = snprintf(text, sizeof(text), "%u", (unsigned int)rev->sport);
+		n = cth_format_uint(rev->sport, text, sizeof(text));
+		if (n < 0)
+			return n;
 		if ((ret = sip_nat_edit(s, via.rport, text, (size_t)n)) < 0)
 			return ret;
 	}

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -51,8 +50,15 @@ static unsigned char sip_lower(uint8_t c)
 /* RFC 3261 token characters: what a method may be made of. */
 static bool sip_is_token(uint8_t c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || (c && strchr("-.!%*_+`'~", c));
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+		return true;
+	switch (c) {
+	case '-': case '.': case '!': case '%': case '*':
+	case '_': case '+': case '`': case '\'': case '~':
+		return true;
+	default:
+		return false;
+	}
 }
 
 static bool sip_ieq(const uint8_t *a, const char *b, size_t n)
@@ -153,17 +159,24 @@ static int sip_start_line(const uint8_t *buf, size_t len, struct sip_msg *m)
 	return sip_request_line_parse(buf, content, m);
 }
 
-/* Offset just after the blank line that ends the headers, or 0. */
-static size_t sip_headers_end(const uint8_t *buf, size_t len, size_t from)
+/* Offset just after the blank line that ends the headers, or 0; the
+ * line starts on the way go to m->line. */
+static size_t sip_headers_end(const uint8_t *buf, size_t len, size_t from,
+			      struct sip_msg *m)
 {
-	size_t off = from, content, nl;
+	size_t off = from, content, nl, n = 0;
 
 	while (off < len) {
 		nl = sip_line_end(buf, off, len, &content);
 		if (nl == len)
 			return 0;
-		if (content == 0)
+		if (n <= SIP_HDR_LINES_MAX && off <= UINT32_MAX)
+			m->line[n] = (uint32_t)off;
+		if (content == 0) {
+			m->n_lines = n <= SIP_HDR_LINES_MAX && off <= UINT32_MAX ? n : 0;
 			return nl + 1;
+		}
+		n++;
 		off = nl + 1;
 	}
 	return 0;
@@ -222,7 +235,7 @@ int sip_msg_parse(const uint8_t *buf, size_t len, bool stream,
 	ret = sip_start_line(buf, len, m);
 	if (ret < 0)
 		return ret;
-	hend = sip_headers_end(buf, len, m->hdr_start);
+	hend = sip_headers_end(buf, len, m->hdr_start, m);
 	if (hend == 0) {
 		if (stream)
 			return -EAGAIN;
@@ -245,25 +258,61 @@ int sip_msg_parse(const uint8_t *buf, size_t len, bool stream,
 	return 0;
 }
 
-/* Does the header line at off carry name h?  Sets *voff past the colon. */
+/* Does the header line at off carry name h (n: strlen(h->name))?  Sets
+ * *voff past the colon.  The line's name runs up to the first colon or
+ * white space; the names looked for hold neither, so the one of length n
+ * matches when the byte after it ends a name and the n bytes are equal. */
 static bool sip_hdr_match(const uint8_t *buf, size_t off, size_t content,
-			  const struct sip_hdr_name *h, size_t *voff)
+			  const struct sip_hdr_name *h, size_t n, size_t *voff)
 {
-	size_t n = strlen(h->name), i;
-	size_t nlen = 0;
+	size_t i;
 
-	while (nlen < content && buf[off + nlen] != ':' && !sip_is_ws(buf[off + nlen]))
-		nlen++;
-	i = nlen;
+	if (content > n && (buf[off + n] == ':' || sip_is_ws(buf[off + n])) &&
+	    sip_ieq(buf + off, h->name, n))
+		i = n;
+	else if (h->compact && content > 1 && (buf[off + 1] == ':' || sip_is_ws(buf[off + 1])) &&
+		 sip_lower(buf[off]) == sip_lower((uint8_t)h->compact))
+		i = 1;
+	else
+		return false;
 	while (i < content && sip_is_ws(buf[off + i]))
 		i++;
 	if (i >= content || buf[off + i] != ':')
 		return false;
-	if (!((nlen == n && sip_ieq(buf + off, h->name, n)) ||
-	      (h->compact && nlen == 1 && sip_lower(buf[off]) == sip_lower((uint8_t)h->compact))))
-		return false;
 	*voff = off + i + 1;
 	return true;
+}
+
+/* The line starting at off of m's headers (as sip_line_end()): from
+ * m->line when li is off's place there, else searched. */
+static size_t sip_hdr_line_end(const struct sip_msg *m, size_t li, size_t off,
+			       size_t end, size_t *content)
+{
+	size_t nl, c;
+
+	if (li > m->n_lines)
+		return sip_line_end(m->buf, off, end, content);
+	if (li == m->n_lines) {             /* the blank line */
+		*content = 0;
+		return m->hdr_len - 1;
+	}
+	nl = (size_t)m->line[li + 1] - 1;
+	c = nl - off;
+	if (c > 0 && m->buf[nl - 1] == '\r')
+		c--;
+	*content = c;
+	return nl;
+}
+
+/* off's place in m->line, or SIZE_MAX when it is not recorded there. */
+static size_t sip_hdr_line_index(const struct sip_msg *m, size_t off)
+{
+	if (m->n_lines == 0)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= m->n_lines && m->line[i] <= off; i++)
+		if (m->line[i] == off)
+			return i;
+	return SIZE_MAX;
 }
 
 int sip_hdr_find(const struct sip_msg *m, const struct sip_hdr_name *h,
@@ -272,22 +321,31 @@ int sip_hdr_find(const struct sip_msg *m, const struct sip_hdr_name *h,
 	const uint8_t *buf = m->buf;
 	size_t end = m->hdr_len ? m->hdr_len : m->len;
 	size_t off = *pos ? *pos : m->hdr_start;
+	size_t li = sip_hdr_line_index(m, off);
 	size_t content, nl, voff, vend;
+	size_t n = strlen(h->name);
+	/* the first letter of either name: most lines fail on it alone */
+	unsigned char first = sip_lower((uint8_t)h->name[0]);
+	unsigned char compact = h->compact ? sip_lower((uint8_t)h->compact) : first;
 
-	while (off < end) {
-		nl = sip_line_end(buf, off, end, &content);
+	/* li follows off through m->line (SIZE_MAX stays SIZE_MAX) */
+	for (; off < end; off = nl + 1, li += li != SIZE_MAX) {
+		unsigned char c;
+
+		nl = sip_hdr_line_end(m, li, off, end, &content);
 		if (content == 0)
 			break;                      /* the blank line */
-		if (sip_is_ws(buf[off]) || !sip_hdr_match(buf, off, content, h, &voff)) {
-			off = nl + 1;
+		c = sip_lower(buf[off]);
+		if (sip_is_ws(c) || (c != first && c != compact) ||
+		    !sip_hdr_match(buf, off, content, h, n, &voff))
 			continue;
-		}
 		vend = off + content;
 		/* folded: continuation lines start with white space */
 		while (nl + 1 < end && sip_is_ws(buf[nl + 1])) {
 			size_t cstart = nl + 1;
 
-			nl = sip_line_end(buf, cstart, end, &content);
+			li += li != SIZE_MAX;
+			nl = sip_hdr_line_end(m, li, cstart, end, &content);
 			vend = cstart + content;
 		}
 		while (voff < vend && sip_is_lws(buf[voff]))
@@ -387,12 +445,12 @@ int sip_hostport_parse(const uint8_t *buf, size_t off, size_t end, int family,
 		const uint8_t *colon = memchr(buf + off, ':', end - off);
 
 		hend = colon ? (size_t)(colon - buf) : end;
-		if (!sip_is_ipv4_text(buf + off, hend - off))
-			return -ENOENT;    /* a host name, or not ours */
 		if (family != AF_INET)
-			return -ENOENT;
+			return -ENOENT;    /* not this connection's family */
+		/* a host name, or not ours: -ENOENT; digits and dots that are
+		 * no address: -EINVAL (asked only when the parse fails) */
 		if (cth_addr_parse(AF_INET, buf + off, hend - off, &hp->addr) < 0)
-			return -EINVAL;
+			return sip_is_ipv4_text(buf + off, hend - off) ? -EINVAL : -ENOENT;
 		if (colon)
 			pstart = hend + 1;
 	}
@@ -413,6 +471,9 @@ static size_t sip_entry_end(const uint8_t *buf, size_t off, size_t end)
 {
 	bool quoted = false, angle = false;
 
+	/* most values have no comma at all: nothing to walk */
+	if (off >= end || !memchr(buf + off, ',', end - off))
+		return end;
 	for (size_t i = off; i < end; i++) {
 		uint8_t c = buf[i];
 
@@ -458,7 +519,7 @@ static size_t sip_scheme_end(const uint8_t *buf, size_t off, size_t end)
 		}
 		if (buf[i] == '"')
 			quoted = !quoted;
-		if (quoted)
+		if (quoted || sip_lower(buf[i]) != 's')
 			continue;
 		if (i + 4 <= end && sip_ieq(buf + i, "sip:", 4) &&
 		    (i == off || !sip_is_token(buf[i - 1])))
@@ -686,19 +747,33 @@ int sip_via_parse(const uint8_t *buf, struct sip_span v, int family,
 	return 1;
 }
 
+/* Written by hand, not with snprintf(): NAT writes several per message. */
 int sip_format_hostport(int family, const union cth_addr *addr, uint16_t port,
 			bool with_port, bool brackets, char *buf, size_t size)
 {
-	char text[CTH_ADDR_STRLEN];
-	int n = cth_addr_format(family, addr, text, sizeof(text));
+	char text[SIP_FORMAT_MAX];
+	size_t n = 0;
+	int len;
 
-	if (n < 0)
-		return n;
 	brackets = brackets && family == AF_INET6;
-	if (with_port)
-		n = snprintf(buf, size, brackets ? "[%s]:%u" : "%s:%u", text,
-			     (unsigned int)port);
-	else
-		n = snprintf(buf, size, brackets ? "[%s]" : "%s", text);
-	return n < 0 || (size_t)n >= size ? -ENOSPC : n;
+	if (brackets)
+		text[n++] = '[';
+	len = cth_addr_format(family, addr, text + n, sizeof(text) - n);
+	if (len < 0)
+		return len;
+	n += (size_t)len;
+	if (brackets)
+		text[n++] = ']';
+	if (with_port) {
+		text[n++] = ':';
+		len = cth_format_uint(port, text + n, sizeof(text) - n);
+		if (len < 0)
+			return len;
+		n += (size_t)len;
+	}
+	if (n >= size)
+		return -ENOSPC;
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+	return (int)n;
 }

@@ -45,6 +45,9 @@ struct sip_span {
 	size_t len;
 };
 
+/* Header lines whose starts sip_msg_parse() records for the lookups. */
+#define SIP_HDR_LINES_MAX 48u
+
 /* One message of a datagram or a TCP segment. */
 struct sip_msg {
 	const uint8_t *buf;      /* the message's first byte */
@@ -59,6 +62,12 @@ struct sip_msg {
 	struct sip_span uri;     /* request: the Request-URI */
 	bool has_clen;
 	struct sip_span clen;    /* Content-Length's digits (when has_clen) */
+	/* Where each header line starts, found once while framing so that
+	 * sip_hdr_find() does not look for line ends again: line[0] is
+	 * hdr_start, line[n_lines] the blank line.  n_lines 0: not recorded
+	 * (more than SIP_HDR_LINES_MAX lines, or no blank line), searched. */
+	size_t n_lines;
+	uint32_t line[SIP_HDR_LINES_MAX + 1];
 };
 
 /* Header names: the full one and the compact letter (0: none). */

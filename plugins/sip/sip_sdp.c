@@ -35,11 +35,23 @@ static bool sdp_word(const uint8_t *buf, size_t *off, size_t end,
 	return w->len != 0;
 }
 
+static unsigned char sdp_lower(uint8_t c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 'a' - 'A') : c;
+}
+
+/* The word is text (a non-empty literal), ignoring ASCII case. */
 static bool sdp_word_is(const uint8_t *buf, const struct sip_span *w,
 			const char *text)
 {
-	return w->len == strlen(text) &&
-	       cth_prefix_match(buf + w->off, w->len, text) == CTH_PREFIX_YES;
+	size_t n = strlen(text);
+
+	if (n == 0 || w->len != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (sdp_lower(buf[w->off + i]) != sdp_lower((uint8_t)text[i]))
+			return false;
+	return true;
 }
 
 /* "IN IP4 ADDR[/ttl]" (c=) or its tail in o=: the address of family. */
@@ -127,7 +139,8 @@ int sip_sdp_parse(const uint8_t *buf, size_t off, size_t len, int family,
 	if (len < 2 || buf[off] != 'v' || buf[off + 1] != '=')
 		return -EINVAL;
 	while (l < end) {
-		size_t nl = l + cth_line_len(buf + l, end - l), lend = nl;
+		const uint8_t *lf = memchr(buf + l, '\n', end - l);
+		size_t nl = lf ? (size_t)(lf - buf) : end, lend = nl;
 
 		if (lend > l && buf[lend - 1] == '\r')
 			lend--;

@@ -40,14 +40,15 @@ int cth_parse_uint(const void *buf, size_t len, uint32_t max, uint32_t *val,
 	size_t i;
 
 	for (i = 0; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
-		uint32_t digit = (uint32_t)(p[i] - '0');
+		/* v <= max < 2^32: no overflow in 64 bits, no division */
+		uint64_t next = (uint64_t)v * 10u + (uint32_t)(p[i] - '0');
 
 		/* Keep consuming digits so *used is right, but stop
 		 * accumulating once the value is out of range. */
-		if (too_big || digit > max || v > (max - digit) / 10u)
+		if (too_big || next > max)
 			too_big = true;
 		else
-			v = v * 10u + digit;
+			v = (uint32_t)next;
 	}
 	if (i == 0)
 		return -EINVAL;
@@ -102,6 +103,36 @@ static size_t util_addr_size(int family)
 	}
 }
 
+/* What inet_pton() takes for IPv4: four numbers 0..255 separated by
+ * single dots, none with a leading zero (but "0" itself), nothing more. */
+static bool util_ipv4_parse(const unsigned char *p, size_t len, uint8_t out[4])
+{
+	size_t i = 0;
+
+	for (size_t part = 0; part < 4; part++) {
+		unsigned int v = 0;
+		size_t start;
+
+		if (part > 0) {
+			if (i >= len || p[i] != '.')
+				return false;
+			i++;
+		}
+		start = i;
+		for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
+			if (i > start && v == 0)
+				return false;
+			v = v * 10u + (unsigned int)(p[i] - '0');
+			if (v > 255u)
+				return false;
+		}
+		if (i == start)
+			return false;
+		out[part] = (uint8_t)v;
+	}
+	return i == len;
+}
+
 int cth_addr_parse(int family, const void *buf, size_t len,
 		   union cth_addr *addr)
 {
@@ -110,8 +141,19 @@ int cth_addr_parse(int family, const void *buf, size_t len,
 
 	if (util_addr_size(family) == 0)
 		return -EAFNOSUPPORT;
+	if (len == 0 || len >= sizeof(text))
+		return -EINVAL;
+	/* IPv4 by hand: inet_pton() would need a copy to add a NUL, and
+	 * costs as much again (NAT parses every address of a message) */
+	if (family == AF_INET) {
+		memset(&tmp, 0, sizeof(tmp));
+		if (!util_ipv4_parse(buf, len, tmp.raw))
+			return -EINVAL;
+		*addr = tmp;
+		return 0;
+	}
 	/* inet_pton() wants a C string; the payload has no NUL. */
-	if (len == 0 || len >= sizeof(text) || memchr(buf, '\0', len))
+	if (memchr(buf, '\0', len))
 		return -EINVAL;
 	memcpy(text, buf, len);
 	text[len] = '\0';
@@ -122,11 +164,63 @@ int cth_addr_parse(int family, const void *buf, size_t len,
 	return 0;
 }
 
+int cth_format_uint(uint32_t v, char *buf, size_t size)
+{
+	static const uint32_t pow10[] = {
+		10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
+		100000000u, 1000000000u,
+	};
+	size_t n = 1;
+
+	while (n < 10 && v >= pow10[n - 1])
+		n++;
+	if (size <= n)
+		return -ENOSPC;
+	buf[n] = '\0';
+	for (size_t i = n; i-- > 0; v /= 10u)
+		buf[i] = (char)('0' + v % 10u);
+	return (int)n;
+}
+
+/* One byte of a dotted quad at p; returns its length. */
+static size_t util_put_octet(char *p, unsigned int v)
+{
+	size_t n = 0;
+
+	if (v >= 100u) {
+		p[n++] = (char)('0' + v / 100u);
+		v %= 100u;
+		p[n++] = (char)('0' + v / 10u);
+		v %= 10u;
+	} else if (v >= 10u) {
+		p[n++] = (char)('0' + v / 10u);
+		v %= 10u;
+	}
+	p[n++] = (char)('0' + v);
+	return n;
+}
+
 int cth_addr_format(int family, const union cth_addr *addr, char *buf,
 		    size_t size)
 {
 	if (util_addr_size(family) == 0)
 		return -EAFNOSUPPORT;
+	/* What inet_ntop() writes for IPv4, without its sprintf(). */
+	if (family == AF_INET) {
+		char text[sizeof("255.255.255.255")];
+		size_t n = 0;
+
+		for (size_t i = 0; i < 4; i++) {
+			if (i)
+				text[n++] = '.';
+			n += util_put_octet(text + n, addr->raw[i]);
+		}
+		text[n] = '\0';
+		if (size <= n)
+			return -ENOSPC;
+		memcpy(buf, text, n + 1);
+		return (int)n;
+	}
 	if (size > (size_t)INT32_MAX)
 		size = INT32_MAX;
 	if (!inet_ntop(family, addr->raw, buf, (socklen_t)size))
@@ -137,9 +231,15 @@ int cth_addr_format(int family, const union cth_addr *addr, char *buf,
 bool cth_addr_equal(int family, const union cth_addr *a,
 		    const union cth_addr *b)
 {
-	size_t n = util_addr_size(family);
-
-	return n != 0 && memcmp(a->raw, b->raw, n) == 0;
+	/* constant sizes: the compiler compares in place, no memcmp() call */
+	switch (family) {
+	case AF_INET:
+		return memcmp(a->raw, b->raw, 4) == 0;
+	case AF_INET6:
+		return memcmp(a->raw, b->raw, 16) == 0;
+	default:
+		return false;
+	}
 }
 
 void cth_addr_copy(int family, union cth_addr *dst, const union cth_addr *src)

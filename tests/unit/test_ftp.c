@@ -666,6 +666,47 @@ static void test_util(void)
 		   -EAFNOSUPPORT, "AF_UNIX");
 	check_end(&c);
 
+	/* IPv4 is parsed by hand: it must take exactly what inet_pton() takes */
+	check_start(&c, "util_addr_parse_v4_as_inet_pton");
+	{
+		static const char *const texts[] = {
+			"0.0.0.0", "255.255.255.255", "256.1.1.1", "1.2.3.04", "01.2.3.4",
+			"1.2.3.0", "1.2.3.00", "1.2.3", "1.2.3.4.", ".1.2.3.4", "1..2.3",
+			"1.2.3.4.5", "1.2.3.4 ", " 1.2.3.4", "1.2.3.-4", "1.2.3.4a",
+			"1.2.3.1000", "1.2.3.255", "1.2.3.999", "0x1.2.3.4", "1.2.3.4/24",
+		};
+		char text[64];
+		unsigned int bad = 0;
+
+		for (unsigned int i = 0; i < 200000 && !bad; i++) {
+			size_t len;
+			uint8_t want[4];
+			int r, w;
+
+			if (i < sizeof(texts) / sizeof(texts[0])) {
+				snprintf(text, sizeof(text), "%s", texts[i]);
+			} else {
+				/* short strings over the bytes that matter */
+				static const char alpha[] = "0123456789..0125x";
+
+				len = 1 + rng_below(17);
+				for (size_t k = 0; k < len; k++)
+					text[k] = alpha[rng_below(sizeof(alpha) - 1)];
+				text[len] = '\0';
+			}
+			len = strlen(text);
+			memset(&a, 0x5a, sizeof(a));
+			r = cth_addr_parse(V4, text, len, &a);
+			w = inet_pton(V4, text, want);
+			if ((w == 1) != (r == 0) ||
+			    (w == 1 && (memcmp(a.raw, want, 4) != 0 || a.raw[4] != 0)) ||
+			    (w != 1 && a.raw[0] != 0x5a))
+				bad = i + 1;
+		}
+		check_that(&c, !bad, "differs from inet_pton for '%s'", text);
+	}
+	check_end(&c);
+
 	check_start(&c, "util_addr_format");
 	a = addr_of(V6, "2001:db8::1");
 	check_that(&c, cth_addr_format(V6, &a, buf, sizeof(buf)) == 11 &&
@@ -676,6 +717,48 @@ static void test_util(void)
 	check_that(&c, cth_addr_format(V4, &a, buf, 9) == -ENOSPC, "short");
 	check_that(&c, cth_addr_format(AF_UNIX, &a, buf, sizeof(buf)) ==
 		   -EAFNOSUPPORT, "AF_UNIX");
+	/* IPv4 is written by hand: the same text as inet_ntop() */
+	for (unsigned int i = 0; i < 4000; i++) {
+		char want[CTH_ADDR_STRLEN];
+		uint32_t x = i * 2654435761u;
+
+		if (i < 2)
+			x = i ? 0xffffffffu : 0;
+		memcpy(a.raw, &x, 4);
+		if (!inet_ntop(V4, a.raw, want, sizeof(want)) ||
+		    cth_addr_format(V4, &a, buf, sizeof(buf)) != (int)strlen(want) ||
+		    strcmp(buf, want) != 0) {
+			check_that(&c, false, "v4 '%s', inet_ntop '%s'", buf, want);
+			break;
+		}
+	}
+	a = addr_of(V4, "255.255.255.255");
+	strcpy(buf, "x");
+	check_that(&c, cth_addr_format(V4, &a, buf, 15) == -ENOSPC &&
+		   strcmp(buf, "x") == 0, "one short: untouched");
+	check_that(&c, cth_addr_format(V4, &a, buf, 16) == 15 &&
+		   strcmp(buf, "255.255.255.255") == 0, "exact size");
+	check_end(&c);
+
+	check_start(&c, "util_format_uint");
+	{
+		static const uint32_t vals[] = { 0, 1, 9, 10, 99, 100, 65535, 65536,
+						 999999999, 1000000000, 4294967295u };
+		char want[16];
+
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+			snprintf(want, sizeof(want), "%u", (unsigned int)vals[i]);
+			check_that(&c, cth_format_uint(vals[i], buf, sizeof(buf)) ==
+				   (int)strlen(want) && strcmp(buf, want) == 0,
+				   "%s: '%s'", want, buf);
+		}
+		strcpy(buf, "x");
+		check_that(&c, cth_format_uint(65535, buf, 5) == -ENOSPC &&
+			   strcmp(buf, "x") == 0, "no room for the NUL: untouched");
+		check_that(&c, cth_format_uint(65535, buf, 6) == 5 &&
+			   strcmp(buf, "65535") == 0, "exact size");
+		check_that(&c, cth_format_uint(7, buf, 0) == -ENOSPC, "size 0");
+	}
 	check_end(&c);
 
 	check_start(&c, "util_addr_equal_copy");

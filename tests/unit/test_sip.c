@@ -913,6 +913,18 @@ static void test_hostport(void)
 	check_that(&c, sip_hostport_parse(t, 0, 11, V6, &hp) == -ENOENT, "host name v6");
 	t = (const uint8_t *)"[::1";
 	check_that(&c, sip_hostport_parse(t, 0, 4, V6, &hp) == -EINVAL, "unclosed");
+	/* digits and dots that are no address: malformed, not a host name */
+	t = (const uint8_t *)"1.2.3:5060";
+	check_that(&c, sip_hostport_parse(t, 0, 10, V4, &hp) == -EINVAL, "three parts");
+	t = (const uint8_t *)"1.2.3.256";
+	check_that(&c, sip_hostport_parse(t, 0, 9, V4, &hp) == -EINVAL, "octet 256");
+	t = (const uint8_t *)"1.2.3.4x";
+	check_that(&c, sip_hostport_parse(t, 0, 8, V4, &hp) == -ENOENT, "letter: a name");
+	t = (const uint8_t *)":5060";
+	check_that(&c, sip_hostport_parse(t, 0, 5, V4, &hp) == -ENOENT, "no host");
+	t = (const uint8_t *)"1.2.3.4:5060";
+	check_that(&c, sip_hostport_parse(t, 0, 12, V6, &hp) == -ENOENT, "v4 on v6");
+	check_that(&c, sip_hostport_parse(t, 0, 7, V6, &hp) == -ENOENT, "v4 on v6, no port");
 	check_end(&c);
 }
 
@@ -967,6 +979,68 @@ static const struct mutate_how sip_mutate = {
 
 static const struct seed *fuzz_seeds(size_t *n);
 
+/* sip_hdr_find() gives the same answers from sip_msg_parse()'s line index
+ * as by searching the lines (n_lines 0), for every header, every time. */
+static bool hdr_index_agrees(const struct sip_msg *m)
+{
+	static const struct sip_hdr_name *const names[] = {
+		&sip_hdr_via, &sip_hdr_contact, &sip_hdr_from, &sip_hdr_to,
+		&sip_hdr_cseq, &sip_hdr_expires, &sip_hdr_clen, &sip_hdr_call_id,
+	};
+	struct sip_msg plain = *m;
+
+	plain.n_lines = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t pos = 0, ppos = 0;
+		struct sip_span v = { 0, 0 }, pv = { 0, 0 };
+		int ret, pret;
+
+		do {
+			ret = sip_hdr_find(m, names[i], &pos, &v);
+			pret = sip_hdr_find(&plain, names[i], &ppos, &pv);
+			if (ret != pret || pos != ppos ||
+			    (ret == 1 && (v.off != pv.off || v.len != pv.len)))
+				return false;
+		} while (ret == 1);
+		/* from a position inside a line: searched, as before */
+		pos = ppos = m->hdr_start + 1;
+		ret = sip_hdr_find(m, names[i], &pos, &v);
+		pret = sip_hdr_find(&plain, names[i], &ppos, &pv);
+		if (ret != pret || pos != ppos || (ret == 1 && v.off != pv.off))
+			return false;
+	}
+	return true;
+}
+
+/* The line index: recorded up to SIP_HDR_LINES_MAX header lines, folded
+ * ones included; more, or no blank line, and the lines are searched. */
+static void test_hdr_index(void)
+{
+	char text[4096];
+	struct sip_msg m;
+	struct check c;
+	size_t n;
+
+	check_start(&c, "header_line_index");
+	n = (size_t)snprintf(text, sizeof(text), HSTART "Via: a\r\n b\r\nTo: x\r\n\r\nbody");
+	check_that(&c, sip_msg_parse((const uint8_t *)text, n, false, &m) == 0 &&
+		   m.n_lines == 3 && m.line[0] == m.hdr_start && hdr_index_agrees(&m),
+		   "3 lines: %zu", m.n_lines);
+	for (unsigned int lines = SIP_HDR_LINES_MAX - 1; lines <= SIP_HDR_LINES_MAX + 1; lines++) {
+		n = (size_t)snprintf(text, sizeof(text), HSTART);
+		for (unsigned int i = 0; i + 1 < lines; i++)
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "X-%u: %u\r\n", i, i);
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "Contact: <sip:a@1.2.3.4>\r\n\r\n");
+		check_that(&c, sip_msg_parse((const uint8_t *)text, n, false, &m) == 0 &&
+			   m.n_lines == (lines <= SIP_HDR_LINES_MAX ? lines : 0) &&
+			   hdr_index_agrees(&m), "%u lines: n_lines %zu", lines, m.n_lines);
+	}
+	n = (size_t)snprintf(text, sizeof(text), HSTART "To: x\r\nVia: y");
+	check_that(&c, sip_msg_parse((const uint8_t *)text, n, false, &m) == 0 &&
+		   m.n_lines == 0 && hdr_index_agrees(&m), "no blank line: %zu", m.n_lines);
+	check_end(&c);
+}
+
 /* Whatever the text, every function returns one of its documented values
  * and every span lies inside what it was given. */
 static void test_parse_fuzz(void)
@@ -1000,6 +1074,8 @@ static void test_parse_fuzz(void)
 			continue;
 		}
 		parsed++;
+		check_that(&c, hdr_index_agrees(&m), "round %u: the line index and the search differ",
+			   r);
 		check_that(&c, m.len <= len && m.body_off + m.body_len == m.len &&
 			   m.hdr_start <= m.hdr_len && span_in(m.uri, m.hdr_len) &&
 			   (!m.has_clen || span_in(m.clen, m.hdr_len)),
@@ -2806,6 +2882,7 @@ int main(void)
 	test_sdp();
 	test_hostport();
 	test_format();
+	test_hdr_index();
 	test_parse_fuzz();
 
 	f = fake_new();

@@ -90,7 +90,8 @@ size_t cth_line_len(const void *buf, size_t len);
 
 /**
  * Parse a textual IPv4 (dotted quad) or IPv6 address of exactly @p len
- * bytes with inet_pton().
+ * bytes: what inet_pton() accepts (IPv4: four numbers 0..255 without
+ * leading zeros, parsed here without a copy; IPv6 by inet_pton()).
  *
  * @param family AF_INET or AF_INET6
  * @param buf    the text; need not be NUL-terminated
@@ -104,7 +105,18 @@ int cth_addr_parse(int family, const void *buf, size_t len,
 		   union cth_addr *addr);
 
 /**
- * Format an address with inet_ntop() (IPv6 in its compressed form).
+ * Write @p v in decimal, as snprintf()'s "%u" would, without stdio's cost
+ * on a packet's path.
+ *
+ * @param v    the number
+ * @param buf  receives the NUL-terminated digits
+ * @param size size of @p buf; 11 is always enough
+ * @return the number of digits (without the NUL), or -ENOSPC when @p buf
+ *         is too small (it is then left as it was)
+ */
+int cth_format_uint(uint32_t v, char *buf, size_t size);
+/**
+ * Format an address as inet_ntop() does (IPv6 in its compressed form).
  *
  * @param family AF_INET or AF_INET6
  * @param addr   the address, network byte order
