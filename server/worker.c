@@ -782,7 +782,6 @@ static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
 		return;
 	default:
 		worker_packet_help(w, &m);
-		qmsg_release(&m);
 	}
 }
 
