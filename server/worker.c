@@ -30,8 +30,23 @@
 #include "qmsg.h"
 #include "worker.h"
 
+/*
+ * Queue messages are received WORKER_RX_SLOTS at a time (recvmmsg), each
+ * slot large enough for the largest message nfnetlink_queue sends, which
+ * must never be cut (its packet would wait for a verdict for ever): a GSO
+ * packet's NFQA_PAYLOAD holds at most 65531 bytes (NFQNL_MAX_COPY_RANGE,
+ * nfqnl_set_mode() clamps our 0xffff to it), and the header plus every
+ * other attribute (NFQA_CT is a few hundred bytes, then interfaces,
+ * hardware address, timestamp, mark, uid/gid, skb info, cap len) stay far
+ * below 4 KiB.  Only the pages a message is written to are touched: a
+ * queue of small packets touches a page or two per slot, one busy with
+ * 64 KiB GSO packets up to 8 x 68 KiB.  Eight slots take 1/8 of a
+ * receive per packet under load; more would save little and could touch
+ * more memory.
+ */
+#define WORKER_RX_SLOTS 8u
+#define WORKER_RX_SLOT ((64u + 4u) * 1024u)
 /* GSO packets can be 64 KiB; the verdict may carry one back, grown. */
-#define WORKER_RBUF (256u * 1024u)
 #define WORKER_SBUF (80u * 1024u)
 #define WORKER_SO_RCVBUF (8 * 1024 * 1024)
 #define WORKER_MAX_EXPECT PKT_EXPECT_PER_CALL
@@ -142,6 +157,10 @@ static void worker_sock_tune(struct worker *w)
 	/* losing a queued packet's verdict is worse than an overrun report:
 	 * overruns are counted by the kernel (nfnetlink_queue stats) */
 	mnl_socket_setsockopt(w->nfq.nl, NETLINK_NO_ENOBUFS, &one, sizeof(one));
+	/* a refused verdict's error message carries the verdict's header
+	 * only, not the verdict (up to a 64 KiB payload): it stays far
+	 * below a receive slot (netlink_ack(), NLM_F_CAPPED) */
+	mnl_socket_setsockopt(w->nfq.nl, NETLINK_CAP_ACK, &one, sizeof(one));
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -155,10 +174,9 @@ int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
 	memset(w, 0, sizeof(*w));
 	w->queue = queue;
 	w->rtp = rtp;
-	w->rbuf = malloc(WORKER_RBUF);
 	w->xlist = malloc(sizeof(*w->xlist));
 	w->sbuf = malloc(WORKER_SBUF);
-	if (!w->rbuf || !w->sbuf || !w->xlist)
+	if (rxvec_init(&w->rx, WORKER_RX_SLOTS, WORKER_RX_SLOT) < 0 || !w->sbuf || !w->xlist)
 		return -ENOMEM;
 	if ((rc = nlreq_open(&w->nfq)) < 0 || (rc = nlreq_open(&w->ctnl)) < 0) {
 		log_err("queue %u: cannot open netlink socket: %s", queue, strerror(-rc));
@@ -785,11 +803,40 @@ static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
 	}
 }
 
-/* Walk every message ourselves: mnl_cb_run() stops at the first error
- * message, which would strand the packets queued behind it. */
-static void worker_batch(struct worker *w, size_t len)
+/*
+ * A message cut to its receive slot (never expected: rxvec.h, the slot
+ * size above) lost the end of its packet: that packet is answered
+ * ACCEPT, unread, if its id made it, and counted as a parse error.
+ */
+static void worker_packet_cut(struct worker *w, struct nlmsghdr *nlh, size_t len)
 {
-	const struct nlmsghdr *nlh = (const void *)w->rbuf;
+	struct qmsg m;
+
+	if (len < sizeof(*nlh))
+		return;
+	nlh->nlmsg_len = (uint32_t)len;
+	if ((nlh->nlmsg_type & 0xff) != NFQNL_MSG_PACKET ||
+	    (nlh->nlmsg_type >> 8) != NFNL_SUBSYS_QUEUE ||
+	    qmsg_read(nlh, &m) == QMSG_NO_ID) {
+		log_err("queue %u: a message was cut to %zu bytes (receive slot too small)",
+			w->queue, len);
+		return;
+	}
+	worker_qcount(w, STATS_Q_PACKETS);
+	stats_add(&w->stats.q[STATS_Q_UNDELIVERED], stats_id_gap(w->last_id, m.id));
+	w->last_id = m.id;
+	worker_qcount(w, STATS_Q_PARSE_ERRORS);
+	log_err("queue %u: packet %u: message cut to %zu bytes (receive slot too small), accepted",
+		m.queue, m.id, len);
+	worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+}
+
+/* Walk every message ourselves: mnl_cb_run() stops at the first error
+ * message, which would strand the packets queued behind it.  In a cut
+ * datagram the message left over is the cut one. */
+static void worker_batch(struct worker *w, char *buf, size_t len, bool cut)
+{
+	struct nlmsghdr *nlh = (void *)buf;
 	int rem = (int)len;
 
 	for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
@@ -807,23 +854,40 @@ static void worker_batch(struct worker *w, size_t len)
 		    (nlh->nlmsg_type >> 8) == NFNL_SUBSYS_QUEUE)
 			worker_packet(w, nlh);
 	}
+	if (cut)
+		worker_packet_cut(w, nlh, (size_t)rem);
 }
 
+/*
+ * Until the queue is empty, WORKER_RX_SLOTS messages per receive.  A
+ * receive that returns fewer than that found the socket empty, so the
+ * drain ends there instead of asking again for an EAGAIN: a message
+ * arriving meanwhile leaves the socket readable, and the loop's
+ * (level-triggered) watcher calls us again.
+ */
 static void worker_drain(struct worker *w)
 {
 	int fd = mnl_socket_get_fd(w->nfq.nl);
 
 	for (;;) {
-		ssize_t n = recv(fd, w->rbuf, WORKER_RBUF, MSG_DONTWAIT);
+		int n = rxvec_recv(&w->rx, fd);
 
+		if (n == -EINTR)
+			continue;
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				log_err("queue %u: receive: %s", w->queue, strerror(errno));
+			if (n != -EAGAIN && n != -EWOULDBLOCK)
+				log_err("queue %u: receive: %s", w->queue, strerror(-n));
 			return;
 		}
-		worker_batch(w, (size_t)n);
+		for (unsigned int i = 0; i < (unsigned int)n; i++) {
+			size_t len;
+			bool cut;
+			char *buf = rxvec_get(&w->rx, i, &len, &cut);
+
+			worker_batch(w, buf, len, cut);
+		}
+		if ((unsigned int)n < w->rx.slots)
+			return;
 	}
 }
 
@@ -940,9 +1004,9 @@ void worker_free(struct worker *w)
 	keep_free(&w->keep);
 	nlreq_close(&w->nfq);
 	nlreq_close(&w->ctnl);
-	free(w->rbuf);
+	rxvec_free(&w->rx);
 	free(w->xlist);
 	w->xlist = NULL;
 	free(w->sbuf);
-	w->rbuf = w->sbuf = NULL;
+	w->sbuf = NULL;
 }

@@ -13,6 +13,7 @@
 #include "keep.h"
 #include "overlay.h"
 #include "runtime.h"
+#include "rxvec.h"
 #include "stats.h"
 
 /* One NFQUEUE, owned by one thread with its own loop and sockets: nothing
@@ -34,7 +35,8 @@ struct worker {
 	uint32_t queue_len;            /* as configured in the kernel */
 	uint32_t last_id;              /* of the last packet: skipped ids count */
 	bool fail_open;
-	char *rbuf, *sbuf;
+	struct rxvec rx;               /* queue messages, several per receive */
+	char *sbuf;
 	struct stats_block stats;       /* written by this worker only */
 	struct overlay overlay;        /* newest state of connections in flight */
 	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
