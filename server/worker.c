@@ -26,8 +26,10 @@
 #include "keep.h"
 #include "overlay.h"
 #include "log.h"
+#include "mangle.h"
 #include "packet.h"
 #include "qmsg.h"
+#include "verdict.h"
 #include "worker.h"
 
 /*
@@ -46,8 +48,10 @@
  */
 #define WORKER_RX_SLOTS 8u
 #define WORKER_RX_SLOT ((64u + 4u) * 1024u)
-/* GSO packets can be 64 KiB; the verdict may carry one back, grown. */
-#define WORKER_SBUF (80u * 1024u)
+/* Verdicts leave together, a datagram of several within 3 KiB (below
+ * NLMSG_GOODSIZE with 4 KiB pages: vbatch.h); the buffer holds the
+ * largest single verdict, a rewritten GSO packet with an expectation. */
+#define WORKER_VB_GOAL 3072u
 #define WORKER_SO_RCVBUF (8 * 1024 * 1024)
 #define WORKER_MAX_EXPECT PKT_EXPECT_PER_CALL
 
@@ -91,6 +95,46 @@ static void worker_count_name(struct worker *w, const char *name,
 static void worker_qcount(struct worker *w, enum stats_queue_counter k)
 {
 	stats_add(&w->stats.q[k], 1);
+}
+
+/*
+ * Send the verdicts collected so far, in one datagram (vbatch.h).  A
+ * failed send loses all of them: each counts as a verdict error, logged
+ * once.  A refusal of one verdict comes back later as its own error
+ * message (worker_batch()).
+ */
+static void worker_verdict_flush(struct worker *w)
+{
+	struct vbatch *b = &w->vb;
+
+	if (!b->n)
+		return;
+	if (mnl_socket_sendto(w->nfq.nl, b->buf, b->len) < 0) {
+		stats_add(&w->stats.q[STATS_Q_VERDICT_ERRORS], b->n);
+		log_err("queue %u: verdict for packet %u (and %u more sent with it): %s",
+			w->queue, b->id[0], b->n - 1, strerror(errno));
+	} else {
+		for (unsigned int i = 0; i < b->n; i++)
+			if (b->tag[i] >= 0)     /* a rewritten packet: its helper's slot */
+				stats_add(&w->stats.h[b->tag[i]][STATS_H_MANGLED], 1);
+	}
+	vbatch_clear(b);
+}
+
+/*
+ * Every ctnetlink request of the worker.  The verdicts collected so far
+ * go first: the kernel then sees verdicts and ctnetlink requests in the
+ * order it saw them when each verdict had its own sendto().  What a
+ * request reads or changes may depend on an earlier verdict (an
+ * expectation it carried, a detach, a master it confirmed), and what
+ * must follow this packet's verdict (worker_expect_later()) finds it
+ * sent.
+ */
+static int worker_ctnl_talk(struct worker *w, struct nlmsghdr *nlh, mnl_cb_t cb,
+			    void *data)
+{
+	worker_verdict_flush(w);
+	return nlreq_talk_cb(&w->ctnl, nlh, cb, data);
 }
 
 /* The queue's copy mode, flags and length, in one CONFIG message. */
@@ -175,8 +219,9 @@ int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
 	w->queue = queue;
 	w->rtp = rtp;
 	w->xlist = malloc(sizeof(*w->xlist));
-	w->sbuf = malloc(WORKER_SBUF);
-	if (rxvec_init(&w->rx, WORKER_RX_SLOTS, WORKER_RX_SLOT) < 0 || !w->sbuf || !w->xlist)
+	if (rxvec_init(&w->rx, WORKER_RX_SLOTS, WORKER_RX_SLOT) < 0 ||
+	    vbatch_init(&w->vb, verdict_size_max(PKT_OUT_MAX, true), WORKER_VB_GOAL) < 0 ||
+	    !w->xlist)
 		return -ENOMEM;
 	if ((rc = nlreq_open(&w->nfq)) < 0 || (rc = nlreq_open(&w->ctnl)) < 0) {
 		log_err("queue %u: cannot open netlink socket: %s", queue, strerror(-rc));
@@ -207,7 +252,7 @@ static int worker_expect_send(struct worker *w, const struct pkt_call *c,
 	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, type, flags, e->family);
 	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0)
 		return rc;
-	return nlreq_talk_cb(&w->ctnl, nlh, cb, data);
+	return worker_ctnl_talk(w, nlh, cb, data);
 }
 
 /* Is there an expectation with e's tuple, and is it this connection's
@@ -369,7 +414,7 @@ static int worker_master_list(struct worker *w, const struct cth_tuple *orig,
 			    NLM_F_DUMP, (uint8_t)orig->family);
 	if ((rc = expect_put_master(nlh, orig, zone)) < 0)
 		return rc;
-	return nlreq_talk_cb(&w->ctnl, nlh, expect_list_cb, l);
+	return worker_ctnl_talk(w, nlh, expect_list_cb, l);
 }
 
 /*
@@ -395,7 +440,7 @@ static int worker_expect_flush(struct worker *w, const struct pkt_call *c,
 		nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_DELETE,
 				    0, c->pkt.tuple[0].family);
 		expect_list_put_del(nlh, l, i, c->pkt.zone);
-		rc = nlreq_talk(&w->ctnl, nlh);
+		rc = worker_ctnl_talk(w, nlh, NULL, NULL);
 		if (rc == 0)
 			n++;
 		else if (rc != -ENOENT)   /* gone meanwhile: fine */
@@ -541,73 +586,28 @@ static int worker_expect_ctl(struct pkt_call *c, unsigned int op,
 }
 
 /*
- * The NFQA_CT nest is written with libmnl: libnetfilter_conntrack 1.0.9
- * never records the length given to nfct_set_attr_l(ATTR_HELPER_INFO),
- * so nfct_nlmsg_build() emits an empty CTA_HELP_INFO for a fresh object.
- * Tuples are not needed: the kernel only applies timeout, status, helper,
- * labels and mark from a verdict's conntrack.
+ * Add the packet's verdict to the batch (sent at the end of this receive,
+ * before any ctnetlink request, or now when the batch is full).  A
+ * dropped packet needs no new payload.
  */
-static void worker_ct_put(struct nlmsghdr *nlh, const struct pkt_call *c)
+static void worker_verdict(struct worker *w, uint16_t queue, uint32_t id,
+			   int verdict, struct pkt_call *c,
+			   const struct cth_expect *exp)
 {
-	size_t priv_size = c->inst->pl->desc->priv_size;
-	struct nlattr *nest = mnl_attr_nest_start(nlh, NFQA_CT);
-	bool expected = c->pkt.ct_status & CTH_CT_EXPECTED;
-
-	if (c->has_timeout)
-		mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(c->timeout));
-	if (c->has_mark)
-		mnl_attr_put_u32(nlh, CTA_MARK, htonl(c->mark));
-	/* Linux 6.1 ctnetlink_change_helper(): a connection with a master
-	 * keeps no CTA_HELP_INFO, and any other helper name than its own is
-	 * refused, which voids this whole NFQA_CT (mark, expectation, seq
-	 * adjustment): never write CTA_HELP for one. */
-	if (!expected && (c->detach || (c->priv_changed && priv_size))) {
-		struct nlattr *help = mnl_attr_nest_start(nlh, CTA_HELP);
-
-		mnl_attr_put_strz(nlh, CTA_HELP_NAME, c->detach ? "" : c->inst->name);
-		if (!c->detach)
-			mnl_attr_put(nlh, CTA_HELP_INFO, priv_size, c->priv);
-		mnl_attr_nest_end(nlh, help);
-	}
-	mnl_attr_nest_end(nlh, nest);
-}
-
-/* Returns whether the verdict carried a rewritten payload. */
-static bool worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
-				int verdict, struct pkt_call *c,
-				const struct cth_expect *exp)
-{
-	struct nlmsghdr *nlh = nfq_nlmsg_put(w->sbuf, NFQNL_MSG_VERDICT, queue);
+	bool drop = verdict == CTH_VERDICT_DROP;
 	const uint8_t *pkt = NULL;
+	size_t len = 0, need;
+	char *buf;
 
-	nfq_nlmsg_verdict_put(nlh, (int)id, verdict == CTH_VERDICT_DROP ? NF_DROP : NF_ACCEPT);
-	if (c) {
-		size_t len;
-
-		/* a dropped packet needs no new payload */
-		pkt = verdict == CTH_VERDICT_DROP ? NULL : pkt_call_mangled(c, &len);
-
-		if (pkt)
-			nfq_nlmsg_verdict_put_pkt(nlh, pkt, (uint32_t)len);
-		/* NFQA_EXP is only honoured together with NFQA_CT */
-		if (c->priv_changed || c->detach || c->has_timeout ||
-		    c->has_mark || exp)
-			worker_ct_put(nlh, c);
-		if (exp) {
-			struct nlattr *nest = mnl_attr_nest_start(nlh, NFQA_EXP);
-
-			if (expect_put(nlh, exp, &c->pkt, c->inst->name, false) < 0)
-				mnl_attr_nest_cancel(nlh, nest);
-			else
-				mnl_attr_nest_end(nlh, nest);
-		}
+	if (c && !drop)
+		pkt = pkt_call_mangled(c, &len);
+	need = verdict_size_max(pkt ? len : 0, exp != NULL);
+	if (!(buf = vbatch_room(&w->vb, need))) {
+		worker_verdict_flush(w);
+		buf = vbatch_room(&w->vb, need);
 	}
-	if (mnl_socket_sendto(w->nfq.nl, nlh, nlh->nlmsg_len) < 0) {
-		worker_qcount(w, STATS_Q_VERDICT_ERRORS);
-		log_err("queue %u: verdict for packet %u: %s", queue, id, strerror(errno));
-		return false;
-	}
-	return pkt != NULL;
+	verdict_put(buf, queue, id, drop, c, pkt, len, exp);
+	vbatch_add(&w->vb, id, pkt ? (int)c->inst->slot : -1);
 }
 
 static uint64_t worker_now_ms(const struct worker *w)
@@ -637,7 +637,7 @@ static int worker_detach_send(struct worker *w, const struct detach_entry *e)
 			    (uint8_t)e->orig.family);
 	if ((rc = detach_put_update(nlh, e)) < 0)
 		return rc;
-	return nlreq_talk(&w->ctnl, nlh);
+	return worker_ctnl_talk(w, nlh, NULL, NULL);
 }
 
 /* Check a few waiting connections: detach those whose expectations are
@@ -767,9 +767,8 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	if (c.detach)
 		worker_detach_decide(w, &wp, &c, now);
 out:
-	if (worker_verdict_send(w, m->queue, m->id, verdict, in ? &c : NULL,
-				wp.has_exp ? &wp.exp : NULL))
-		worker_count(w, in, STATS_H_MANGLED);
+	worker_verdict(w, m->queue, m->id, verdict, in ? &c : NULL,
+		       wp.has_exp ? &wp.exp : NULL);
 	if (in)
 		worker_expect_later(&wp, &c, verdict);
 	pkt_call_release(&c);
@@ -791,12 +790,12 @@ static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
 	case QMSG_MALFORMED:
 		worker_qcount(w, STATS_Q_PARSE_ERRORS);
 		log_warn("queue %u: packet %u: malformed queue message, accepted", m.queue, m.id);
-		worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+		worker_verdict(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
 		return;
 	case QMSG_ACCEPT:
 		/* no payload (pure ACK), no conntrack, or not IP: cheaply */
 		worker_qcount(w, STATS_Q_NO_PAYLOAD);
-		worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+		worker_verdict(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
 		return;
 	default:
 		worker_packet_help(w, &m);
@@ -828,7 +827,7 @@ static void worker_packet_cut(struct worker *w, struct nlmsghdr *nlh, size_t len
 	worker_qcount(w, STATS_Q_PARSE_ERRORS);
 	log_err("queue %u: packet %u: message cut to %zu bytes (receive slot too small), accepted",
 		m.queue, m.id, len);
-	worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+	worker_verdict(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
 }
 
 /* Walk every message ourselves: mnl_cb_run() stops at the first error
@@ -886,6 +885,7 @@ static void worker_drain(struct worker *w)
 
 			worker_batch(w, buf, len, cut);
 		}
+		worker_verdict_flush(w);
 		if ((unsigned int)n < w->rx.slots)
 			return;
 	}
@@ -1007,6 +1007,5 @@ void worker_free(struct worker *w)
 	rxvec_free(&w->rx);
 	free(w->xlist);
 	w->xlist = NULL;
-	free(w->sbuf);
-	w->sbuf = NULL;
+	vbatch_free(&w->vb);
 }

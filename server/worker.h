@@ -14,6 +14,7 @@
 #include "overlay.h"
 #include "runtime.h"
 #include "rxvec.h"
+#include "vbatch.h"
 #include "stats.h"
 
 /* One NFQUEUE, owned by one thread with its own loop and sockets: nothing
@@ -36,7 +37,7 @@ struct worker {
 	uint32_t last_id;              /* of the last packet: skipped ids count */
 	bool fail_open;
 	struct rxvec rx;               /* queue messages, several per receive */
-	char *sbuf;
+	struct vbatch vb;              /* verdicts waiting for one sendmsg() */
 	struct stats_block stats;       /* written by this worker only */
 	struct overlay overlay;        /* newest state of connections in flight */
 	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
