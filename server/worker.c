@@ -610,13 +610,8 @@ static void worker_verdict(struct worker *w, uint16_t queue, uint32_t id,
 	vbatch_add(&w->vb, id, pkt ? (int)c->inst->slot : -1);
 }
 
-static uint64_t worker_now_ms(const struct worker *w)
-{
-	return (uint64_t)(ev_now(w->loop) * 1000.0);
-}
-
-/* Kept bytes age by a clock that never jumps (ev_now() follows the wall
- * clock); read from the vDSO, only for packets a plugin sees. */
+/* Kept bytes, detaches and in-flight state age by a clock that never
+ * jumps (ev_now() follows the wall clock). */
 static uint64_t worker_mono_ms(void)
 {
 	struct timespec ts;
@@ -745,7 +740,7 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 		worker_qcount(w, STATS_Q_NOT_OURS);
 		goto out;
 	}
-	now = worker_mono_ms();
+	now = w->now_ms;
 	if (w->detach.used && detach_lookup(&w->detach, &m->view, now) == DETACH_DONE) {
 		log_debug("queue %u: packet %u: queued before its connection was detached, accepted",
 			  m->queue, m->id);
@@ -759,8 +754,7 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	c.gso = m->gso;
 	c.keep = &w->keep;
 	keep_join(&w->keep, &c, now);
-	verdict = overlay_call_run(&w->overlay, &c, m->kpriv, m->klen,
-				   worker_now_ms(w));
+	verdict = overlay_call_run(&w->overlay, &c, m->kpriv, m->klen, now);
 	keep_done(&w->keep, &c, verdict, now);
 	worker_count(w, in, STATS_H_PAYLOAD);
 	worker_count(w, in, verdict == CTH_VERDICT_DROP ? STATS_H_DROPS : STATS_H_ACCEPTS);
@@ -878,6 +872,10 @@ static void worker_drain(struct worker *w)
 				log_err("queue %u: receive: %s", w->queue, strerror(-n));
 			return;
 		}
+		/* one reading for the receive's packets: they arrived
+		 * together, and the ages it measures are seconds (a vDSO
+		 * call, but a syscall where the clock source has none) */
+		w->now_ms = worker_mono_ms();
 		for (unsigned int i = 0; i < (unsigned int)n; i++) {
 			size_t len;
 			bool cut;

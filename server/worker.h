@@ -35,6 +35,7 @@ struct worker {
 	pthread_t thread;
 	uint32_t queue_len;            /* as configured in the kernel */
 	uint32_t last_id;              /* of the last packet: skipped ids count */
+	uint64_t now_ms;               /* monotonic, read once per receive */
 	bool fail_open;
 	struct rxvec rx;               /* queue messages, several per receive */
 	struct vbatch vb;              /* verdicts waiting for one sendmsg() */
