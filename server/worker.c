@@ -768,6 +768,14 @@ out:
 	pkt_call_release(&c);
 }
 
+/* Every packet with an id: counted, and ids skipped since the last one. */
+static void worker_packet_count(struct worker *w, uint32_t id)
+{
+	worker_qcount(w, STATS_Q_PACKETS);
+	stats_add(&w->stats.q[STATS_Q_UNDELIVERED], stats_id_gap(w->last_id, id));
+	w->last_id = id;
+}
+
 static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
 {
 	struct qmsg m;
@@ -777,9 +785,7 @@ static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
 		log_err("queue %u: malformed queue message without packet id", m.queue);
 		return;
 	}
-	worker_qcount(w, STATS_Q_PACKETS);
-	stats_add(&w->stats.q[STATS_Q_UNDELIVERED], stats_id_gap(w->last_id, m.id));
-	w->last_id = m.id;
+	worker_packet_count(w, m.id);
 	switch (kind) {
 	case QMSG_MALFORMED:
 		worker_qcount(w, STATS_Q_PARSE_ERRORS);
@@ -805,8 +811,10 @@ static void worker_packet_cut(struct worker *w, struct nlmsghdr *nlh, size_t len
 {
 	struct qmsg m;
 
-	if (len < sizeof(*nlh))
+	if (len < sizeof(*nlh)) {
+		log_err("queue %u: a datagram was cut (receive slot too small)", w->queue);
 		return;
+	}
 	nlh->nlmsg_len = (uint32_t)len;
 	if ((nlh->nlmsg_type & 0xff) != NFQNL_MSG_PACKET ||
 	    (nlh->nlmsg_type >> 8) != NFNL_SUBSYS_QUEUE ||
@@ -815,9 +823,7 @@ static void worker_packet_cut(struct worker *w, struct nlmsghdr *nlh, size_t len
 			w->queue, len);
 		return;
 	}
-	worker_qcount(w, STATS_Q_PACKETS);
-	stats_add(&w->stats.q[STATS_Q_UNDELIVERED], stats_id_gap(w->last_id, m.id));
-	w->last_id = m.id;
+	worker_packet_count(w, m.id);
 	worker_qcount(w, STATS_Q_PARSE_ERRORS);
 	log_err("queue %u: packet %u: message cut to %zu bytes (receive slot too small), accepted",
 		m.queue, m.id, len);
