@@ -858,11 +858,11 @@ static void worker_batch(struct worker *w, char *buf, size_t len, bool cut)
 }
 
 /*
- * Until the queue is empty, WORKER_RX_SLOTS messages per receive.  A
- * receive that returns fewer than that found the socket empty, so the
- * drain ends there instead of asking again for an EAGAIN: a message
- * arriving meanwhile leaves the socket readable, and the loop's
- * (level-triggered) watcher calls us again.
+ * Until the queue is empty, WORKER_RX_SLOTS messages per receive, whose
+ * verdicts leave together at its end.  A receive that returns fewer than
+ * that found the socket empty, so the drain ends there instead of asking
+ * again for an EAGAIN: a message arriving meanwhile leaves the socket
+ * readable, and the loop's (level-triggered) watcher calls us again.
  */
 static void worker_drain(struct worker *w)
 {
