@@ -11,80 +11,103 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netfilter/nf_conntrack_common.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "qmsg.h"
 
-/* NFQA_CT of a real conntrack is a few hundred bytes */
-#define QMSG_CT_COPY_MAX 4096u
-
-/* The attributes a tuple needs, per direction and family: the conntrack
- * glue always sends them, but a message that lacks one must not crash us. */
-static const enum nf_conntrack_attr qmsg_tuple_attrs[2][2][4] = {
-	/* [reply][v6] = { src, dst, sport, dport } */
-	[0][0] = { ATTR_ORIG_IPV4_SRC, ATTR_ORIG_IPV4_DST, ATTR_ORIG_PORT_SRC, ATTR_ORIG_PORT_DST },
-	[0][1] = { ATTR_ORIG_IPV6_SRC, ATTR_ORIG_IPV6_DST, ATTR_ORIG_PORT_SRC, ATTR_ORIG_PORT_DST },
-	[1][0] = { ATTR_REPL_IPV4_SRC, ATTR_REPL_IPV4_DST, ATTR_REPL_PORT_SRC, ATTR_REPL_PORT_DST },
-	[1][1] = { ATTR_REPL_IPV6_SRC, ATTR_REPL_IPV6_DST, ATTR_REPL_PORT_SRC, ATTR_REPL_PORT_DST },
+/*
+ * NFQA_CT is read here, attribute by attribute, with libmnl's walker and
+ * validators, not through libnetfilter_conntrack: the library allocates
+ * an object per packet (nfct_new()), and 1.0.9 calls exit() ("ctnetlink
+ * kernel ABI is broken") when an attribute fails its validation (found by
+ * fuzz_qmsg), so it could only ever be given a checked copy of the nest.
+ * Each level has a table of the types we read, indexed by type: their
+ * kind and exact length.  The first attribute of a type that validates
+ * is the one used (a later copy is ignored); a type not in the table,
+ * or one that does not validate, is skipped.
+ */
+struct qmsg_rule {
+	enum mnl_attr_data_type kind;   /* MNL_TYPE_UNSPEC: not read */
+	size_t len;                     /* exact payload length, 0: by kind */
 };
 
-static int qmsg_tuple_get(const struct nf_conntrack *ct, int reply,
-			    struct cth_tuple *t)
-{
-	const enum nf_conntrack_attr *a;
+#define QMSG_NRULES(r) (sizeof(r) / sizeof((r)[0]))
 
-	if (!nfct_attr_is_set(ct, ATTR_ORIG_L3PROTO) ||
-	    !nfct_attr_is_set(ct, reply ? ATTR_REPL_L4PROTO : ATTR_ORIG_L4PROTO))
-		return -EINVAL;
-	t->family = nfct_get_attr_u8(ct, ATTR_ORIG_L3PROTO);
-	if (t->family != AF_INET && t->family != AF_INET6)
-		return -EINVAL;
-	a = qmsg_tuple_attrs[reply][t->family == AF_INET6];
-	for (size_t i = 0; i < 4; i++)
-		if (!nfct_attr_is_set(ct, a[i]))
-			return -EINVAL;
-	t->proto = nfct_get_attr_u8(ct, reply ? ATTR_REPL_L4PROTO : ATTR_ORIG_L4PROTO);
-	memset(&t->src, 0, sizeof(t->src));
-	memset(&t->dst, 0, sizeof(t->dst));
-	memcpy(t->src.raw, nfct_get_attr(ct, a[0]), t->family == AF_INET ? 4 : 16);
-	memcpy(t->dst.raw, nfct_get_attr(ct, a[1]), t->family == AF_INET ? 4 : 16);
-	t->sport = ntohs(nfct_get_attr_u16(ct, a[2]));
-	t->dport = ntohs(nfct_get_attr_u16(ct, a[3]));
-	return 0;
+static const struct qmsg_rule qmsg_ip_rules[CTA_IP_V6_DST + 1] = {
+	[CTA_IP_V4_SRC] = { MNL_TYPE_U32, 0 },
+	[CTA_IP_V4_DST] = { MNL_TYPE_U32, 0 },
+	[CTA_IP_V6_SRC] = { MNL_TYPE_BINARY, 16 },
+	[CTA_IP_V6_DST] = { MNL_TYPE_BINARY, 16 },
+}, qmsg_proto_rules[CTA_PROTO_DST_PORT + 1] = {
+	[CTA_PROTO_NUM] = { MNL_TYPE_U8, 0 },
+	[CTA_PROTO_SRC_PORT] = { MNL_TYPE_U16, 0 },
+	[CTA_PROTO_DST_PORT] = { MNL_TYPE_U16, 0 },
+}, qmsg_tuple_rules[CTA_TUPLE_PROTO + 1] = {
+	[CTA_TUPLE_IP] = { MNL_TYPE_NESTED, 0 },
+	[CTA_TUPLE_PROTO] = { MNL_TYPE_NESTED, 0 },
+}, qmsg_ct_rules[CTA_ZONE + 1] = {
+	[CTA_TUPLE_ORIG] = { MNL_TYPE_NESTED, 0 },
+	[CTA_TUPLE_REPLY] = { MNL_TYPE_NESTED, 0 },
+	[CTA_TUPLE_MASTER] = { MNL_TYPE_NESTED, 0 },
+	[CTA_STATUS] = { MNL_TYPE_U32, 0 },
+	[CTA_MARK] = { MNL_TYPE_U32, 0 },
+	[CTA_ID] = { MNL_TYPE_U32, 0 },
+	[CTA_ZONE] = { MNL_TYPE_U16, 0 },
+};
+
+/* tb[type] (n entries, zeroed by the caller): the first attribute of each
+ * type in nest that rules[type] allows and that validates. */
+static void qmsg_nest_read(const struct nlattr *nest, const struct qmsg_rule *rules,
+			   const struct nlattr **tb, size_t n)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest) {
+		uint16_t type = mnl_attr_get_type(a);
+
+		if (type >= n || tb[type] || rules[type].kind == MNL_TYPE_UNSPEC)
+			continue;
+		if (rules[type].len ? mnl_attr_validate2(a, rules[type].kind, rules[type].len) < 0
+				    : mnl_attr_validate(a, rules[type].kind) < 0)
+			continue;
+		tb[type] = a;
+	}
 }
 
-/* An expected connection's master (CTA_TUPLE_MASTER), all or nothing. */
-static bool qmsg_master_get(const struct nf_conntrack *ct, struct cth_tuple *t)
+/* A tuple nest (CTA_TUPLE_ORIG, _REPLY, _MASTER) in the packet's family:
+ * addresses, protocol and both ports, all or nothing (t is only written
+ * when complete).  The conntrack glue always sends them, but a message
+ * that lacks one must not crash us. */
+static int qmsg_tuple_read(const struct nlattr *nest, int family,
+			   struct cth_tuple *t)
 {
-	static const enum nf_conntrack_attr v4[] = {
-		ATTR_MASTER_L4PROTO, ATTR_MASTER_IPV4_SRC, ATTR_MASTER_IPV4_DST,
-		ATTR_MASTER_PORT_SRC, ATTR_MASTER_PORT_DST,
-	}, v6[] = {
-		ATTR_MASTER_L4PROTO, ATTR_MASTER_IPV6_SRC, ATTR_MASTER_IPV6_DST,
-		ATTR_MASTER_PORT_SRC, ATTR_MASTER_PORT_DST,
-	};
-	const enum nf_conntrack_attr *a;
-	uint8_t family;
+	const struct nlattr *tt[QMSG_NRULES(qmsg_tuple_rules)] = { 0 };
+	const struct nlattr *ip[QMSG_NRULES(qmsg_ip_rules)] = { 0 };
+	const struct nlattr *pr[QMSG_NRULES(qmsg_proto_rules)] = { 0 };
+	const struct nlattr *src, *dst;
+	size_t alen = family == AF_INET6 ? 16 : 4;
 
-	if (!nfct_attr_is_set(ct, ATTR_MASTER_L3PROTO))
-		return false;
-	family = nfct_get_attr_u8(ct, ATTR_MASTER_L3PROTO);
-	if (family != AF_INET && family != AF_INET6)
-		return false;
-	a = family == AF_INET ? v4 : v6;
-	for (size_t i = 0; i < sizeof(v4) / sizeof(v4[0]); i++)
-		if (!nfct_attr_is_set(ct, a[i]))
-			return false;
+	if (!nest)
+		return -EINVAL;
+	qmsg_nest_read(nest, qmsg_tuple_rules, tt, QMSG_NRULES(tt));
+	if (tt[CTA_TUPLE_IP])
+		qmsg_nest_read(tt[CTA_TUPLE_IP], qmsg_ip_rules, ip, QMSG_NRULES(ip));
+	if (tt[CTA_TUPLE_PROTO])
+		qmsg_nest_read(tt[CTA_TUPLE_PROTO], qmsg_proto_rules, pr, QMSG_NRULES(pr));
+	src = ip[family == AF_INET6 ? CTA_IP_V6_SRC : CTA_IP_V4_SRC];
+	dst = ip[family == AF_INET6 ? CTA_IP_V6_DST : CTA_IP_V4_DST];
+	if (!src || !dst || !pr[CTA_PROTO_NUM] || !pr[CTA_PROTO_SRC_PORT] ||
+	    !pr[CTA_PROTO_DST_PORT])
+		return -EINVAL;
 	memset(t, 0, sizeof(*t));
-	t->family = family;
-	t->proto = nfct_get_attr_u8(ct, a[0]);
-	memcpy(t->src.raw, nfct_get_attr(ct, a[1]), family == AF_INET ? 4 : 16);
-	memcpy(t->dst.raw, nfct_get_attr(ct, a[2]), family == AF_INET ? 4 : 16);
-	t->sport = ntohs(nfct_get_attr_u16(ct, a[3]));
-	t->dport = ntohs(nfct_get_attr_u16(ct, a[4]));
-	return true;
+	t->family = (uint8_t)family;
+	t->proto = mnl_attr_get_u8(pr[CTA_PROTO_NUM]);
+	memcpy(t->src.raw, mnl_attr_get_payload(src), alen);
+	memcpy(t->dst.raw, mnl_attr_get_payload(dst), alen);
+	t->sport = ntohs(mnl_attr_get_u16(pr[CTA_PROTO_SRC_PORT]));
+	t->dport = ntohs(mnl_attr_get_u16(pr[CTA_PROTO_DST_PORT]));
+	return 0;
 }
 
 static unsigned int qmsg_ct_status(uint32_t ips)
@@ -95,26 +118,34 @@ static unsigned int qmsg_ct_status(uint32_t ips)
 	       ((ips & IPS_CONFIRMED) ? CTH_CT_CONFIRMED : 0);
 }
 
-/* Everything the plugin sees about the connection, from NFQA_CT. */
-static int qmsg_conn_get(const struct nf_conntrack *ct, uint32_t ctinfo,
-			   struct cth_packet *p)
+static uint32_t qmsg_u32(const struct nlattr *a)
 {
+	return a ? ntohl(mnl_attr_get_u32(a)) : 0;
+}
+
+/* Everything the plugin sees about the connection, from NFQA_CT. */
+static int qmsg_conn_get(const struct nlattr *ct, int family, uint32_t ctinfo,
+			 struct cth_packet *p)
+{
+	const struct nlattr *tb[QMSG_NRULES(qmsg_ct_rules)] = { 0 };
 	uint32_t status;
 
-	if (qmsg_tuple_get(ct, 0, &p->tuple[CTH_DIR_ORIGINAL]) < 0 ||
-	    qmsg_tuple_get(ct, 1, &p->tuple[CTH_DIR_REPLY]) < 0)
+	qmsg_nest_read(ct, qmsg_ct_rules, tb, QMSG_NRULES(tb));
+	if (qmsg_tuple_read(tb[CTA_TUPLE_ORIG], family, &p->tuple[CTH_DIR_ORIGINAL]) < 0 ||
+	    qmsg_tuple_read(tb[CTA_TUPLE_REPLY], family, &p->tuple[CTH_DIR_REPLY]) < 0)
 		return -EINVAL;
-	status = nfct_attr_is_set(ct, ATTR_STATUS) ? nfct_get_attr_u32(ct, ATTR_STATUS) : 0;
+	status = qmsg_u32(tb[CTA_STATUS]);
 	p->nat = ((status & IPS_SRC_NAT) ? CTH_NAT_SRC : 0) |
 		 ((status & IPS_DST_NAT) ? CTH_NAT_DST : 0);
 	p->ct_status = qmsg_ct_status(status);
-	if (qmsg_master_get(ct, &p->master))
+	/* an expected connection's master, all or nothing */
+	if (qmsg_tuple_read(tb[CTA_TUPLE_MASTER], family, &p->master) == 0)
 		p->ct_status |= CTH_CT_EXPECTED;
 	else if (p->ct_status & CTH_CT_EXPECTED)
 		memset(&p->master, 0, sizeof(p->master));
-	p->mark = nfct_attr_is_set(ct, ATTR_MARK) ? nfct_get_attr_u32(ct, ATTR_MARK) : 0;
-	p->zone = nfct_attr_is_set(ct, ATTR_ZONE) ? nfct_get_attr_u16(ct, ATTR_ZONE) : 0;
-	p->ct_id = nfct_attr_is_set(ct, ATTR_ID) ? nfct_get_attr_u32(ct, ATTR_ID) : 0;
+	p->mark = qmsg_u32(tb[CTA_MARK]);
+	p->zone = tb[CTA_ZONE] ? ntohs(mnl_attr_get_u16(tb[CTA_ZONE])) : 0;
+	p->ct_id = qmsg_u32(tb[CTA_ID]);
 	if (ctinfo > IP_CT_RELATED_REPLY)
 		return -EINVAL;
 	p->ctinfo = (enum cth_ctinfo)ctinfo;
@@ -176,78 +207,6 @@ static void qmsg_flags(struct qmsg *m)
 	m->gso = skbinfo & NFQA_SKB_GSO;
 }
 
-/*
- * libnetfilter_conntrack 1.0.9 calls exit() ("ctnetlink kernel ABI is
- * broken") when an attribute fails its validation (found by fuzz_qmsg),
- * so the library only ever sees a copy of NFQA_CT holding the attributes
- * the view needs, each checked here first.  CTA_HELP is read by
- * qmsg_help_read() and not copied.
- */
-struct qmsg_rule {
-	uint16_t type;
-	enum mnl_attr_data_type kind;   /* MNL_TYPE_NESTED: rules below */
-	size_t len;                     /* exact payload length, 0: by kind */
-	const struct qmsg_rule *nested;
-};
-
-static const struct qmsg_rule qmsg_ip_rules[] = {
-	{ .type = CTA_IP_V4_SRC, .kind = MNL_TYPE_U32 },
-	{ .type = CTA_IP_V4_DST, .kind = MNL_TYPE_U32 },
-	{ .type = CTA_IP_V6_SRC, .kind = MNL_TYPE_BINARY, .len = 16 },
-	{ .type = CTA_IP_V6_DST, .kind = MNL_TYPE_BINARY, .len = 16 },
-	{ 0 },
-}, qmsg_proto_rules[] = {
-	{ .type = CTA_PROTO_NUM, .kind = MNL_TYPE_U8 },
-	{ .type = CTA_PROTO_SRC_PORT, .kind = MNL_TYPE_U16 },
-	{ .type = CTA_PROTO_DST_PORT, .kind = MNL_TYPE_U16 },
-	{ 0 },
-}, qmsg_tuple_rules[] = {
-	{ .type = CTA_TUPLE_IP, .kind = MNL_TYPE_NESTED, .nested = qmsg_ip_rules },
-	{ .type = CTA_TUPLE_PROTO, .kind = MNL_TYPE_NESTED, .nested = qmsg_proto_rules },
-	{ 0 },
-}, qmsg_ct_rules[] = {
-	{ .type = CTA_TUPLE_ORIG, .kind = MNL_TYPE_NESTED, .nested = qmsg_tuple_rules },
-	{ .type = CTA_TUPLE_REPLY, .kind = MNL_TYPE_NESTED, .nested = qmsg_tuple_rules },
-	{ .type = CTA_TUPLE_MASTER, .kind = MNL_TYPE_NESTED, .nested = qmsg_tuple_rules },
-	{ .type = CTA_STATUS, .kind = MNL_TYPE_U32 },
-	{ .type = CTA_MARK, .kind = MNL_TYPE_U32 },
-	{ .type = CTA_ID, .kind = MNL_TYPE_U32 },
-	{ .type = CTA_ZONE, .kind = MNL_TYPE_U16 },
-	{ 0 },
-};
-
-/* Copy the attributes of nest that a rule allows and that validate;
- * nested ones recursively.  The copy keeps each attribute at most once. */
-static void qmsg_ct_copy(struct nlmsghdr *out, const struct nlattr *nest,
-			 const struct qmsg_rule *rules)
-{
-	const struct nlattr *a;
-	uint32_t seen = 0;
-
-	mnl_attr_for_each_nested(a, nest) {
-		uint16_t type = mnl_attr_get_type(a);
-		const struct qmsg_rule *r;
-
-		for (r = rules; r->type && r->type != type; r++)
-			;
-		if (!r->type || type >= 32 || (seen & (1u << type)))
-			continue;
-		if (r->len ? mnl_attr_validate2(a, r->kind, r->len) < 0
-			   : mnl_attr_validate(a, r->kind) < 0)
-			continue;
-		seen |= 1u << type;
-		if (r->nested) {
-			struct nlattr *n = mnl_attr_nest_start(out, type);
-
-			qmsg_ct_copy(out, a, r->nested);
-			mnl_attr_nest_end(out, n);
-		} else {
-			mnl_attr_put(out, type, mnl_attr_get_payload_len(a),
-				     mnl_attr_get_payload(a));
-		}
-	}
-}
-
 int qmsg_read(const struct nlmsghdr *nlh, struct qmsg *m)
 {
 	const struct nfqnl_msg_packet_hdr *ph;
@@ -284,32 +243,10 @@ int qmsg_conn_read(struct qmsg *m)
 {
 	uint32_t ctinfo = IP_CT_NUMBER;
 
-	/* the copy is never larger than NFQA_CT itself */
-	static __thread char copy[QMSG_CT_COPY_MAX] __attribute__((aligned(4)));
-	struct nlmsghdr *out = mnl_nlmsg_put_header(copy);
-
-	if (mnl_attr_get_payload_len(m->attr[NFQA_CT]) > QMSG_CT_COPY_MAX - 64)
-		return -EINVAL;
-	qmsg_ct_copy(out, m->attr[NFQA_CT], qmsg_ct_rules);
-	m->ct = nfct_new();
-	if (!m->ct)
-		return -ENOMEM;
-	if (nfct_payload_parse(mnl_nlmsg_get_payload(out),
-			       mnl_nlmsg_get_payload_len(out),
-			       (uint16_t)m->family, m->ct) < 0)
-		return -EINVAL;
 	if (m->attr[NFQA_CT_INFO])
 		ctinfo = ntohl(mnl_attr_get_u32(m->attr[NFQA_CT_INFO]));
-	if (qmsg_conn_get(m->ct, ctinfo, &m->view) < 0 ||
-	    m->view.tuple[0].family != m->family)
+	if (qmsg_conn_get(m->attr[NFQA_CT], m->family, ctinfo, &m->view) < 0)
 		return -EINVAL;
 	qmsg_help_read(m);
 	return 0;
-}
-
-void qmsg_release(struct qmsg *m)
-{
-	if (m->ct)
-		nfct_destroy(m->ct);
-	m->ct = NULL;
 }

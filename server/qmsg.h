@@ -3,15 +3,12 @@
 #define CTH_QMSG_H
 
 #include <libmnl/libmnl.h>
-#include <libnetfilter_conntrack/libnetfilter_conntrack.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
 #include <linux/netfilter/nfnetlink_queue.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "packet.h"
-
-
 
 /*
  * Room for every NFQA_* type: libnetfilter_queue ships its own, older copy
@@ -33,7 +30,6 @@ struct qmsg {
 	char helper[CTH_NAME_LEN];     /* the connection's helper, or "" */
 	const uint8_t *kpriv;          /* CTA_HELP_INFO as sent, or NULL */
 	size_t klen;
-	struct nf_conntrack *ct;
 };
 
 enum qmsg_kind {
@@ -47,9 +43,9 @@ enum qmsg_kind {
  * whenever the message is long enough, m->id from QMSG_MALFORMED up. */
 int qmsg_read(const struct nlmsghdr *nlh, struct qmsg *m);
 /* After QMSG_PAYLOAD: the connection (tuples, status, zone, id, master,
- * ctinfo, helper name, private state).  0, or -EINVAL when NFQA_CT lacks
- * something the view needs.  qmsg_release() in any case. */
+ * ctinfo, helper name, private state), read in place: nothing is
+ * allocated, m points into the message.  0, or -EINVAL when NFQA_CT lacks
+ * something the view needs. */
 int qmsg_conn_read(struct qmsg *m);
-void qmsg_release(struct qmsg *m);
 
 #endif

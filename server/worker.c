@@ -26,13 +26,32 @@
 #include "keep.h"
 #include "overlay.h"
 #include "log.h"
+#include "mangle.h"
 #include "packet.h"
 #include "qmsg.h"
+#include "verdict.h"
 #include "worker.h"
 
-/* GSO packets can be 64 KiB; the verdict may carry one back, grown. */
-#define WORKER_RBUF (256u * 1024u)
-#define WORKER_SBUF (80u * 1024u)
+/*
+ * Queue messages are received WORKER_RX_SLOTS at a time (recvmmsg), each
+ * slot large enough for the largest message nfnetlink_queue sends, which
+ * must never be cut (its packet would wait for a verdict for ever): a GSO
+ * packet's NFQA_PAYLOAD holds at most 65531 bytes (NFQNL_MAX_COPY_RANGE,
+ * nfqnl_set_mode() clamps our 0xffff to it), and the header plus every
+ * other attribute (NFQA_CT is a few hundred bytes, then interfaces,
+ * hardware address, timestamp, mark, uid/gid, skb info, cap len) stay far
+ * below 4 KiB.  Only the pages a message is written to are touched: a
+ * queue of small packets touches a page or two per slot, one busy with
+ * 64 KiB GSO packets up to 8 x 68 KiB.  Eight slots take 1/8 of a
+ * receive per packet under load; more would save little and could touch
+ * more memory.
+ */
+#define WORKER_RX_SLOTS 8u
+#define WORKER_RX_SLOT ((64u + 4u) * 1024u)
+/* Verdicts leave together, a datagram of several within 3 KiB (below
+ * NLMSG_GOODSIZE with 4 KiB pages: vbatch.h); the buffer holds the
+ * largest single verdict, a rewritten GSO packet with an expectation. */
+#define WORKER_VB_GOAL 3072u
 #define WORKER_SO_RCVBUF (8 * 1024 * 1024)
 #define WORKER_MAX_EXPECT PKT_EXPECT_PER_CALL
 
@@ -76,6 +95,46 @@ static void worker_count_name(struct worker *w, const char *name,
 static void worker_qcount(struct worker *w, enum stats_queue_counter k)
 {
 	stats_add(&w->stats.q[k], 1);
+}
+
+/*
+ * Send the verdicts collected so far, in one datagram (vbatch.h).  A
+ * failed send loses all of them: each counts as a verdict error, logged
+ * once.  A refusal of one verdict comes back later as its own error
+ * message (worker_batch()).
+ */
+static void worker_verdict_flush(struct worker *w)
+{
+	struct vbatch *b = &w->vb;
+
+	if (!b->n)
+		return;
+	if (mnl_socket_sendto(w->nfq.nl, b->buf, b->len) < 0) {
+		stats_add(&w->stats.q[STATS_Q_VERDICT_ERRORS], b->n);
+		log_err("queue %u: verdict for packet %u (and %u more sent with it): %s",
+			w->queue, b->id[0], b->n - 1, strerror(errno));
+	} else {
+		for (unsigned int i = 0; i < b->n; i++)
+			if (b->tag[i] >= 0)     /* a rewritten packet: its helper's slot */
+				stats_add(&w->stats.h[b->tag[i]][STATS_H_MANGLED], 1);
+	}
+	vbatch_clear(b);
+}
+
+/*
+ * Every ctnetlink request of the worker.  The verdicts collected so far
+ * go first: the kernel then sees verdicts and ctnetlink requests in the
+ * order it saw them when each verdict had its own sendto().  What a
+ * request reads or changes may depend on an earlier verdict (an
+ * expectation it carried, a detach, a master it confirmed), and what
+ * must follow this packet's verdict (worker_expect_later()) finds it
+ * sent.
+ */
+static int worker_ctnl_talk(struct worker *w, struct nlmsghdr *nlh, mnl_cb_t cb,
+			    void *data)
+{
+	worker_verdict_flush(w);
+	return nlreq_talk_cb(&w->ctnl, nlh, cb, data);
 }
 
 /* The queue's copy mode, flags and length, in one CONFIG message. */
@@ -142,6 +201,10 @@ static void worker_sock_tune(struct worker *w)
 	/* losing a queued packet's verdict is worse than an overrun report:
 	 * overruns are counted by the kernel (nfnetlink_queue stats) */
 	mnl_socket_setsockopt(w->nfq.nl, NETLINK_NO_ENOBUFS, &one, sizeof(one));
+	/* a refused verdict's error message carries the verdict's header
+	 * only, not the verdict (up to a 64 KiB payload): it stays far
+	 * below a receive slot (netlink_ack(), NLM_F_CAPPED) */
+	mnl_socket_setsockopt(w->nfq.nl, NETLINK_CAP_ACK, &one, sizeof(one));
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -155,10 +218,10 @@ int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
 	memset(w, 0, sizeof(*w));
 	w->queue = queue;
 	w->rtp = rtp;
-	w->rbuf = malloc(WORKER_RBUF);
 	w->xlist = malloc(sizeof(*w->xlist));
-	w->sbuf = malloc(WORKER_SBUF);
-	if (!w->rbuf || !w->sbuf || !w->xlist)
+	if (rxvec_init(&w->rx, WORKER_RX_SLOTS, WORKER_RX_SLOT) < 0 ||
+	    vbatch_init(&w->vb, verdict_size_max(PKT_OUT_MAX, true), WORKER_VB_GOAL) < 0 ||
+	    !w->xlist)
 		return -ENOMEM;
 	if ((rc = nlreq_open(&w->nfq)) < 0 || (rc = nlreq_open(&w->ctnl)) < 0) {
 		log_err("queue %u: cannot open netlink socket: %s", queue, strerror(-rc));
@@ -189,7 +252,7 @@ static int worker_expect_send(struct worker *w, const struct pkt_call *c,
 	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, type, flags, e->family);
 	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0)
 		return rc;
-	return nlreq_talk_cb(&w->ctnl, nlh, cb, data);
+	return worker_ctnl_talk(w, nlh, cb, data);
 }
 
 /* Is there an expectation with e's tuple, and is it this connection's
@@ -351,7 +414,7 @@ static int worker_master_list(struct worker *w, const struct cth_tuple *orig,
 			    NLM_F_DUMP, (uint8_t)orig->family);
 	if ((rc = expect_put_master(nlh, orig, zone)) < 0)
 		return rc;
-	return nlreq_talk_cb(&w->ctnl, nlh, expect_list_cb, l);
+	return worker_ctnl_talk(w, nlh, expect_list_cb, l);
 }
 
 /*
@@ -377,7 +440,7 @@ static int worker_expect_flush(struct worker *w, const struct pkt_call *c,
 		nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_DELETE,
 				    0, c->pkt.tuple[0].family);
 		expect_list_put_del(nlh, l, i, c->pkt.zone);
-		rc = nlreq_talk(&w->ctnl, nlh);
+		rc = worker_ctnl_talk(w, nlh, NULL, NULL);
 		if (rc == 0)
 			n++;
 		else if (rc != -ENOENT)   /* gone meanwhile: fine */
@@ -523,82 +586,32 @@ static int worker_expect_ctl(struct pkt_call *c, unsigned int op,
 }
 
 /*
- * The NFQA_CT nest is written with libmnl: libnetfilter_conntrack 1.0.9
- * never records the length given to nfct_set_attr_l(ATTR_HELPER_INFO),
- * so nfct_nlmsg_build() emits an empty CTA_HELP_INFO for a fresh object.
- * Tuples are not needed: the kernel only applies timeout, status, helper,
- * labels and mark from a verdict's conntrack.
+ * Add the packet's verdict to the batch (sent at the end of this receive,
+ * before any ctnetlink request, or now when the batch is full).  A
+ * dropped packet needs no new payload.
  */
-static void worker_ct_put(struct nlmsghdr *nlh, const struct pkt_call *c)
+static void worker_verdict(struct worker *w, uint16_t queue, uint32_t id,
+			   int verdict, struct pkt_call *c,
+			   const struct cth_expect *exp)
 {
-	size_t priv_size = c->inst->pl->desc->priv_size;
-	struct nlattr *nest = mnl_attr_nest_start(nlh, NFQA_CT);
-	bool expected = c->pkt.ct_status & CTH_CT_EXPECTED;
-
-	if (c->has_timeout)
-		mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(c->timeout));
-	if (c->has_mark)
-		mnl_attr_put_u32(nlh, CTA_MARK, htonl(c->mark));
-	/* Linux 6.1 ctnetlink_change_helper(): a connection with a master
-	 * keeps no CTA_HELP_INFO, and any other helper name than its own is
-	 * refused, which voids this whole NFQA_CT (mark, expectation, seq
-	 * adjustment): never write CTA_HELP for one. */
-	if (!expected && (c->detach || (c->priv_changed && priv_size))) {
-		struct nlattr *help = mnl_attr_nest_start(nlh, CTA_HELP);
-
-		mnl_attr_put_strz(nlh, CTA_HELP_NAME, c->detach ? "" : c->inst->name);
-		if (!c->detach)
-			mnl_attr_put(nlh, CTA_HELP_INFO, priv_size, c->priv);
-		mnl_attr_nest_end(nlh, help);
-	}
-	mnl_attr_nest_end(nlh, nest);
-}
-
-/* Returns whether the verdict carried a rewritten payload. */
-static bool worker_verdict_send(struct worker *w, uint16_t queue, uint32_t id,
-				int verdict, struct pkt_call *c,
-				const struct cth_expect *exp)
-{
-	struct nlmsghdr *nlh = nfq_nlmsg_put(w->sbuf, NFQNL_MSG_VERDICT, queue);
+	bool drop = verdict == CTH_VERDICT_DROP;
 	const uint8_t *pkt = NULL;
+	size_t len = 0, need;
+	char *buf;
 
-	nfq_nlmsg_verdict_put(nlh, (int)id, verdict == CTH_VERDICT_DROP ? NF_DROP : NF_ACCEPT);
-	if (c) {
-		size_t len;
-
-		/* a dropped packet needs no new payload */
-		pkt = verdict == CTH_VERDICT_DROP ? NULL : pkt_call_mangled(c, &len);
-
-		if (pkt)
-			nfq_nlmsg_verdict_put_pkt(nlh, pkt, (uint32_t)len);
-		/* NFQA_EXP is only honoured together with NFQA_CT */
-		if (c->priv_changed || c->detach || c->has_timeout ||
-		    c->has_mark || exp)
-			worker_ct_put(nlh, c);
-		if (exp) {
-			struct nlattr *nest = mnl_attr_nest_start(nlh, NFQA_EXP);
-
-			if (expect_put(nlh, exp, &c->pkt, c->inst->name, false) < 0)
-				mnl_attr_nest_cancel(nlh, nest);
-			else
-				mnl_attr_nest_end(nlh, nest);
-		}
+	if (c && !drop)
+		pkt = pkt_call_mangled(c, &len);
+	need = verdict_size_max(pkt ? len : 0, exp != NULL);
+	if (!(buf = vbatch_room(&w->vb, need))) {
+		worker_verdict_flush(w);
+		buf = vbatch_room(&w->vb, need);
 	}
-	if (mnl_socket_sendto(w->nfq.nl, nlh, nlh->nlmsg_len) < 0) {
-		worker_qcount(w, STATS_Q_VERDICT_ERRORS);
-		log_err("queue %u: verdict for packet %u: %s", queue, id, strerror(errno));
-		return false;
-	}
-	return pkt != NULL;
+	verdict_put(buf, queue, id, drop, c, pkt, len, exp);
+	vbatch_add(&w->vb, id, pkt ? (int)c->inst->slot : -1);
 }
 
-static uint64_t worker_now_ms(const struct worker *w)
-{
-	return (uint64_t)(ev_now(w->loop) * 1000.0);
-}
-
-/* Kept bytes age by a clock that never jumps (ev_now() follows the wall
- * clock); read from the vDSO, only for packets a plugin sees. */
+/* Kept bytes, detaches and in-flight state age by a clock that never
+ * jumps (ev_now() follows the wall clock). */
 static uint64_t worker_mono_ms(void)
 {
 	struct timespec ts;
@@ -619,7 +632,7 @@ static int worker_detach_send(struct worker *w, const struct detach_entry *e)
 			    (uint8_t)e->orig.family);
 	if ((rc = detach_put_update(nlh, e)) < 0)
 		return rc;
-	return nlreq_talk(&w->ctnl, nlh);
+	return worker_ctnl_talk(w, nlh, NULL, NULL);
 }
 
 /* Check a few waiting connections: detach those whose expectations are
@@ -727,7 +740,7 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 		worker_qcount(w, STATS_Q_NOT_OURS);
 		goto out;
 	}
-	now = worker_mono_ms();
+	now = w->now_ms;
 	if (w->detach.used && detach_lookup(&w->detach, &m->view, now) == DETACH_DONE) {
 		log_debug("queue %u: packet %u: queued before its connection was detached, accepted",
 			  m->queue, m->id);
@@ -741,20 +754,26 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	c.gso = m->gso;
 	c.keep = &w->keep;
 	keep_join(&w->keep, &c, now);
-	verdict = overlay_call_run(&w->overlay, &c, m->kpriv, m->klen,
-				   worker_now_ms(w));
+	verdict = overlay_call_run(&w->overlay, &c, m->kpriv, m->klen, now);
 	keep_done(&w->keep, &c, verdict, now);
 	worker_count(w, in, STATS_H_PAYLOAD);
 	worker_count(w, in, verdict == CTH_VERDICT_DROP ? STATS_H_DROPS : STATS_H_ACCEPTS);
 	if (c.detach)
 		worker_detach_decide(w, &wp, &c, now);
 out:
-	if (worker_verdict_send(w, m->queue, m->id, verdict, in ? &c : NULL,
-				wp.has_exp ? &wp.exp : NULL))
-		worker_count(w, in, STATS_H_MANGLED);
+	worker_verdict(w, m->queue, m->id, verdict, in ? &c : NULL,
+		       wp.has_exp ? &wp.exp : NULL);
 	if (in)
 		worker_expect_later(&wp, &c, verdict);
 	pkt_call_release(&c);
+}
+
+/* Every packet with an id: counted, and ids skipped since the last one. */
+static void worker_packet_count(struct worker *w, uint32_t id)
+{
+	worker_qcount(w, STATS_Q_PACKETS);
+	stats_add(&w->stats.q[STATS_Q_UNDELIVERED], stats_id_gap(w->last_id, id));
+	w->last_id = id;
 }
 
 static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
@@ -766,31 +785,57 @@ static void worker_packet(struct worker *w, const struct nlmsghdr *nlh)
 		log_err("queue %u: malformed queue message without packet id", m.queue);
 		return;
 	}
-	worker_qcount(w, STATS_Q_PACKETS);
-	stats_add(&w->stats.q[STATS_Q_UNDELIVERED], stats_id_gap(w->last_id, m.id));
-	w->last_id = m.id;
+	worker_packet_count(w, m.id);
 	switch (kind) {
 	case QMSG_MALFORMED:
 		worker_qcount(w, STATS_Q_PARSE_ERRORS);
 		log_warn("queue %u: packet %u: malformed queue message, accepted", m.queue, m.id);
-		worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+		worker_verdict(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
 		return;
 	case QMSG_ACCEPT:
 		/* no payload (pure ACK), no conntrack, or not IP: cheaply */
 		worker_qcount(w, STATS_Q_NO_PAYLOAD);
-		worker_verdict_send(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+		worker_verdict(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
 		return;
 	default:
 		worker_packet_help(w, &m);
-		qmsg_release(&m);
 	}
 }
 
-/* Walk every message ourselves: mnl_cb_run() stops at the first error
- * message, which would strand the packets queued behind it. */
-static void worker_batch(struct worker *w, size_t len)
+/*
+ * A message cut to its receive slot (never expected: rxvec.h, the slot
+ * size above) lost the end of its packet: that packet is answered
+ * ACCEPT, unread, if its id made it, and counted as a parse error.
+ */
+static void worker_packet_cut(struct worker *w, struct nlmsghdr *nlh, size_t len)
 {
-	const struct nlmsghdr *nlh = (const void *)w->rbuf;
+	struct qmsg m;
+
+	if (len < sizeof(*nlh)) {
+		log_err("queue %u: a datagram was cut (receive slot too small)", w->queue);
+		return;
+	}
+	nlh->nlmsg_len = (uint32_t)len;
+	if ((nlh->nlmsg_type & 0xff) != NFQNL_MSG_PACKET ||
+	    (nlh->nlmsg_type >> 8) != NFNL_SUBSYS_QUEUE ||
+	    qmsg_read(nlh, &m) == QMSG_NO_ID) {
+		log_err("queue %u: a message was cut to %zu bytes (receive slot too small)",
+			w->queue, len);
+		return;
+	}
+	worker_packet_count(w, m.id);
+	worker_qcount(w, STATS_Q_PARSE_ERRORS);
+	log_err("queue %u: packet %u: message cut to %zu bytes (receive slot too small), accepted",
+		m.queue, m.id, len);
+	worker_verdict(w, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+}
+
+/* Walk every message ourselves: mnl_cb_run() stops at the first error
+ * message, which would strand the packets queued behind it.  In a cut
+ * datagram the message left over is the cut one. */
+static void worker_batch(struct worker *w, char *buf, size_t len, bool cut)
+{
+	struct nlmsghdr *nlh = (void *)buf;
 	int rem = (int)len;
 
 	for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
@@ -808,23 +853,45 @@ static void worker_batch(struct worker *w, size_t len)
 		    (nlh->nlmsg_type >> 8) == NFNL_SUBSYS_QUEUE)
 			worker_packet(w, nlh);
 	}
+	if (cut)
+		worker_packet_cut(w, nlh, (size_t)rem);
 }
 
+/*
+ * Until the queue is empty, WORKER_RX_SLOTS messages per receive, whose
+ * verdicts leave together at its end.  A receive that returns fewer than
+ * that found the socket empty, so the drain ends there instead of asking
+ * again for an EAGAIN: a message arriving meanwhile leaves the socket
+ * readable, and the loop's (level-triggered) watcher calls us again.
+ */
 static void worker_drain(struct worker *w)
 {
 	int fd = mnl_socket_get_fd(w->nfq.nl);
 
 	for (;;) {
-		ssize_t n = recv(fd, w->rbuf, WORKER_RBUF, MSG_DONTWAIT);
+		int n = rxvec_recv(&w->rx, fd);
 
+		if (n == -EINTR)
+			continue;
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
-				log_err("queue %u: receive: %s", w->queue, strerror(errno));
+			if (n != -EAGAIN && n != -EWOULDBLOCK)
+				log_err("queue %u: receive: %s", w->queue, strerror(-n));
 			return;
 		}
-		worker_batch(w, (size_t)n);
+		/* one reading for the receive's packets: they arrived
+		 * together, and the ages it measures are seconds (a vDSO
+		 * call, but a syscall where the clock source has none) */
+		w->now_ms = worker_mono_ms();
+		for (unsigned int i = 0; i < (unsigned int)n; i++) {
+			size_t len;
+			bool cut;
+			char *buf = rxvec_get(&w->rx, i, &len, &cut);
+
+			worker_batch(w, buf, len, cut);
+		}
+		worker_verdict_flush(w);
+		if ((unsigned int)n < w->rx.slots)
+			return;
 	}
 }
 
@@ -941,9 +1008,8 @@ void worker_free(struct worker *w)
 	keep_free(&w->keep);
 	nlreq_close(&w->nfq);
 	nlreq_close(&w->ctnl);
-	free(w->rbuf);
+	rxvec_free(&w->rx);
 	free(w->xlist);
 	w->xlist = NULL;
-	free(w->sbuf);
-	w->rbuf = w->sbuf = NULL;
+	vbatch_free(&w->vb);
 }

@@ -13,6 +13,8 @@
 #include "keep.h"
 #include "overlay.h"
 #include "runtime.h"
+#include "rxvec.h"
+#include "vbatch.h"
 #include "stats.h"
 
 /* One NFQUEUE, owned by one thread with its own loop and sockets: nothing
@@ -33,8 +35,10 @@ struct worker {
 	pthread_t thread;
 	uint32_t queue_len;            /* as configured in the kernel */
 	uint32_t last_id;              /* of the last packet: skipped ids count */
+	uint64_t now_ms;               /* monotonic, read once per receive */
 	bool fail_open;
-	char *rbuf, *sbuf;
+	struct rxvec rx;               /* queue messages, several per receive */
+	struct vbatch vb;              /* verdicts waiting for one sendmsg() */
 	struct stats_block stats;       /* written by this worker only */
 	struct overlay overlay;        /* newest state of connections in flight */
 	struct keep keep;              /* bytes kept for the next segment (cth_keep) */

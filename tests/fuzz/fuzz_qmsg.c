@@ -61,6 +61,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fz_check(m.view.dir == CTH_DIR_ORIGINAL || m.view.dir == CTH_DIR_REPLY);
 		}
 	}
-	qmsg_release(&m);
 	return 0;
 }
