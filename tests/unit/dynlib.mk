@@ -1,6 +1,7 @@
-# Libraries loaded when needed (server/dynlib.c): the loader resolves a
-# typed table from each, and a missing library or function is a negative
-# errno and a message, the table left empty.
+# Libraries loaded when needed (server/dynlib.c): the daemon and the
+# replay tool name neither libmicrohttpd nor libsystemd in DT_NEEDED, the
+# loader resolves a typed table from each, and a missing library or
+# function is a negative errno and a message, the table left empty.
 UNIT_SRC_test_dynlib := server/dynlib.c server/dynlib.h
 # The same daemon code built with library names that do not exist: a
 # [server] metrics endpoint refused with the reason, NOTIFY_SOCKET warned

@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Libraries loaded when needed (issue 17): linked, libmicrohttpd (with
- * gnutls) and libsystemd cost ~3.8 MB of RSS at every start.
- * dynlib_load() resolves a table typed from each library's header, and a
- * missing library or function is a negative errno and a message, with
- * nothing of the table set.
+ * gnutls) and libsystemd cost ~3.8 MB of RSS at every start.  The built
+ * daemon and replay tool (next to this test's directory) must not name
+ * them in DT_NEEDED (objdump -p); dynlib_load() resolves a table typed
+ * from each library's header, and a missing library or function is a
+ * negative errno and a message, with nothing of the table set.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <microhttpd.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-daemon.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "dynlib.h"
@@ -35,6 +40,53 @@ static const struct dynlib_sym sd_fns_syms[] = {
 	DYNLIB_SYM(struct sd_fns, sd_notify),
 };
 DYNLIB_TABLE_CHECK(struct sd_fns, sd_fns_syms);
+
+/* ---- DT_NEEDED of the built programs ---- */
+
+/* The build directory: this test is BUILD/tests/test_dynlib. */
+static const char *build_dir(void)
+{
+	static char dir[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+
+	if (n <= 0)
+		return "build";
+	dir[n] = '\0';
+	return dirname(dirname(dir));
+}
+
+/* objdump -p's NEEDED names of file, space-separated; false if none
+ * could be read (no objdump, no file). */
+static bool elf_needed(const char *file, char *out, size_t max)
+{
+	char cmd[PATH_MAX + 64], line[512], name[256];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "objdump -p '%s' 2>/dev/null", file);
+	if (!(p = popen(cmd, "r")))
+		return false;
+	*out = '\0';
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, " NEEDED %255s", name) == 1 && n + strlen(name) + 2 < max)
+			n += (size_t)snprintf(out + n, max - n, "%s ", name);
+	return pclose(p) == 0 && n > 0;
+}
+
+static void test_needed(const char *prog)
+{
+	char file[PATH_MAX + 32], needed[2048], name[96];
+	bool ok;
+
+	snprintf(file, sizeof(file), "%s/%s", build_dir(), prog);
+	ok = elf_needed(file, needed, sizeof(needed));
+	snprintf(name, sizeof(name), "dynlib/%s-needed-read", prog);
+	CHECK(name, ok && strstr(needed, "libc.so.6"), "objdump -p %s: '%s'", file, needed);
+	snprintf(name, sizeof(name), "dynlib/%s-no-libmicrohttpd", prog);
+	CHECK(name, ok && !strstr(needed, "libmicrohttpd"), "NEEDED: %s", needed);
+	snprintf(name, sizeof(name), "dynlib/%s-no-libsystemd", prog);
+	CHECK(name, ok && !strstr(needed, "libsystemd"), "NEEDED: %s", needed);
+}
 
 /* ---- the loader ---- */
 
@@ -117,6 +169,8 @@ static void test_bad_table(void)
 
 int main(void)
 {
+	test_needed("cthelperd");
+	test_needed("cthelper-replay");
 	test_load();
 	test_missing_library();
 	test_missing_function();
