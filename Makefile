@@ -7,7 +7,11 @@
 #   make fuzz       libFuzzer targets (clang) into build/fuzz/, see tests/fuzz/
 
 CC       ?= cc
-PKGS     := libmnl libnetfilter_queue libnetfilter_conntrack inih libcap-ng libmicrohttpd libsystemd
+# PKGS are linked; PKGS_DLOPEN only lend their headers: the daemon loads
+# them with dlopen() when a feature needs them (server/dynlib.h), since a
+# linked library costs its RSS at every start, used or not (issue 17)
+PKGS        := libmnl libnetfilter_queue libnetfilter_conntrack inih libcap-ng
+PKGS_DLOPEN := libmicrohttpd libsystemd
 CWARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla
 CFLAGS   ?= -O2 -g
@@ -23,7 +27,8 @@ SERVER_LIB_SRC := $(filter-out server/main.c,$(SERVER_SRC))
 SDK_SRC    := $(sort $(wildcard sdk/lib/*.c))
 PLUGINS    := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard plugins/*/*.c)))))
 
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
+             $(shell pkg-config --cflags $(PKGS_DLOPEN) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lev -ldl -lpthread
 
 .PHONY: all deps check unit unit-asan e2e demo bench clean install uninstall

@@ -269,6 +269,7 @@ static int cfg_server_metrics(struct cfg_parse *p, const char *k, const char *v)
 			  "or an IPv6 one in brackets, and a port in 0..65535)", v);
 		return 0;
 	}
+	p->cfg->metrics_line = p->line;
 	return cfg_set_str(&p->cfg->metrics, v);
 }
 

@@ -72,6 +72,7 @@ struct cfg {
 	uint32_t control_mode;    /* permissions of the socket file */
 	long control_gid;         /* -1: the daemon's group */
 	char *metrics;            /* ADDR:PORT of HTTP /metrics; NULL: none */
+	int metrics_line;         /* of that key, for a later check (main.c) */
 	char *user;               /* [server] user; NULL: stay as started */
 	long uid, gid;            /* user's, from getpwnam() at load; -1: unset */
 	size_t n_helpers;

@@ -241,6 +241,19 @@ static int daemon_run(struct daemon *d, bool detach)
 	return 0;
 }
 
+/* libmicrohttpd is loaded only for a configured endpoint (metrics.c), so
+ * its absence is a configuration error like a bad metrics value: found
+ * by -n, and at start before anything touches the kernel. */
+static int daemon_metrics_check(const struct cfg *cfg)
+{
+	char why[512];
+
+	if (!cfg->metrics || metrics_lib_load(why, sizeof(why)) == 0)
+		return 0;
+	cfg_error(cfg, cfg->metrics_line, "metrics: %s", why);
+	return -1;
+}
+
 /* --release: the configured helpers out of the kernel, for after a crash
  * (plugins are loaded as for a start: they decide the default families
  * and protocols, hence which kernel helpers the config stands for). */
@@ -325,6 +338,10 @@ int main(int argc, char **argv)
 		 false);
 	if (runtime_build(cfg, &rt) < 0)
 		return 1;
+	if (!release && rules < 0 && daemon_metrics_check(rt->cfg) < 0) {
+		runtime_free(rt);
+		return 1;
+	}
 	if (release)
 		return daemon_release(rt);
 	if (rules >= 0) {

@@ -12,8 +12,14 @@
  *
  * The listening socket is ours (bound here, then handed to MHD), so a
  * bad address or a port in use is reported with its errno.
+ *
+ * libmicrohttpd is not linked but loaded by metrics_lib_load() when an
+ * endpoint is configured: linked, it and gnutls cost ~2.8 MB of RSS at
+ * every start, metrics or not.  Every MHD function is called through
+ * mhd_api, typed from <microhttpd.h>.
  */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -24,9 +30,61 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "dynlib.h"
 #include "log.h"
 #include "metrics.h"
 #include "strbuf.h"
+
+/* the SONAME of libmicrohttpd 0.9.x (Debian 12's libmicrohttpd12); a test
+ * builds with a name that does not exist (tests/unit/nolib.mk) */
+#ifndef METRICS_LIB
+#define METRICS_LIB "libmicrohttpd.so.12"
+#endif
+
+/* ---- libmicrohttpd, loaded ---- */
+
+struct mhd_api {
+	typeof(&MHD_start_daemon) MHD_start_daemon;
+	typeof(&MHD_stop_daemon) MHD_stop_daemon;
+	typeof(&MHD_get_daemon_info) MHD_get_daemon_info;
+	typeof(&MHD_run) MHD_run;
+	typeof(&MHD_get_timeout) MHD_get_timeout;
+	typeof(&MHD_create_response_from_buffer) MHD_create_response_from_buffer;
+	typeof(&MHD_add_response_header) MHD_add_response_header;
+	typeof(&MHD_queue_response) MHD_queue_response;
+	typeof(&MHD_destroy_response) MHD_destroy_response;
+};
+
+static const struct dynlib_sym mhd_syms[] = {
+	DYNLIB_SYM(struct mhd_api, MHD_start_daemon),
+	DYNLIB_SYM(struct mhd_api, MHD_stop_daemon),
+	DYNLIB_SYM(struct mhd_api, MHD_get_daemon_info),
+	DYNLIB_SYM(struct mhd_api, MHD_run),
+	DYNLIB_SYM(struct mhd_api, MHD_get_timeout),
+	DYNLIB_SYM(struct mhd_api, MHD_create_response_from_buffer),
+	DYNLIB_SYM(struct mhd_api, MHD_add_response_header),
+	DYNLIB_SYM(struct mhd_api, MHD_queue_response),
+	DYNLIB_SYM(struct mhd_api, MHD_destroy_response),
+};
+DYNLIB_TABLE_CHECK(struct mhd_api, mhd_syms);
+
+static struct mhd_api mhd_table;
+/* &mhd_table once every pointer in it is set; read-only from then on */
+static const struct mhd_api *mhd_api;
+
+int metrics_lib_load(char *why, size_t len)
+{
+	int rc;
+
+	if (mhd_api)
+		return 0;
+	rc = dynlib_load(METRICS_LIB, RTLD_NOW | RTLD_LOCAL, mhd_syms,
+			 sizeof(mhd_syms) / sizeof(mhd_syms[0]), &mhd_table,
+			 sizeof(mhd_table), why, len);
+	if (rc == 0)
+		mhd_api = &mhd_table;
+	return rc;
+}
 
 /* MHD's own messages (a client beyond the limit, a broken connection):
  * one log line each, without MHD's trailing newline. */
@@ -53,16 +111,19 @@ static enum MHD_Result metrics_reply(struct MHD_Connection *conn, unsigned int s
 	struct MHD_Response *r;
 	enum MHD_Result ok;
 
-	r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	r = mhd_api->MHD_create_response_from_buffer(len, (void *)body,
+						     MHD_RESPMEM_MUST_COPY);
 	if (!r)
 		return MHD_NO;           /* MHD closes the connection */
-	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES ||
-	    (allow && MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES)) {
-		MHD_destroy_response(r);
+	if (mhd_api->MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES ||
+	    (allow && mhd_api->MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW,
+							"GET, HEAD") != MHD_YES)) {
+		mhd_api->MHD_destroy_response(r);
 		return MHD_NO;
 	}
-	ok = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);      /* the queued answer holds its own reference */
+	ok = mhd_api->MHD_queue_response(conn, status, r);
+	/* the queued answer holds its own reference */
+	mhd_api->MHD_destroy_response(r);
 	return ok;
 }
 
@@ -134,9 +195,9 @@ static void metrics_run(struct metrics *m)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
 
-	MHD_run(m->mhd);
+	mhd_api->MHD_run(m->mhd);
 	ev_timer_stop(m->loop, &m->timer);
-	if (MHD_get_timeout(m->mhd, &ms) == MHD_YES) {
+	if (mhd_api->MHD_get_timeout(m->mhd, &ms) == MHD_YES) {
 		ev_timer_set(&m->timer, (double)ms / 1000., 0.);
 		ev_timer_start(m->loop, &m->timer);
 	}
@@ -192,14 +253,41 @@ static void metrics_url(char *buf, size_t max, const struct sockaddr_storage *sa
 	}
 }
 
+/* MHD serving on fd, the listening socket (closed on failure): MHD's
+ * epoll fd, or -EIO, logged. */
+static int metrics_mhd_start(struct metrics *m, int fd, const char *addr_port)
+{
+	const union MHD_DaemonInfo *info;
+
+	/* the logger first, so MHD's start-up messages go through it */
+	m->mhd = mhd_api->MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+					   metrics_answer, m,
+					   MHD_OPTION_EXTERNAL_LOGGER, metrics_mhd_log, NULL,
+					   MHD_OPTION_LISTEN_SOCKET, fd,
+					   MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONNS_MAX,
+					   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT,
+					   MHD_OPTION_END);
+	info = m->mhd ? mhd_api->MHD_get_daemon_info(m->mhd, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
+	if (info)
+		return info->epoll_fd;
+	log_err("metrics = %s: cannot start the HTTP server (libmicrohttpd)", addr_port);
+	/* MHD closes the socket it was given on stop, not on a failed
+	 * start (measured with 0.9.75) */
+	if (m->mhd)
+		mhd_api->MHD_stop_daemon(m->mhd);
+	else
+		close(fd);
+	m->mhd = NULL;
+	return -EIO;
+}
+
 int metrics_open(struct metrics *m, struct ev_loop *loop, struct control *c,
 		 const char *addr_port)
 {
-	const union MHD_DaemonInfo *info;
 	struct sockaddr_storage sa, bound;
 	socklen_t len, blen = sizeof(bound);
-	char url[96];
-	int fd, rc;
+	char url[96], why[512];
+	int fd, efd, rc;
 
 	memset(m, 0, sizeof(*m));
 	if (!addr_port)
@@ -208,6 +296,11 @@ int metrics_open(struct metrics *m, struct ev_loop *loop, struct control *c,
 	if (cfg_addr_port_parse(addr_port, &sa, &len) < 0) {
 		log_err("metrics = %s: not ADDR:PORT", addr_port);
 		return -EINVAL;
+	}
+	/* the daemon has loaded it already (main.c); a test has not */
+	if ((rc = metrics_lib_load(why, sizeof(why))) < 0) {
+		log_err("metrics = %s: %s", addr_port, why);
+		return rc;
 	}
 	fd = metrics_listen(&sa, len);
 	if (fd >= 0 && getsockname(fd, (struct sockaddr *)&bound, &blen) < 0) {
@@ -222,29 +315,11 @@ int metrics_open(struct metrics *m, struct ev_loop *loop, struct control *c,
 	m->port = ntohs(bound.ss_family == AF_INET6 ?
 			((struct sockaddr_in6 *)&bound)->sin6_port :
 			((struct sockaddr_in *)&bound)->sin_port);
-	/* the logger first, so MHD's start-up messages go through it */
-	m->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-				  metrics_answer, m,
-				  MHD_OPTION_EXTERNAL_LOGGER, metrics_mhd_log, NULL,
-				  MHD_OPTION_LISTEN_SOCKET, fd,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_CONNS_MAX,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT,
-				  MHD_OPTION_END);
-	info = m->mhd ? MHD_get_daemon_info(m->mhd, MHD_DAEMON_INFO_EPOLL_FD) : NULL;
-	if (!info) {
-		log_err("metrics = %s: cannot start the HTTP server (libmicrohttpd)", addr_port);
-		/* MHD closes the socket it was given on stop, not on a failed
-		 * start (measured with 0.9.75) */
-		if (m->mhd)
-			MHD_stop_daemon(m->mhd);
-		else
-			close(fd);
-		m->mhd = NULL;
-		return -EIO;
-	}
+	if ((efd = metrics_mhd_start(m, fd, addr_port)) < 0)
+		return efd;
 	m->loop = loop;
 	m->ctl = c;
-	ev_io_init(&m->io, metrics_io_cb, info->epoll_fd, EV_READ);
+	ev_io_init(&m->io, metrics_io_cb, efd, EV_READ);
 	m->io.data = m;
 	ev_init(&m->timer, metrics_timer_cb);
 	m->timer.data = m;
@@ -260,7 +335,8 @@ void metrics_close(struct metrics *m)
 		return;
 	ev_io_stop(m->loop, &m->io);
 	ev_timer_stop(m->loop, &m->timer);
-	MHD_stop_daemon(m->mhd);      /* closes the listening socket and clients */
+	/* closes the listening socket and clients */
+	mhd_api->MHD_stop_daemon(m->mhd);
 	m->mhd = NULL;
 }
 

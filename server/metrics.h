@@ -13,6 +13,7 @@
 #define CTH_METRICS_H
 
 #include <ev.h>
+#include <stddef.h>
 
 #include "control.h"
 
@@ -33,10 +34,15 @@ struct metrics {
 	int port;                      /* bound, in host order */
 };
 
+/* Load libmicrohttpd (dlopen): it is not linked, so a daemon without an
+ * endpoint never maps it or gnutls.  Once loaded, later calls return 0
+ * at once.  Returns 0, or a negative errno with why set to a message
+ * naming the library and dlerror()'s reason (nothing logged). */
+int metrics_lib_load(char *why, size_t len);
 /* Listen on addr_port ("A.B.C.D:PORT" or "[IPv6]:PORT", as the config
  * key; NULL: nothing to do, 0) and serve in loop, answering from c, whose
- * queues and counters must be set.  Returns 0 or a negative errno,
- * logged. */
+ * queues and counters must be set; metrics_lib_load() first if not done.
+ * Returns 0 or a negative errno, logged. */
 int metrics_open(struct metrics *m, struct ev_loop *loop, struct control *c,
 		 const char *addr_port);
 /* Stop serving: the listening socket and every client closed. */

@@ -5,6 +5,8 @@
  * started by systemd, or by a unit of another type).  Otherwise it sends
  * one datagram and returns a positive number, or a negative errno, logged:
  * a lost READY=1 makes systemd time the start out, so it must be seen.
+ * The first such call loads libsystemd; if it cannot, that is logged once
+ * and every call returns -ELIBACC.
  */
 #ifndef CTH_NOTIFY_H
 #define CTH_NOTIFY_H

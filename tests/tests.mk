@@ -1,6 +1,7 @@
 # Unit tests: tests/unit/test_NAME.c, linked with the sources listed in
-# UNIT_SRC_test_NAME (set in tests/unit/*.mk next to the test).  Built twice
-# by tests/run.sh: plain into build/, with ASan+UBSan into build-asan/.
+# UNIT_SRC_test_NAME (set in tests/unit/*.mk next to the test), compiled
+# with UNIT_DEFS_test_NAME if set.  Built twice by tests/run.sh: plain
+# into build/, with ASan+UBSan into build-asan/.
 
 UNIT_TESTS := $(notdir $(basename $(wildcard tests/unit/test_*.c)))
 -include $(wildcard tests/unit/*.mk)
@@ -9,7 +10,7 @@ UNIT_CFLAGS = $(ALL_CFLAGS) $(SDK_INC) -Iserver -Itests/unit $(PKG_CFLAGS) \
               -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"'
 
 $(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) $(wildcard tests/unit/*.h server/*.h sdk/include/cthelperd/*.h) | $(B)/tests
-	$(CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
+	$(CC) $(UNIT_CFLAGS) $(UNIT_DEFS_$*) -o $@ $(filter %.c,$^) $(PKG_LIBS)
 
 # Plugins built only for the loader test: one source, one -D set each.
 BAD_PLUGIN_DEFS_good         :=
