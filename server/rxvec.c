@@ -33,9 +33,9 @@ void rxvec_free(struct rxvec *v)
 	memset(v, 0, sizeof(*v));
 }
 
-int rxvec_recv(struct rxvec *v, int fd)
+int rxvec_recv(struct rxvec *v, int fd, bool wait)
 {
-	int n = recvmmsg(fd, v->msg, v->slots, MSG_DONTWAIT, NULL);
+	int n = recvmmsg(fd, v->msg, v->slots, wait ? MSG_WAITFORONE : MSG_DONTWAIT, NULL);
 
 	if (n < 0)
 		return -errno;

@@ -27,9 +27,11 @@ struct rxvec {
 /* 0 or -ENOMEM (then rxvec_free() is still safe). */
 int rxvec_init(struct rxvec *v, unsigned int slots, size_t size);
 void rxvec_free(struct rxvec *v);
-/* One non-blocking receive: the number of datagrams (1..slots), or a
- * negative errno (-EAGAIN: nothing queued). */
-int rxvec_recv(struct rxvec *v, int fd);
+/* One receive: the number of datagrams (1..slots), or a negative errno
+ * (-EAGAIN: nothing queued, or the socket's receive timeout passed).
+ * With wait, it blocks until the first datagram (MSG_WAITFORONE: the
+ * others only if already there); else it does not block at all. */
+int rxvec_recv(struct rxvec *v, int fd, bool wait);
 /* Datagram i of the last receive: its bytes, their number, and whether
  * it was cut to the slot's size. */
 char *rxvec_get(const struct rxvec *v, unsigned int i, size_t *len, bool *cut);

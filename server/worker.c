@@ -6,7 +6,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
@@ -207,7 +206,6 @@ static void worker_sock_tune(struct worker *w)
 	mnl_socket_setsockopt(w->nfq.nl, NETLINK_CAP_ACK, &one, sizeof(one));
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
 int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
@@ -611,12 +609,15 @@ static void worker_verdict(struct worker *w, uint16_t queue, uint32_t id,
 }
 
 /* Kept bytes, detaches and in-flight state age by a clock that never
- * jumps (ev_now() follows the wall clock). */
+ * jumps (ev_now() follows the wall clock).  The coarse one: their ages are
+ * seconds, and it is always read in the vDSO, while CLOCK_MONOTONIC costs
+ * a system call where the clock source cannot be read from user space
+ * (hpet: the test VM, measured by tests/bench). */
 static uint64_t worker_mono_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
@@ -857,57 +858,47 @@ static void worker_batch(struct worker *w, char *buf, size_t len, bool cut)
 		worker_packet_cut(w, nlh, (size_t)rem);
 }
 
-/*
- * Until the queue is empty, WORKER_RX_SLOTS messages per receive, whose
- * verdicts leave together at its end.  A receive that returns fewer than
- * that found the socket empty, so the drain ends there instead of asking
- * again for an EAGAIN: a message arriving meanwhile leaves the socket
- * readable, and the loop's (level-triggered) watcher calls us again.
- */
-static void worker_drain(struct worker *w)
+/* Handle the messages of one receive; their verdicts leave together. */
+static int worker_receive(struct worker *w, bool wait)
 {
-	int fd = mnl_socket_get_fd(w->nfq.nl);
+	int n = rxvec_recv(&w->rx, mnl_socket_get_fd(w->nfq.nl), wait);
 
-	for (;;) {
-		int n = rxvec_recv(&w->rx, fd);
-
-		if (n == -EINTR)
-			continue;
-		if (n < 0) {
-			if (n != -EAGAIN && n != -EWOULDBLOCK)
-				log_err("queue %u: receive: %s", w->queue, strerror(-n));
-			return;
-		}
-		/* one reading for the receive's packets: they arrived
-		 * together, and the ages it measures are seconds (a vDSO
-		 * call, but a syscall where the clock source has none) */
-		w->now_ms = worker_mono_ms();
-		for (unsigned int i = 0; i < (unsigned int)n; i++) {
-			size_t len;
-			bool cut;
-			char *buf = rxvec_get(&w->rx, i, &len, &cut);
-
-			worker_batch(w, buf, len, cut);
-		}
-		worker_verdict_flush(w);
-		if ((unsigned int)n < w->rx.slots)
-			return;
+	if (n < 0) {
+		if (n != -EAGAIN && n != -EWOULDBLOCK && n != -EINTR)
+			log_err("queue %u: receive: %s", w->queue, strerror(-n));
+		return n;
 	}
+	/* one reading for the receive's packets: they arrived together */
+	w->now_ms = worker_mono_ms();
+	for (unsigned int i = 0; i < (unsigned int)n; i++) {
+		size_t len;
+		bool cut;
+		char *buf = rxvec_get(&w->rx, i, &len, &cut);
+
+		worker_batch(w, buf, len, cut);
+	}
+	worker_verdict_flush(w);
+	return n;
 }
 
-static void worker_io_cb(struct ev_loop *loop, ev_io *io, int revents)
+/* Everything queued now, without waiting (the stop's last look). */
+static void worker_drain(struct worker *w)
 {
-	(void)loop;
-	(void)revents;
-	worker_drain(io->data);
+	int n;
+
+	while ((n = worker_receive(w, false)) == (int)w->rx.slots || n == -EINTR)
+		;
 }
 
 /* Packets queued just before the helper was disabled may still be on
  * their way: give them a moment, then leave. */
 static void worker_drain_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
+	struct worker *w = t->data;
+
 	(void)revents;
-	worker_drain(t->data);
+	worker_drain(w);
+	w->done = true;
 	ev_break(loop, EVBREAK_ALL);
 }
 
@@ -920,20 +911,6 @@ static void worker_stop_cb(struct ev_loop *loop, ev_async *a, int revents)
 	ev_timer_init(&w->drain, worker_drain_cb, 0.2, 0.);
 	w->drain.data = w;
 	ev_timer_start(loop, &w->drain);
-}
-
-/*
- * Before the loop sleeps, the worker holds nothing of the runtime (it is
- * read once per packet and per timer run): a quiescent state, counted so
- * that a reload knows when the old runtime may be freed.
- */
-static void worker_quiet_cb(struct ev_loop *loop, ev_prepare *p, int revents)
-{
-	struct worker *w = p->data;
-
-	(void)loop;
-	(void)revents;
-	atomic_fetch_add_explicit(&w->quiescent, 1, memory_order_release);
 }
 
 /* Nothing to do: waking the loop is the point (worker_poke()). */
@@ -949,17 +926,82 @@ uint64_t worker_quiescent(const struct worker *w)
 	return atomic_load_explicit(&w->quiescent, memory_order_acquire);
 }
 
+/*
+ * End the worker's blocking receive now: a no-op request with NLM_F_ACK
+ * on its own socket, whose answer is a message like any other (Linux 6.1
+ * netlink_rcv_skb() acks a control-type message without calling
+ * nfnetlink; the worker skips error messages with error 0).  Sending on
+ * the socket another thread reads is safe: sendmsg() and recvmsg() on one
+ * socket do not share state in user space.
+ */
+static void worker_wake_send(struct worker *w)
+{
+	struct nlmsghdr nlh = { .nlmsg_len = NLMSG_HDRLEN, .nlmsg_type = NLMSG_NOOP,
+				.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK };
+
+	if (mnl_socket_sendto(w->nfq.nl, &nlh, nlh.nlmsg_len) < 0)
+		log_warn("queue %u: cannot wake the worker: %s", w->queue, strerror(errno));
+}
+
+static void worker_events_send(struct worker *w, ev_async *a)
+{
+	atomic_store_explicit(&w->events, true, memory_order_release);
+	ev_async_send(w->loop, a);
+	worker_wake_send(w);
+}
+
 void worker_poke(struct worker *w)
 {
 	if (w->loop)
-		ev_async_send(w->loop, &w->wake);
+		worker_events_send(w, &w->wake);
 }
 
+/* The receive waits at most until the loop's next timer could be due
+ * (only the detach poll and the stop's drain are timers): no timeout
+ * while neither runs. */
+static void worker_rcvtimeo_set(struct worker *w)
+{
+	int ms = ev_is_active(&w->detach_poll) || ev_is_active(&w->drain) ? (int)DETACH_POLL_MS : 0;
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+
+	if (ms == w->rcvtimeo_ms)
+		return;
+	if (setsockopt(mnl_socket_get_fd(w->nfq.nl), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		log_err("queue %u: receive timeout: %s", w->queue, strerror(errno));
+		return;
+	}
+	w->rcvtimeo_ms = ms;
+}
+
+/*
+ * The worker waits in recvmmsg() on the queue socket itself, not in the
+ * event loop: per wake-up that is one system call instead of epoll_wait()
+ * plus a receive, and no clock reading by the loop (two more system calls
+ * per packet where the clock source has no vDSO; measured by tests/bench,
+ * where a packet then costs the floor's two calls: receive and verdict).
+ * The loop runs, without waiting, for what it still does: a stop or wake
+ * (worker_events_send() also ends the receive), and the timers, for which
+ * the receive times out (worker_rcvtimeo_set()).  Before each receive the
+ * worker holds nothing of the runtime: a quiescent state for the reload's
+ * grace period.
+ */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
-	ev_run(w->loop, 0);
+	while (!w->done) {
+		int n;
+
+		atomic_fetch_add_explicit(&w->quiescent, 1, memory_order_release);
+		n = worker_receive(w, true);
+		if (n <= 0 || atomic_exchange_explicit(&w->events, false, memory_order_acq_rel) ||
+		    (w->rcvtimeo_ms && w->now_ms - w->loop_ms >= (uint64_t)w->rcvtimeo_ms)) {
+			w->loop_ms = worker_mono_ms();
+			ev_run(w->loop, EVRUN_NOWAIT);
+		}
+		/* a packet may have started the detach poll */
+		worker_rcvtimeo_set(w);
+	}
 	return NULL;
 }
 
@@ -971,9 +1013,6 @@ int worker_start(struct worker *w)
 	w->loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
 	if (!w->loop)
 		return -ENOMEM;
-	ev_io_init(&w->io, worker_io_cb, mnl_socket_get_fd(w->nfq.nl), EV_READ);
-	w->io.data = w;
-	ev_io_start(w->loop, &w->io);
 	ev_timer_init(&w->detach_poll, worker_detach_poll_cb, DETACH_POLL_MS / 1000.,
 		      DETACH_POLL_MS / 1000.);
 	w->detach_poll.data = w;
@@ -982,9 +1021,6 @@ int worker_start(struct worker *w)
 	ev_async_start(w->loop, &w->stop);
 	ev_async_init(&w->wake, worker_wake_cb);
 	ev_async_start(w->loop, &w->wake);
-	ev_prepare_init(&w->quiet, worker_quiet_cb);
-	w->quiet.data = w;
-	ev_prepare_start(w->loop, &w->quiet);
 	/* signals belong to the main loop */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -997,7 +1033,7 @@ void worker_stop(struct worker *w)
 {
 	if (!w->loop)
 		return;
-	ev_async_send(w->loop, &w->stop);
+	worker_events_send(w, &w->stop);
 	pthread_join(w->thread, NULL);
 	ev_loop_destroy(w->loop);
 	w->loop = NULL;

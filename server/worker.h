@@ -24,11 +24,10 @@ struct worker {
 	struct runtime *_Atomic *rtp;  /* the current runtime, swappable */
 	struct nlreq nfq;              /* the queue's socket */
 	struct nlreq ctnl;             /* ctnetlink, for synchronous expectations */
-	struct ev_loop *loop;
-	ev_io io;
+	struct ev_loop *loop;          /* timers and wake-ups; not the queue */
 	ev_async stop;
 	ev_async wake;                 /* worker_poke() */
-	ev_prepare quiet;              /* counts quiescent states */
+	_Atomic bool events;           /* stop or wake sent: run the loop */
 	_Atomic uint64_t quiescent;
 	ev_timer drain;
 	ev_timer detach_poll;          /* while connections wait to detach */
@@ -36,6 +35,9 @@ struct worker {
 	uint32_t queue_len;            /* as configured in the kernel */
 	uint32_t last_id;              /* of the last packet: skipped ids count */
 	uint64_t now_ms;               /* monotonic, read once per receive */
+	uint64_t loop_ms;              /* when the loop last ran */
+	int rcvtimeo_ms;               /* the queue socket's, 0: none */
+	bool done;                     /* stopped and drained */
 	bool fail_open;
 	struct rxvec rx;               /* queue messages, several per receive */
 	struct vbatch vb;              /* verdicts waiting for one sendmsg() */

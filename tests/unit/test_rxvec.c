@@ -48,29 +48,29 @@ int main(void)
 		printf("FAIL rxvec/setup: %s\n", strerror(errno));
 		return 1;
 	}
-	n = rxvec_recv(&v, sv[1]);
+	n = rxvec_recv(&v, sv[1], false);
 	CHECK("rxvec/empty-is-eagain", n == -EAGAIN, "n %d", n);
 
 	dgram_send(sv[0], 1, 10);
 	dgram_send(sv[0], 2, 256);
 	dgram_send(sv[0], 3, 1);
-	n = rxvec_recv(&v, sv[1]);
+	n = rxvec_recv(&v, sv[1], false);
 	CHECK("rxvec/fewer-than-slots", n == 3 && dgram_is(&v, 0, 1, 10, false) &&
 	      dgram_is(&v, 1, 2, 256, false) && dgram_is(&v, 2, 3, 1, false), "n %d", n);
 
 	for (unsigned char t = 1; t <= 6; t++)
 		dgram_send(sv[0], t, 20u * t);
-	n = rxvec_recv(&v, sv[1]);
-	n2 = rxvec_recv(&v, sv[1]);
+	n = rxvec_recv(&v, sv[1], false);
+	n2 = rxvec_recv(&v, sv[1], false);
 	CHECK("rxvec/full-then-rest", n == 4 && n2 == 2 && dgram_is(&v, 0, 5, 100, false) &&
 	      dgram_is(&v, 1, 6, 120, false), "n %d then %d", n, n2);
 
 	dgram_send(sv[0], 7, 300);
 	dgram_send(sv[0], 8, 30);
-	n = rxvec_recv(&v, sv[1]);
+	n = rxvec_recv(&v, sv[1], false);
 	CHECK("rxvec/larger-than-slot-flagged-cut", n == 2 &&
 	      dgram_is(&v, 0, 7, 256, true) && dgram_is(&v, 1, 8, 30, false), "n %d", n);
-	n = rxvec_recv(&v, sv[1]);
+	n = rxvec_recv(&v, sv[1], false);
 	CHECK("rxvec/drained", n == -EAGAIN, "n %d", n);
 
 	rxvec_free(&v);
