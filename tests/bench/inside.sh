@@ -30,6 +30,7 @@
 #   ftp_sps     FTP sessions per second (ftp.py sessions: connect, login,
 #               PASV, RETR of a 4 KiB file, QUIT; FTP_PAR in parallel)
 #   ftp_failed  sessions that failed in that run
+#   ftp_queued_per_session  packets queued per session (queue 0)
 #   sip_cps     SIP calls per second (sipp's built-in uac/uas: INVITE with
 #               SDP, 180, 200, ACK, BYE, 200; SIP_PAR calls at a time)
 #   sip_failed  calls that failed
@@ -114,6 +115,23 @@ queue = 6
 EOF
 }
 
+# The daemon's own rules for a sharded helper (they spread new
+# connections over the shards): the IPv4 raw-table lines of
+# "cthelperd --print-rules iptables", run with the topology's iptables
+# ($IPT, legacy: impl_stop flushes that table).
+shard_rules() {
+	local line args
+	if ! "$CTHELPERD" --print-rules iptables -c "$W/cthelperd.conf" >"$W/rules.sh" 2>"$LOGS/rules.err"; then
+		START_WHY="cthelperd --print-rules iptables failed: $(tr '\n' ' ' <"$LOGS/rules.err")"
+		return 1
+	fi
+	while read -r line; do
+		[[ $line == "iptables -t raw "*"--dport 21 "* ]] || continue
+		read -r -a args <<<"${line#iptables }"
+		"$IPT" "${args[@]}" || { START_WHY="$IPT ${args[*]} failed"; return 1; }
+	done <"$W/rules.sh"
+}
+
 HPID=   # the process whose CPU time and RSS are measured (none for kernel)
 CTD_PID=
 impl_start() {
@@ -161,11 +179,7 @@ impl_start() {
 	esac
 	[ "$impl" = none ] && return 0
 	if [ "$impl" = cthelperd ] && [ "${SHARDS:-1}" -gt 1 ]; then
-		# the daemon's own rules: they spread new connections over the shards
-		"$CTHELPERD" --print-rules iptables -c "$W/cthelperd.conf" >"$W/rules.sh" 2>>"$LOGS/rules.err" &&
-			grep -E -- '-t raw .*dport 21 ' "$W/rules.sh" | grep -v '^ip6tables' >"$W/rules4.sh" &&
-			bash -e "$W/rules4.sh" ||
-			{ START_WHY="cthelperd --print-rules iptables for shards failed: $(tr '\n' ' ' <"$LOGS/rules.err")"; return 1; }
+		shard_rules || return 1
 		return 0
 	fi
 	topo_ct_add "$proto" || { START_WHY="CT --helper $proto rules failed"; return 1; }
@@ -193,9 +207,10 @@ impl_stop() {
 	kernel) rmmod "nf_nat_$proto" "nf_conntrack_$proto" 2>&1 | sed 's/^/  rmmod: /' ;;
 	esac
 	HPID=
+	# connections still referencing a helper keep it from being deleted
+	topo_flush_conntrack
 	delete_user_helpers "ftp ftp.1 sip rpc tns" "tcp udp" >/dev/null 2>&1 ||
 		fail "$impl/cleanup" "helpers left behind: $(nfct_helpers | tr '\n' ' ')"
-	topo_flush_conntrack
 }
 
 # ------------------------------------------------------------ measurements
@@ -223,13 +238,18 @@ load_run() {
 }
 
 ftp_sessions() {
-	local impl=$1 rep=$2 out
+	local impl=$1 rep=$2 out q0
+	q0=$(queue_seq 0)
 	out=$(timeout $((FTP_SECS + 60)) nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" "$FTP" sessions \
 		--host "$SV4" --mode pasv --file small --seconds "$FTP_SECS" --parallel "$FTP_PAR" \
 		2>>"$LOGS/ftp-$impl.err")
 	if [[ $out =~ ^SESSIONS\ ([0-9]+)\ ([0-9]+)\ ([0-9.]+)$ ]]; then
 		raw ftp_sps "$impl" "$rep" "$(awk -v n="${BASH_REMATCH[1]}" -v t="${BASH_REMATCH[3]}" 'BEGIN { printf "%.2f", n / t }')"
 		raw ftp_failed "$impl" "$rep" "${BASH_REMATCH[2]}"
+		# what a session costs in queue trips (ftp's queue is 0)
+		[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "$impl" != none ] && [ "$impl" != kernel ] &&
+			raw ftp_queued_per_session "$impl" "$rep" \
+				"$(awk -v p=$(($(queue_seq 0) - q0)) -v n="${BASH_REMATCH[1]}" 'BEGIN { printf "%.1f", p / n }')"
 	else
 		fail "$impl/ftp/$rep" "no result: ${out:-nothing}"
 	fi
@@ -309,10 +329,26 @@ load_pair() {
 	printf '%s\n' "${outs[@]}" | awk 'NF == 4 { s += $4; n++ } END { if (n == 2) printf "%.2f", s }'
 }
 
+# shard_cpu MODE SHARDS REP TICKS0 TICKS1 T0_US "CPU-LINE0" "CPU-LINE1":
+# the daemon's CPU use and the VM's busy CPUs over a pair run (ticks are
+# 10 ms; /proc/stat's cpu line: user nice system idle iowait irq softirq).
+shard_cpu() {
+	local m=$1 shards=$2 rep=$3 wall
+	local -a a b
+	read -r -a a <<<"$7"
+	read -r -a b <<<"$8"
+	wall=$((${EPOCHREALTIME/./} - $6))
+	raw "shard_${m}_daemon_cpus" "${shards}q" "$rep" \
+		"$(awk -v t=$(($5 - $4)) -v w="$wall" 'BEGIN { printf "%.2f", t * 10000 / w }')"
+	raw "shard_${m}_busy_cpus" "${shards}q" "$rep" \
+		"$(awk -v busy=$(( (b[1] + b[2] + b[3] + b[6] + b[7]) - (a[1] + a[2] + a[3] + a[6] + a[7]) )) \
+			-v w="$wall" 'BEGIN { printf "%.2f", busy * 10000 / w }')"
+}
+
 # One repetition of the shard phase: the ftp helper on 1 queue, then
 # sharded over 2 (order alternating), two connections at once.
 shard_rep() {
-	local shards=$1 rep=$2 v m qa qb
+	local shards=$1 rep=$2 v m qa qb ca ta sa sb
 	progress "shard $shards rep $rep"
 	if ! SHARDS=$shards impl_start cthelperd; then
 		fail "shard$shards/start/$rep" "$START_WHY"
@@ -321,7 +357,14 @@ shard_rep() {
 	fi
 	for m in bulk rr; do
 		qa=$(queue_seq 0) qb=$(queue_seq 1)
+		ca=$(cpu_ticks "$HPID")
+		read -r -a sa </proc/stat
+		ta=${EPOCHREALTIME/./}
 		v=$(load_pair "$m")
+		read -r -a sb </proc/stat
+		# where the time goes: the daemon's CPU time and all CPUs' busy
+		# time over the runs, in CPUs (2 = both saturated)
+		shard_cpu "$m" "$shards" "$rep" "$ca" "$(cpu_ticks "$HPID")" "$ta" "${sa[*]}" "${sb[*]}"
 		if [ -n "$v" ]; then
 			raw "shard_$([ $m = bulk ] && echo bulk_mbs || echo rr_per_s)" "${shards}q" "$rep" "$v" \
 				"queue 0: $(($(queue_seq 0) - qa)) packets, queue 1: $(($(queue_seq 1) - qb))"

@@ -26,6 +26,7 @@ MEASURES = collections.OrderedDict([
     ("rr_per_s", ("round trips/s on a helped connection", True)),
     ("ftp_sps", ("FTP sessions/s (PASV, RETR 4 KiB)", True)),
     ("ftp_failed", ("FTP sessions failed (per run)", False)),
+    ("ftp_queued_per_session", ("packets queued per FTP session", False)),
     ("sip_cps", ("SIP calls/s (INVITE+SDP, 200, ACK, BYE)", True)),
     ("sip_failed", ("SIP calls failed (per run)", False)),
     ("cpu_ms_per_kpkt", ("helper CPU ms per 1000 queued packets", False)),
@@ -34,7 +35,12 @@ MEASURES = collections.OrderedDict([
     ("rss_file_kib", ("  of which file-backed (libraries), KiB", False)),
     ("shard_bulk_mbs", ("2 connections, bulk MB/s total", True)),
     ("shard_rr_per_s", ("2 connections, round trips/s total", True)),
+    ("shard_bulk_daemon_cpus", ("bulk: daemon CPU use, CPUs", False)),
+    ("shard_bulk_busy_cpus", ("bulk: VM busy CPUs (of 2)", False)),
+    ("shard_rr_daemon_cpus", ("round trips: daemon CPU use, CPUs", False)),
+    ("shard_rr_busy_cpus", ("round trips: VM busy CPUs (of 2)", False)),
 ])
+FTP_PARALLEL = 4   # tests/bench/inside.sh FTP_PAR
 THROUGHPUT = ["bulk_mbs", "rr_per_s", "ftp_sps", "sip_cps"]
 
 
@@ -106,6 +112,28 @@ def targets(meds):
     return out
 
 
+def where(meds):
+    """Where the time goes: the queue trip's cost, from the round trips
+    (two queued packets per exchange: the request and the reply), and
+    what the FTP sessions' extra time is made of."""
+    rr, ftp, q = meds.get("rr_per_s", {}), meds.get("ftp_sps", {}), meds.get("ftp_queued_per_session", {})
+    if not rr.get("none") or not rr.get("floor"):
+        return []
+    trip = (1 / rr["floor"] - 1 / rr["none"]) / 2 * 1000
+    out = ["", "Where the time goes (from the medians above):", "",
+           "- one queue trip (the floor's round trip minus no helper's, per packet): %.3f ms" % trip]
+    if rr.get("cthelperd"):
+        out.append("- cthelperd's own cost per queued packet beyond the floor: %.3f ms"
+                   % ((1 / rr["cthelperd"] - 1 / rr["floor"]) / 2 * 1000))
+    for impl in ("cthelperd", "cthelperd-kmod", "conntrackd"):
+        if ftp.get(impl) and ftp.get("kernel") and q.get(impl):
+            extra = (1 / ftp[impl] - 1 / ftp["kernel"]) * FTP_PARALLEL * 1000
+            out.append("- %s: an FTP session takes %.1f ms longer than with the kernel's helper "
+                       "(%d sessions at a time); it queues %.1f packets, %.1f ms of queue trips"
+                       % (COLNAME[impl], extra, FTP_PARALLEL, q[impl], q[impl] * trip))
+    return out
+
+
 def markdown(data):
     meds = collections.defaultdict(dict)
     for (m, impl), vals in data.items():
@@ -133,6 +161,7 @@ def markdown(data):
             lines.append("| %s | %s | %s | %s |" % (MEASURES[m][0], cell(data.get((m, "1q"), [])),
                                                      cell(data.get((m, "2q"), [])),
                                                      ratio(meds[m], "2q", "1q")))
+    lines += where(meds)
     t = targets(meds)
     if t:
         lines += ["", "Targets of issue 17:", "", "| target | measured | goal | |",
