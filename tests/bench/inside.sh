@@ -31,6 +31,8 @@
 #               PASV, RETR of a 4 KiB file, QUIT; FTP_PAR in parallel)
 #   ftp_failed  sessions that failed in that run
 #   ftp_queued_per_session  packets queued per session (queue 0)
+#   ftp_cpu_ms_per_session  the VM's CPU time per session, all of it
+#   ftp_busy_cpus  the VM's busy CPUs during the sessions (of 2)
 #   sip_cps     SIP calls per second (sipp's built-in uac/uas: INVITE with
 #               SDP, 180, 200, ACK, BYE, 200; SIP_PAR calls at a time)
 #   sip_failed  calls that failed
@@ -238,14 +240,27 @@ load_run() {
 }
 
 ftp_sessions() {
-	local impl=$1 rep=$2 out q0
+	local impl=$1 rep=$2 out q0 t0 busy
+	local -a s0 s1
 	q0=$(queue_seq 0)
+	read -r -a s0 </proc/stat
+	t0=${EPOCHREALTIME/./}
 	out=$(timeout $((FTP_SECS + 60)) nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" "$FTP" sessions \
 		--host "$SV4" --mode pasv --file small --seconds "$FTP_SECS" --parallel "$FTP_PAR" \
 		2>>"$LOGS/ftp-$impl.err")
 	if [[ $out =~ ^SESSIONS\ ([0-9]+)\ ([0-9]+)\ ([0-9.]+)$ ]]; then
 		raw ftp_sps "$impl" "$rep" "$(awk -v n="${BASH_REMATCH[1]}" -v t="${BASH_REMATCH[3]}" 'BEGIN { printf "%.2f", n / t }')"
 		raw ftp_failed "$impl" "$rep" "${BASH_REMATCH[2]}"
+		# the VM's CPU time per session (all CPUs busy: user, nice,
+		# system, irq, softirq; ticks of 10 ms): helper, clients and
+		# server together, the kernel's queue work included
+		read -r -a s1 </proc/stat
+		busy=$(( (s1[1] + s1[2] + s1[3] + s1[6] + s1[7]) - (s0[1] + s0[2] + s0[3] + s0[6] + s0[7]) ))
+		[ "${BASH_REMATCH[1]}" -gt 0 ] &&
+			raw ftp_cpu_ms_per_session "$impl" "$rep" \
+				"$(awk -v b="$busy" -v n="${BASH_REMATCH[1]}" 'BEGIN { printf "%.2f", b * 10 / n }')"
+		raw ftp_busy_cpus "$impl" "$rep" \
+			"$(awk -v b="$busy" -v w=$((${EPOCHREALTIME/./} - t0)) 'BEGIN { printf "%.2f", b * 10000 / w }')"
 		# what a session costs in queue trips (ftp's queue is 0)
 		[ "${BASH_REMATCH[1]}" -gt 0 ] && [ "$impl" != none ] && [ "$impl" != kernel ] &&
 			raw ftp_queued_per_session "$impl" "$rep" \

@@ -27,6 +27,8 @@ MEASURES = collections.OrderedDict([
     ("ftp_sps", ("FTP sessions/s (PASV, RETR 4 KiB)", True)),
     ("ftp_failed", ("FTP sessions failed (per run)", False)),
     ("ftp_queued_per_session", ("packets queued per FTP session", False)),
+    ("ftp_cpu_ms_per_session", ("VM CPU ms per FTP session (everything)", False)),
+    ("ftp_busy_cpus", ("VM busy CPUs during FTP sessions (of 2)", False)),
     ("sip_cps", ("SIP calls/s (INVITE+SDP, 200, ACK, BYE)", True)),
     ("sip_failed", ("SIP calls failed (per run)", False)),
     ("cpu_ms_per_kpkt", ("helper CPU ms per 1000 queued packets", False)),
