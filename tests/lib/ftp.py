@@ -258,6 +258,16 @@ class Control:
             pass
 
 
+def login(ctl):
+    """Greeting, anonymous login, binary type."""
+    code, line = ctl.reply("greeting")
+    if code != 220:
+        raise FtpError("greeting", "unexpected %r" % line)
+    ctl.cmd("USER anonymous", expect="23")
+    ctl.cmd("PASS test@", expect="2")
+    ctl.cmd("TYPE I", expect="2")
+
+
 def parse_227(line):
     m = re.search(r"(\d+),(\d+),(\d+),(\d+),(\d+),(\d+)", line)
     if not m:
@@ -383,12 +393,7 @@ def run_client(args):
     ctl = None
     try:
         ctl = Control(args.host, args.port, args.timeout, args.dstopts)
-        code, line = ctl.reply("greeting")
-        if code != 220:
-            raise FtpError("greeting", "unexpected %r" % line)
-        ctl.cmd("USER anonymous", expect="23")
-        ctl.cmd("PASS test@", expect="2")
-        ctl.cmd("TYPE I", expect="2")
+        login(ctl)
         if args.mode == "none":
             ctl.cmd("PWD", expect="2")
             ctl.cmd("NOOP", expect="2")
@@ -429,12 +434,7 @@ def one_session(args):
     """One whole session; FtpError if any step fails."""
     ctl = Control(args.host, args.port, args.timeout)
     try:
-        code, line = ctl.reply("greeting")
-        if code != 220:
-            raise FtpError("greeting", "unexpected %r" % line)
-        ctl.cmd("USER anonymous", expect="23")
-        ctl.cmd("PASS test@", expect="2")
-        ctl.cmd("TYPE I", expect="2")
+        login(ctl)
         transfer(ctl, args.mode, args)
         ctl.cmd("QUIT", expect="2")
     finally:
