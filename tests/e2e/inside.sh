@@ -108,8 +108,8 @@ ZONE_CASES=(
 	"zone-dnat-pasv pasv dnat"
 )
 # runs IMPL CASE: does this column run this issue 12 case (else "-")?
-#   cthelperd, kernel (reference): all of them.
-#   cthelperd-kmod: nohelp-* only.  The others test the daemon's packet
+#   cthelperd, kernel (reference): all of them but payload-only.
+#   cthelperd-kmod: nohelp-* and payload-only (kmod/'s own option).  The others test the daemon's packet
 #     path through nf_conntrack, ctnetlink and nfnetlink_queue, none of
 #     which kmod/ replaces; the life-cycle cases below do run on it.
 #   conntrackd (reference): nohelp-port and nohelp-pasv; it does not NAT
@@ -119,8 +119,10 @@ ZONE_CASES=(
 # under 15 minutes.
 runs() {
 	case $1/$2 in
+	cthelperd-kmod/payload-only) return 0 ;;
+	*/payload-only) return 1 ;;     # kmod/'s option: its column only
 	cthelperd/*|kernel/*) return 0 ;;
-	cthelperd-kmod/nohelp-*|cthelperd-kmod/payload-only) return 0 ;;
+	cthelperd-kmod/nohelp-*) return 0 ;;
 	conntrackd/nohelp-port|conntrackd/nohelp-pasv) return 0 ;;
 	esac
 	return 1
