@@ -137,16 +137,6 @@ struct detach_entry *detach_next_waiting(struct detach *d)
 
 int detach_put_update(struct nlmsghdr *nlh, const struct detach_entry *e)
 {
-	struct nf_conntrack *ct = nfct_new();
-	int rc;
-
-	if (!ct)
-		return -ENOMEM;
-	expect_ct_set_tuple(ct, &e->orig);
-	nfct_set_attr_u16(ct, ATTR_ZONE, e->zone);
 	/* an empty name is the detach (Linux 6.1 ctnetlink_change_helper()) */
-	nfct_set_attr(ct, ATTR_HELPER_NAME, "");
-	rc = nfct_nlmsg_build(nlh, ct);
-	nfct_destroy(ct);
-	return rc < 0 ? -EINVAL : 0;
+	return expect_ct_put_update(nlh, &e->orig, e->zone, "");
 }

@@ -31,6 +31,23 @@ void expect_ct_set_tuple(struct nf_conntrack *ct, const struct cth_tuple *t)
 	expect_ct_set(ct, t->family, t->proto, &t->src, &t->dst, t->sport, t->dport);
 }
 
+int expect_ct_put_update(struct nlmsghdr *nlh, const struct cth_tuple *orig,
+			 uint16_t zone, const char *helper)
+{
+	struct nf_conntrack *ct = nfct_new();
+	int rc;
+
+	if (!ct)
+		return -ENOMEM;
+	expect_ct_set_tuple(ct, orig);
+	nfct_set_attr_u16(ct, ATTR_ZONE, zone);
+	if (helper)
+		nfct_set_attr(ct, ATTR_HELPER_NAME, helper);
+	rc = nfct_nlmsg_build(nlh, ct);
+	nfct_destroy(ct);
+	return rc < 0 ? -EINVAL : 0;
+}
+
 static void expect_mask_set(struct nf_conntrack *mask, const struct cth_expect *e)
 {
 	union cth_addr ones, zero;

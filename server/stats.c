@@ -26,6 +26,8 @@ const struct stats_info stats_helper_info[STATS_H_N] = {
 		"Connections detached from the helper (on the verdict, or once their expectations were done)." },
 	[STATS_H_DETACH_DEFERRED] = { "detaches_deferred",
 		"Detaches that had to wait for the connection's expectations." },
+	[STATS_H_SEQADJ_SYNCED] = { "seqadj_synced",
+		"TCP rewrites that changed a payload's length, announced to conntrack event listeners (conntrackd's state sync) so the sequence adjustment reaches a backup firewall." },
 };
 
 const struct stats_info stats_queue_info[STATS_Q_N] = {

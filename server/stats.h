@@ -29,6 +29,7 @@ enum stats_helper_counter {
 	STATS_H_MANGLED,          /* verdict carried a rewritten payload */
 	STATS_H_DETACH_DONE,
 	STATS_H_DETACH_DEFERRED,
+	STATS_H_SEQADJ_SYNCED,    /* seqsync.c: length change announced */
 	STATS_H_N,
 };
 

@@ -26,6 +26,7 @@
 #include "overlay.h"
 #include "log.h"
 #include "mangle.h"
+#include "seqsync.h"
 #include "packet.h"
 #include "qmsg.h"
 #include "verdict.h"
@@ -588,9 +589,9 @@ static int worker_expect_ctl(struct pkt_call *c, unsigned int op,
  * before any ctnetlink request, or now when the batch is full).  A
  * dropped packet needs no new payload.
  */
-static void worker_verdict(struct worker *w, uint16_t queue, uint32_t id,
-			   int verdict, struct pkt_call *c,
-			   const struct cth_expect *exp)
+static size_t worker_verdict(struct worker *w, uint16_t queue, uint32_t id,
+			     int verdict, struct pkt_call *c,
+			     const struct cth_expect *exp)
 {
 	bool drop = verdict == CTH_VERDICT_DROP;
 	const uint8_t *pkt = NULL;
@@ -606,6 +607,27 @@ static void worker_verdict(struct worker *w, uint16_t queue, uint32_t id,
 	}
 	verdict_put(buf, queue, id, drop, c, pkt, len, exp);
 	vbatch_add(&w->vb, id, pkt ? (int)c->inst->slot : -1);
+	return pkt ? len : 0;
+}
+
+/* After a verdict that changed a TCP payload's length: let conntrackd
+ * see the sequence adjustment (seqsync.c).  A connection gone meanwhile
+ * has nothing to sync. */
+static void worker_seqsync(struct worker *w, const struct pkt_call *c)
+{
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	int rc;
+
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK, IPCTNL_MSG_CT_NEW, 0,
+			    (uint8_t)c->pkt.tuple[CTH_DIR_ORIGINAL].family);
+	if ((rc = seqsync_put(nlh, &c->pkt)) == 0)
+		rc = worker_ctnl_talk(w, nlh, NULL, NULL);
+	if (rc == 0)
+		worker_count(w, c->inst, STATS_H_SEQADJ_SYNCED);
+	else if (rc != -ENOENT)
+		log_warn("%s: cannot announce a sequence adjustment (a backup firewall "
+			 "would not learn it): %s", c->inst->name, strerror(-rc));
 }
 
 /* Kept bytes, detaches and in-flight state age by a clock that never
@@ -723,6 +745,7 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	const struct instance *in = NULL;
 	int verdict = CTH_VERDICT_ACCEPT;
 	uint64_t now;
+	size_t sent_len;
 
 	wp.w = w;
 	wp.has_exp = wp.exp_pinned = false;
@@ -762,10 +785,12 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	if (c.detach)
 		worker_detach_decide(w, &wp, &c, now);
 out:
-	worker_verdict(w, m->queue, m->id, verdict, in ? &c : NULL,
-		       wp.has_exp ? &wp.exp : NULL);
+	sent_len = worker_verdict(w, m->queue, m->id, verdict, in ? &c : NULL,
+				  wp.has_exp ? &wp.exp : NULL);
 	if (in)
 		worker_expect_later(&wp, &c, verdict);
+	if (in && seqsync_needed(&c.pkt, sent_len))
+		worker_seqsync(w, &c);
 	pkt_call_release(&c);
 }
 

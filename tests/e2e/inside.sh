@@ -889,7 +889,8 @@ case_ctl_stats() {
 			"payload_packets=$((V[packets] - V[no_payload]))" "payload_packets=${pkt:-missing}"
 			"accepts=${V[payload_packets]}" "drops=0" "parse_errors=0" "not_ours=0"
 			"verdict_errors=0" "expectations_created=1" "expectations_failed=0"
-			"mangled_packets=0" "detaches_done=0" "detaches_deferred=0")
+			"mangled_packets=0" "detaches_done=0" "detaches_deferred=0"
+			"seqadj_synced=0")
 		for line in "${want[@]}"; do
 			[ "${V[${line%%=*}]:-missing}" = "${line#*=}" ] ||
 				why="${why:+$why; }${line%%=*} is ${V[${line%%=*}]:-missing}, want ${line#*=}"

@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "detach.h"
+#include "seqsync.h"
 
 static struct cth_packet pkt_make(uint32_t id, uint16_t sport)
 {
@@ -144,10 +145,45 @@ static void test_update(void)
 	nfct_destroy(ct);
 }
 
+/* seqsync.c: which verdicts announce, and the no-op update's body. */
+static void test_seqsync(void)
+{
+	char buf[8192];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct cth_packet p = pkt_make(5, 41000);
+	struct cth_packet u = p;
+	struct nfgenmsg *g;
+	unsigned int seen = 0;
+
+	p.len = 80;
+	p.ct_status = CTH_CT_CONFIRMED;
+	CHECK("seqsync/longer", seqsync_needed(&p, 82), "not announced");
+	CHECK("seqsync/shorter", seqsync_needed(&p, 79), "not announced");
+	CHECK("seqsync/same-length", !seqsync_needed(&p, 80), "announced");
+	CHECK("seqsync/unchanged", !seqsync_needed(&p, 0), "announced");
+	u.tuple[CTH_DIR_ORIGINAL].proto = IPPROTO_UDP;
+	u.len = 80;
+	u.ct_status = CTH_CT_CONFIRMED;
+	CHECK("seqsync/udp", !seqsync_needed(&u, 82), "announced: UDP has no sequence");
+	p.ct_status = 0;
+	CHECK("seqsync/unconfirmed", !seqsync_needed(&p, 82), "announced");
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->nfgen_family = AF_INET;
+	CHECK("seqsync/update-built", seqsync_put(nlh, &p) == 0, "failed");
+	mnl_attr_parse(nlh, sizeof(*g), attr_cb, &seen);
+	/* the tuple and zone find the entry; anything more would change it */
+	CHECK("seqsync/update-attrs",
+	      seen == ((1u << CTA_TUPLE_ORIG) | (1u << CTA_ZONE)),
+	      "attributes 0x%x", seen);
+}
+
 int main(void)
 {
 	test_lookup();
 	test_bound();
 	test_update();
+	test_seqsync();
 	return check_exit();
 }
