@@ -20,6 +20,7 @@
 #include "config.h"
 #include "log.h"
 #include "loader.h"
+#include "share.h"
 
 struct cfg_parse {
 	struct cfg *cfg;
@@ -183,6 +184,23 @@ static int cfg_server_control_socket(struct cfg_parse *p, const char *k, const c
 	return cfg_set_str(&p->cfg->control_socket, v);
 }
 
+/* "none" keeps helpers unshared (share.h). */
+static int cfg_server_share_dir(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	if (strcmp(v, "none") == 0) {
+		free(p->cfg->share_dir);
+		p->cfg->share_dir = NULL;
+		return 0;
+	}
+	if (v[0] != '/' || strlen(v) >= CFG_SHARE_DIR_MAX) {
+		cfg_error(p->cfg, p->line, "share_dir: '%s' is neither none nor an absolute path shorter than %d bytes",
+			  v, CFG_SHARE_DIR_MAX);
+		return 0;
+	}
+	return cfg_set_str(&p->cfg->share_dir, v);
+}
+
 static int cfg_server_control_mode(struct cfg_parse *p, const char *k, const char *v)
 {
 	char *end;
@@ -299,6 +317,7 @@ const struct cfg_key cfg_server_keys[] = {
 	{ .name = "control_group", .set = cfg_server_control_group },
 	{ .name = "metrics", .set = cfg_server_metrics },
 	{ .name = "user", .set = cfg_server_user },
+	{ .name = "share_dir", .set = cfg_server_share_dir },
 	{ .name = NULL },
 };
 
@@ -772,7 +791,8 @@ int cfg_load_fp(const char *name, FILE *fp, struct cfg **out)
 
 	cfg = calloc(1, sizeof(*cfg));
 	if (!cfg || cfg_set_str(&cfg->file, name) ||
-	    cfg_set_str(&cfg->plugin_dir, CTH_PLUGIN_DIR)) {
+	    cfg_set_str(&cfg->plugin_dir, CTH_PLUGIN_DIR) ||
+	    cfg_set_str(&cfg->share_dir, SHARE_DIR_DEFAULT)) {
 		cfg_free(cfg);
 		return -ENOMEM;
 	}
@@ -816,6 +836,7 @@ void cfg_free(struct cfg *cfg)
 	}
 	free(cfg->plugin_dir);
 	free(cfg->control_socket);
+	free(cfg->share_dir);
 	free(cfg->metrics);
 	free(cfg->user);
 	free(cfg->file);

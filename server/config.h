@@ -16,6 +16,8 @@
 #define CFG_DEFAULT_QUEUE_LEN 4096u
 /* sun_path holds 108 bytes, the NUL included */
 #define CFG_SOCKET_PATH_MAX 108
+/* leaves room in PATH_MAX for NAME.FAMILY.PROTO */
+#define CFG_SHARE_DIR_MAX 3900
 #define CFG_MAX_RULE_PORTS 16
 /* shards = N: at most this many kernel helpers (and queues) per section */
 #define CFG_MAX_SHARDS 16
@@ -74,6 +76,7 @@ struct cfg {
 	char *metrics;            /* ADDR:PORT of HTTP /metrics; NULL: none */
 	int metrics_line;         /* of that key, for a later check (main.c) */
 	char *user;               /* [server] user; NULL: stay as started */
+	char *share_dir;          /* share.h; NULL: helpers not shared */
 	long uid, gid;            /* user's, from getpwnam() at load; -1: unset */
 	size_t n_helpers;
 	struct cfg_helper helpers[CFG_MAX_HELPERS];

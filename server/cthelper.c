@@ -19,10 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "cthelper.h"
 #include "kcheck.h"
 #include "log.h"
+#include "share.h"
 
 static void cthelper_put_tuple(struct nlmsghdr *nlh, int family, int proto)
 {
@@ -546,7 +548,7 @@ cthelper_owned_find(const struct cthelper_owned *owned, const char *name,
 /* Record a registered helper; -ENOSPC only after CTHELPER_OWNED_MAX
  * distinct ones (each name and tuple is recorded once). */
 static int cthelper_owned_add(struct cthelper_owned *owned, const char *name,
-			      int family, int proto)
+			      int family, int proto, int lock)
 {
 	struct cthelper_owned_entry *e = cthelper_owned_find(owned, name, family, proto);
 
@@ -557,17 +559,81 @@ static int cthelper_owned_add(struct cthelper_owned *owned, const char *name,
 		snprintf(e->name, sizeof(e->name), "%s", name);
 		e->family = family;
 		e->proto = proto;
+		e->lock = -1;
+	}
+	if (lock >= 0) {
+		if (e->lock >= 0)
+			close(e->lock);
+		e->lock = lock;
 	}
 	e->enabled = true;
+	e->left = false;
 	return 0;
+}
+
+/* The share lock for a helper about to be registered: held before the
+ * NEW, so that a daemon deleting it as the last one out (under the
+ * exclusive lock) is done first.  -1 when not shared or already held. */
+static int cthelper_share_hold(const struct cthelper_owned *owned,
+			       const char *name, int family, int proto)
+{
+	const struct cthelper_owned_entry *e = cthelper_owned_find(owned, name, family, proto);
+	int fd;
+
+	if (!owned->share_dir[0] || (e && e->lock >= 0))
+		return -1;
+	fd = share_hold(owned->share_dir, name, family, proto);
+	if (fd < 0)
+		log_warn("helper '%s' (%s/%s): not shared with other cthelperd (%s/: %s): "
+			 "a clean stop deletes it even if another namespace's daemon serves it",
+			 name, fam_name(family), pr_name(proto), owned->share_dir,
+			 strerror(-fd));
+	return fd;
+}
+
+/*
+ * On the way out of a helper (stop, or a reload that drops it): may this
+ * daemon disable and delete it?  Not while another cthelperd holds its
+ * share lock: disabling is global, and that daemon's namespace still
+ * needs it.  When true, e->lock holds the lock exclusively (or sharing
+ * is off); when false, e is marked left and its lock closed.
+ */
+static bool cthelper_share_last(const struct cthelper_owned *owned,
+				struct cthelper_owned_entry *e)
+{
+	bool last = true;
+	int fd;
+
+	if (e->lock >= 0) {
+		last = share_last(e->lock);
+	} else if (owned->share_dir[0]) {
+		int rc = share_probe(owned->share_dir, e->name, e->family, e->proto, &fd);
+
+		if (rc == 1)
+			e->lock = fd;
+		last = rc != 0;
+	}
+	if (last)
+		return true;
+	if (e->lock >= 0)
+		close(e->lock);
+	e->lock = -1;
+	e->left = true;
+	log_notice("helper '%s' (%s/%s) left registered and enabled: another cthelperd "
+		   "still serves it (from another network namespace; it holds its lock "
+		   "in %s/)", e->name, fam_name(e->family), pr_name(e->proto),
+		   owned->share_dir);
+	return false;
 }
 
 static int cthelper_owned_record(struct cthelper_owned *owned,
 				 const struct instance *in,
-				 const struct cthelper_tuple *t)
+				 const struct cthelper_tuple *t, int lock)
 {
-	if (cthelper_owned_add(owned, in->name, t->family, t->proto) == 0)
+	if (cthelper_owned_add(owned, in->name, t->family, t->proto, lock) == 0)
 		return 0;
+	if (lock >= 0)
+		close(lock);
 	/* unreachable with sane configs; a stop would leave it enabled */
 	log_err("helper '%s' (%s/%s): too many helpers registered in one run to "
 		"remember: it stays registered at stop ('cthelperd --release')",
@@ -584,12 +650,21 @@ int cthelper_register_all(struct nlreq *r, const struct runtime *rt,
 
 	if (!plan)
 		return -ENOMEM;
+	if (!owned->n)
+		snprintf(owned->share_dir, sizeof(owned->share_dir), "%s",
+			 rt->cfg->share_dir ? rt->cfg->share_dir : "");
 	rc = cthelper_plan_build(r, rt, plan);
 	for (size_t i = 0; i < rt->n_inst && !rc; i++) {
-		for_each_tuple(&rt->inst[i], t) {
+		const struct instance *in = &rt->inst[i];
+
+		for_each_tuple(in, t) {
+			int lock = cthelper_share_hold(owned, in->name, t->family, t->proto);
+
 			rc = cthelper_register_one(r, rt, i, t, cthelper_plan_at(plan, i, t));
 			if (!rc)
-				rc = cthelper_owned_record(owned, &rt->inst[i], t);
+				rc = cthelper_owned_record(owned, in, t, lock);
+			else if (lock >= 0)
+				close(lock);
 			if (rc)
 				break;
 		}
@@ -609,7 +684,7 @@ void cthelper_disable_all(struct nlreq *r, struct cthelper_owned *owned)
 		struct cthelper_owned_entry *e = &owned->h[i];
 		int rc;
 
-		if (!e->enabled)
+		if (!e->enabled || e->left || !cthelper_share_last(owned, e))
 			continue;
 		rc = cthelper_status_set(r, e->name, e->family, e->proto,
 					 NFCT_HELPER_STATUS_DISABLED);
@@ -624,8 +699,16 @@ void cthelper_disable_all(struct nlreq *r, struct cthelper_owned *owned)
 void cthelper_delete_all(struct nlreq *r, struct cthelper_owned *owned)
 {
 	for (size_t i = 0; i < owned->n; i++) {
-		const struct cthelper_owned_entry *e = &owned->h[i];
-		int rc = cthelper_delete(r, e->name, e->family, e->proto);
+		struct cthelper_owned_entry *e = &owned->h[i];
+		int rc;
+
+		/* one a reload disabled had its lock let go: ask again */
+		if (e->left || (e->lock < 0 && !cthelper_share_last(owned, e)))
+			continue;
+		rc = cthelper_delete(r, e->name, e->family, e->proto);
+		if (e->lock >= 0)
+			close(e->lock);
+		e->lock = -1;
 
 		if (rc == -EBUSY)
 			log_notice("helper '%s' (%s/%s) left registered but disabled: "
@@ -710,14 +793,19 @@ int cthelper_reload_apply(struct nlreq *r, const struct runtime *nrt,
 		const struct instance *in = &nrt->inst[i];
 
 		for_each_tuple(in, t) {
+			int lock = cthelper_share_hold(owned, in->name, t->family, t->proto);
+
 			rc = cthelper_register(r, in, t->family, t->proto,
 					       NFCT_HELPER_STATUS_ENABLED);
-			if (rc)
+			if (rc) {
 				log_err("helper '%s' (%s/%s): cannot register: %s: %s",
 					in->name, fam_name(t->family), pr_name(t->proto),
 					strerror(-rc), cthelper_explain(rc));
-			else
-				rc = cthelper_owned_record(owned, in, t);
+				if (lock >= 0)
+					close(lock);
+			} else {
+				rc = cthelper_owned_record(owned, in, t, lock);
+			}
 			if (rc && !bad)
 				bad = rc;
 		}
@@ -725,10 +813,18 @@ int cthelper_reload_apply(struct nlreq *r, const struct runtime *nrt,
 	for (size_t i = 0; i < owned->n; i++) {
 		struct cthelper_owned_entry *e = &owned->h[i];
 
-		if (!e->enabled || cthelper_runtime_names(nrt, e))
+		if (!e->enabled || e->left || cthelper_runtime_names(nrt, e))
 			continue;
+		if (!cthelper_share_last(owned, e)) {
+			e->enabled = false;
+			continue;
+		}
 		rc = cthelper_status_set(r, e->name, e->family, e->proto,
 					 NFCT_HELPER_STATUS_DISABLED);
+		/* let other daemons hold it again; the stop asks once more */
+		if (e->lock >= 0)
+			close(e->lock);
+		e->lock = -1;
 		if (rc) {
 			log_err("helper '%s' (%s/%s): removed from the configuration but "
 				"cannot disable it: %s", e->name, fam_name(e->family),
@@ -747,8 +843,8 @@ int cthelper_reload_apply(struct nlreq *r, const struct runtime *nrt,
 }
 
 /* --release for one tuple: 0 when it is gone (or was never there). */
-static int cthelper_release_one(struct nlreq *r, const char *name, int family,
-				int proto)
+static int cthelper_release_tuple(struct nlreq *r, const char *name, int family,
+				  int proto)
 {
 	const char *fam = fam_name(family), *pr = pr_name(proto);
 	struct cthelper_state old;
@@ -795,6 +891,28 @@ static int cthelper_release_one(struct nlreq *r, const char *name, int family,
 	return drc;
 }
 
+/* A helper that another running cthelperd serves (ExecStopPost after a
+ * crash of its peer in another namespace) is not this release's to undo;
+ * the lock is held exclusively while it is taken out. */
+static int cthelper_release_one(struct nlreq *r, const struct runtime *rt,
+				const char *name, int family, int proto)
+{
+	int fd = -1, rc = 0;
+
+	if (rt->cfg->share_dir)
+		rc = share_probe(rt->cfg->share_dir, name, family, proto, &fd);
+	if (rc == 0 && rt->cfg->share_dir) {
+		log_notice("helper '%s' (%s/%s): another cthelperd serves it (it holds its "
+			   "lock in %s/): left as it is", name, fam_name(family),
+			   pr_name(proto), rt->cfg->share_dir);
+		return 0;
+	}
+	rc = cthelper_release_tuple(r, name, family, proto);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 int cthelper_release_all(struct nlreq *r, const struct runtime *rt)
 {
 	int bad = 0;
@@ -803,7 +921,7 @@ int cthelper_release_all(struct nlreq *r, const struct runtime *rt)
 		const struct instance *in = &rt->inst[i];
 
 		for_each_tuple(in, t) {
-			int rc = cthelper_release_one(r, in->name, t->family, t->proto);
+			int rc = cthelper_release_one(r, rt, in->name, t->family, t->proto);
 
 			if (rc && !bad)
 				bad = rc;

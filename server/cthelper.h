@@ -70,15 +70,22 @@ struct cthelper_owned_entry {
 	char name[CTH_NAME_LEN];
 	int family, proto;
 	bool enabled;     /* false: removed by a reload, deleted at stop */
+	bool left;        /* another cthelperd serves it: not ours to undo */
+	int lock;         /* share.h descriptor, -1: none held */
 };
 struct cthelper_owned {
 	size_t n;
+	/* share.h: where daemons that serve one helper meet ("": nowhere),
+	 * the first registration's (a reload does not move it) */
+	char share_dir[CFG_SHARE_DIR_MAX];
 	struct cthelper_owned_entry h[CTHELPER_OWNED_MAX];
 };
 
 /* Check every helper of a runtime against the kernel first (nothing is
  * changed when one belongs to another program: -EEXIST), then register
- * and enable them.  Registered ones are recorded in owned. */
+ * and enable them.  Registered ones are recorded in owned, each with its
+ * share lock held (share.h).  Disable and delete skip a helper another
+ * cthelperd still serves (share_last()). */
 int cthelper_register_all(struct nlreq *r, const struct runtime *rt,
 			  struct cthelper_owned *owned);
 void cthelper_disable_all(struct nlreq *r, struct cthelper_owned *owned);
@@ -105,7 +112,7 @@ int cthelper_reload_apply(struct nlreq *r, const struct runtime *nrt,
 			  struct cthelper_owned *owned);
 
 /* --release: disable, then delete every configured kernel helper,
- * whoever registered it.  0 when all are gone; else a negative errno
+ * whoever registered it, unless a running cthelperd holds its share lock.  0 when all are gone; else a negative errno
  * (-EBUSY: one is still referenced by a rule and was left disabled). */
 int cthelper_release_all(struct nlreq *r, const struct runtime *rt);
 
