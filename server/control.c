@@ -110,6 +110,12 @@ static void control_status_text(struct control *c, const struct runtime *rt,
 		strbuf_printf(b, "last reload  %s %s: %s (reloads: %lu)\n", when,
 			      c->last.ok ? "ok" : "failed", c->last.result, c->last.count);
 	}
+	if (c->ready) {
+		char why[512];
+		bool ok = c->ready(c->reload_arg, why, sizeof(why));
+
+		strbuf_printf(b, "ready        %s: %s\n", ok ? "yes" : "no", why);
+	}
 	strbuf_printf(b, "helpers      %zu\n", rt->n_inst);
 	for (size_t i = 0; i < rt->n_inst; i++) {
 		const struct instance *in = &rt->inst[i];
@@ -147,6 +153,13 @@ static void control_status_json(struct control *c, const struct runtime *rt,
 		strbuf_printf(b, ",\"ok\":%s,\"result\":", c->last.ok ? "true" : "false");
 		strbuf_json_str(b, c->last.result);
 		strbuf_printf(b, ",\"count\":%lu}", c->last.count);
+	}
+	if (c->ready) {
+		char why[512];
+		bool ok = c->ready(c->reload_arg, why, sizeof(why));
+
+		strbuf_printf(b, ",\"ready\":%s,\"ready_detail\":", ok ? "true" : "false");
+		strbuf_json_str(b, why);
 	}
 	strbuf_printf(b, ",\"helpers\":[");
 	for (size_t i = 0; i < rt->n_inst; i++) {

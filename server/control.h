@@ -51,6 +51,9 @@ struct control_reload {
  * lines worth showing (errors) to out and fills last.
  */
 typedef int control_reload_fn(void *arg, struct strbuf *out);
+/* Is the daemon ready to serve (its kernel helpers registered, enabled
+ * and pointing at its queues)?  why gets the one-line reason. */
+typedef bool control_ready_fn(void *arg, char *why, size_t len);
 
 struct control {
 	struct ev_loop *loop;
@@ -64,7 +67,8 @@ struct control {
 	uint16_t queue[CFG_MAX_HELPERS];
 	const struct stats_block *stats[CFG_MAX_HELPERS];
 	control_reload_fn *reload;     /* NULL: reload refused */
-	void *reload_arg;
+	control_ready_fn *ready;       /* NULL: no "ready" line in status */
+	void *reload_arg;              /* both callbacks' argument */
 	struct control_reload last;
 };
 

@@ -842,6 +842,48 @@ int cthelper_reload_apply(struct nlreq *r, const struct runtime *nrt,
 	return bad;
 }
 
+bool cthelper_ready(struct nlreq *r, const struct runtime *rt, char *why,
+		    size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rt->n_inst; i++) {
+		const struct instance *in = &rt->inst[i];
+
+		for_each_tuple(in, t) {
+			const char *fam = fam_name(t->family), *pr = pr_name(t->proto);
+			struct cthelper_state st;
+			int rc = cthelper_get(r, in->name, t->family, t->proto, &st);
+
+			if (rc == -ENOENT) {
+				snprintf(why, len, "helper '%s' (%s/%s) is not registered in the kernel",
+					 in->name, fam, pr);
+				return false;
+			}
+			if (rc) {
+				snprintf(why, len, "cannot ask the kernel about helper '%s' (%s/%s): %s",
+					 in->name, fam, pr, strerror(-rc));
+				return false;
+			}
+			if (st.status != NFCT_HELPER_STATUS_ENABLED) {
+				snprintf(why, len, "helper '%s' (%s/%s) is registered but disabled",
+					 in->name, fam, pr);
+				return false;
+			}
+			if (st.queue != in->queue) {
+				snprintf(why, len, "helper '%s' (%s/%s) sends to queue %u, not to "
+					 "this daemon's queue %u", in->name, fam, pr, st.queue,
+					 in->queue);
+				return false;
+			}
+			n++;
+		}
+	}
+	snprintf(why, len, "%zu kernel helper(s) registered and enabled on this "
+		 "daemon's queues", n);
+	return n > 0;
+}
+
 /* --release for one tuple: 0 when it is gone (or was never there). */
 static int cthelper_release_tuple(struct nlreq *r, const char *name, int family,
 				  int proto)

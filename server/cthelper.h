@@ -111,6 +111,15 @@ int cthelper_reload_check(struct nlreq *r, const struct runtime *nrt,
 int cthelper_reload_apply(struct nlreq *r, const struct runtime *nrt,
 			  struct cthelper_owned *owned);
 
+/*
+ * `cthelperctl status`'s "ready": is every kernel helper of rt registered,
+ * ENABLED and sending to its instance's queue?  Asks the kernel each time
+ * (another daemon or a --release may have changed it).  why gets the
+ * reason, or a summary when ready.
+ */
+bool cthelper_ready(struct nlreq *r, const struct runtime *rt, char *why,
+		    size_t len);
+
 /* --release: disable, then delete every configured kernel helper,
  * whoever registered it, unless a running cthelperd holds its share lock.  0 when all are gone; else a negative errno
  * (-EBUSY: one is still referenced by a rule and was left disabled). */

@@ -83,6 +83,16 @@ static int daemon_reload_ctl(void *arg, struct strbuf *out)
 	return daemon_reload(arg, out);
 }
 
+/* The queues are bound and their workers run whenever the control
+ * socket answers (daemon_control_open()); what can change under us is
+ * the kernel's side: another daemon, an operator or a --release. */
+static bool daemon_ready_ctl(void *arg, char *why, size_t len)
+{
+	struct daemon *d = arg;
+
+	return cthelper_ready(&d->ctl, atomic_load(&d->rt), why, len);
+}
+
 void daemon_queue_params(const struct runtime *rt, uint16_t q, uint32_t *qlen,
 			 bool *fail_open)
 {
@@ -159,6 +169,7 @@ static int daemon_control_open(struct daemon *d, struct ev_loop *loop)
 
 	c->rtp = &d->rt;
 	c->reload = daemon_reload_ctl;
+	c->ready = daemon_ready_ctl;
 	c->reload_arg = d;
 	daemon_control_sync(d);
 	return control_open(c, loop);
