@@ -32,7 +32,10 @@ and exits 0 or 1 (<p>: the client's own port of the data connection in
 active modes, the port it dialled in passive ones).  --file NAME retrieves
 DIR/NAME instead of testfile (give its .meta with --meta).  With --transfers N > 1 and --sync-dir DIR, it creates
 DIR/paused.<i> after transfer i and waits for DIR/go.<i> before the next
-one, all in the same control session (daemon restart test).  With
+one, all in the same control session (daemon restart test);
+--pause-after I,J limits the pauses to after those transfers (HA
+failover test).  --mode may be a comma-separated list, one mode per
+transfer (e.g. port,port,pasv: --transfers defaults to its length).  With
 --hold-data (passive modes, needs --sync-dir) it writes "HOST PORT" to
 DIR/hold.<i> once the server named its data port (the expectation exists
 now) and waits for DIR/release.<i> before connecting (demo).  Mode "none"
@@ -388,6 +391,12 @@ def run_client(args):
         with open(args.meta) as f:
             size_s, sha = f.read().split()
             size = int(size_s)
+    modes = args.mode.split(",")
+    if args.transfers < len(modes):
+        args.transfers = len(modes)
+    pause_after = None
+    if args.pause_after:
+        pause_after = {int(x) for x in args.pause_after.split(",")}
     label = args.mode
     i = 0
     ctl = None
@@ -401,14 +410,15 @@ def run_client(args):
             print("OK none: control session (login, PWD, NOOP, QUIT) passed")
             return 0
         for i in range(1, args.transfers + 1):
-            if i > 1 and args.sync_dir:
+            if i > 1 and args.sync_dir and (pause_after is None or i - 1 in pause_after):
                 open(os.path.join(args.sync_dir, "paused.%d" % (i - 1)), "w").close()
                 log("paused after transfer %d, waiting for go.%d" % (i - 1, i - 1))
                 if not wait_for(os.path.join(args.sync_dir, "go.%d" % (i - 1)), args.pause_timeout):
                     raise FtpError("pause", "no go.%d within %ss" % (i - 1, args.pause_timeout))
             t0 = time.monotonic()
             args.transfer_no = i
-            n, digest, data_port = transfer(ctl, args.mode, args)
+            label = modes[min(i, len(modes)) - 1]
+            n, digest, data_port = transfer(ctl, label, args)
             if size is not None and n != size:
                 raise FtpError("verify", "got %d bytes, expected %d" % (n, size))
             if sha is not None and digest != sha:
@@ -494,13 +504,17 @@ def main():
     c = sub.add_parser("client")
     c.add_argument("--host", required=True)
     c.add_argument("--port", type=int, default=21)
-    c.add_argument("--mode", required=True, choices=["port", "pasv", "eprt", "epsv", "none"])
+    c.add_argument("--mode", required=True,
+                   help="port|pasv|eprt|epsv|none, or a comma-separated list of "
+                        "the first four, one per transfer")
     c.add_argument("--meta")
     c.add_argument("--file", default=FILE_NAME, help="file to retrieve (default %(default)s)")
     c.add_argument("--pad-port", type=int, default=0, metavar="BYTES",
                    help="port/eprt: send the command with NOOP lines up to BYTES in one send()")
     c.add_argument("--transfers", type=int, default=1)
     c.add_argument("--sync-dir")
+    c.add_argument("--pause-after", metavar="I,J",
+                   help="with --sync-dir: pause only after these transfers")
     c.add_argument("--pause-timeout", type=float, default=60)
     c.add_argument("--hold-data", action="store_true",
                    help="passive modes: pause between the 227/229 reply and the data connection")
@@ -524,6 +538,10 @@ def main():
     if args.cmd == "server":
         run_server(args)
         return 0
+    ms = args.mode.split(",")
+    if any(m not in ("port", "pasv", "eprt", "epsv") for m in ms) and args.mode != "none":
+        print("ERROR %s transfer 0: bad --mode %r" % (args.mode, args.mode))
+        return 1
     try:
         ipaddress.ip_address(args.host)
     except ValueError:
