@@ -307,3 +307,209 @@ topo_teardown() {
 	ip link del r-sv 2>/dev/null
 	topo_flush_conntrack
 }
+
+# ------------------------------------------------------------ HA pair (issue 18)
+#
+# tests/ha: two routers as network namespaces, both on both LANs, a
+# dedicated sync link between them; the VM's root namespace only holds the
+# two bridges (the LANs; no addresses, no br_netfilter).
+#
+#   client ns ─┬─ bridge ha-cl ─┬─ eth-cl  router A ns (cth-ra)  eth-sv ─┬─ bridge ha-sv ─┬─ server ns
+#   10.0.1.2   │  VIP 10.0.1.1  └─ eth-cl  router B ns (cth-rb)  eth-sv ─┘  VIP 10.0.2.1   │  10.0.2.2
+#              │  (the client's  A .11 / B .12        sync: 192.168.100.1 ↔ .2   SNAT VIP   │
+#              │   gateway)                                   10.0.2.100 (snat variant)
+#
+# The virtual addresses (10.0.1.1, 10.0.2.1, 10.0.2.100) are on the active
+# router; the client routes via 10.0.1.1, the server via 10.0.2.1.  Both
+# routers: ip_forward, nf_conntrack_tcp_loose=0 (a mid-stream TCP packet
+# without a conntrack entry is not picked up), be_liberal=0, FORWARD
+# policy DROP but ESTABLISHED,RELATED, and NEW only for SYNs to tcp/21 and
+# UDP/TCP 5060 from the client side.  The interface names are the same in
+# both routers, so one set of rules fits both.
+#
+#   topo_ha_setup               namespaces, bridges, links, addresses,
+#                               sysctls, firewall in both routers; A active
+#   topo_ha_mode plain|snat     snat: POSTROUTING SNAT of 10.0.1.0/24 to
+#                               $HA_SNAT_VIP out of eth-sv (both routers)
+#   in_ra CMD... / in_rb CMD... / in_router A|B CMD...
+#   topo_ha_activate A|B        the virtual addresses to that router (and
+#                               its LAN links up), the hosts' neighbour
+#                               caches flushed (instead of gratuitous ARP)
+#   topo_ha_fail A|B            that router's LAN links down (the failure)
+#   topo_ha_ct_add NAME         CT --helper NAME rules (ports of the
+#                               firewall) in both routers
+#   topo_ha_ct_del              those rules removed in both routers
+#   topo_ha_flush               conntrack and expectations flushed in both
+#   topo_ha_teardown
+TOPO_RA_NS=cth-ra
+TOPO_RB_NS=cth-rb
+HA_CL_VIP=10.0.1.1 HA_SV_VIP=10.0.2.1 HA_SNAT_VIP=10.0.2.100
+HA_A_CL=10.0.1.11 HA_A_SV=10.0.2.11 HA_B_CL=10.0.1.12 HA_B_SV=10.0.2.12
+HA_A_SYNC=192.168.100.1 HA_B_SYNC=192.168.100.2
+HA_ACTIVE=
+
+ha_ns() { [ "$1" = A ] && echo "$TOPO_RA_NS" || echo "$TOPO_RB_NS"; }
+in_ra() { nsenter --net="/run/netns/$TOPO_RA_NS" "$@"; }
+in_rb() { nsenter --net="/run/netns/$TOPO_RB_NS" "$@"; }
+in_router() { local r=$1; shift; nsenter --net="/run/netns/$(ha_ns "$r")" "$@"; }
+
+topo_ha_setup() {
+	local r ns t sync
+	topo_modules || return 1
+	modprobe -a bridge || topo_err "modprobe bridge failed" || return 1
+	topo_ha_teardown 2>/dev/null
+	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS" "$TOPO_RA_NS" "$TOPO_RB_NS"; do
+		ip netns add "$ns" || return 1
+		ip -n "$ns" link set lo up
+	done
+	for t in ha-cl ha-sv; do
+		ip link add "$t" type bridge || return 1
+		# no STP, no forward delay: ports forward at once
+		ip link set "$t" type bridge stp_state 0 forward_delay 0 2>/dev/null
+		ip link set "$t" up
+	done
+	# hosts
+	ip link add hcl type veth peer name eth0 netns "$TOPO_CL_NS" || return 1
+	ip link add hsv type veth peer name eth0 netns "$TOPO_SV_NS" || return 1
+	ip link set hcl master ha-cl up && ip link set hsv master ha-sv up || return 1
+	ip -n "$TOPO_CL_NS" addr add "$CL4/24" dev eth0
+	ip -n "$TOPO_SV_NS" addr add "$SV4/24" dev eth0
+	ip -n "$TOPO_CL_NS" link set eth0 up
+	ip -n "$TOPO_SV_NS" link set eth0 up
+	ip -n "$TOPO_CL_NS" route add default via "$HA_CL_VIP" || return 1
+	ip -n "$TOPO_SV_NS" route add default via "$HA_SV_VIP" || return 1
+	# routers
+	for r in A B; do
+		ns=$(ha_ns "$r")
+		ip link add "${r,,}cl" type veth peer name eth-cl netns "$ns" || return 1
+		ip link add "${r,,}sv" type veth peer name eth-sv netns "$ns" || return 1
+		ip link set "${r,,}cl" master ha-cl up && ip link set "${r,,}sv" master ha-sv up || return 1
+		if [ "$r" = A ]; then
+			ip -n "$ns" addr add "$HA_A_CL/24" dev eth-cl
+			ip -n "$ns" addr add "$HA_A_SV/24" dev eth-sv
+		else
+			ip -n "$ns" addr add "$HA_B_CL/24" dev eth-cl
+			ip -n "$ns" addr add "$HA_B_SV/24" dev eth-sv
+		fi
+		ip -n "$ns" link set eth-cl up
+		ip -n "$ns" link set eth-sv up
+		in_router "$r" sysctl -qw net.ipv4.ip_forward=1 \
+			net.netfilter.nf_conntrack_tcp_loose=0 \
+			net.netfilter.nf_conntrack_tcp_be_liberal=0 ||
+			topo_err "sysctls in router $r failed" || return 1
+		topo_ha_firewall "$r" || return 1
+	done
+	# the dedicated sync link
+	ip -n "$TOPO_RA_NS" link add sync type veth peer name sync netns "$TOPO_RB_NS" || return 1
+	ip -n "$TOPO_RA_NS" addr add "$HA_A_SYNC/24" dev sync
+	ip -n "$TOPO_RB_NS" addr add "$HA_B_SYNC/24" dev sync
+	ip -n "$TOPO_RA_NS" link set sync up
+	ip -n "$TOPO_RB_NS" link set sync up
+	topo_ha_activate A || return 1
+	topo_ha_wait_links
+}
+
+# topo_ha_firewall A|B: FORWARD DROP; ESTABLISHED,RELATED; NEW only for a
+# SYN to tcp/21 and for 5060 (UDP, or a TCP SYN) from the client side.
+topo_ha_firewall() {
+	local r=$1
+	in_router "$r" "$IPT" -P FORWARD DROP &&
+	in_router "$r" "$IPT" -A FORWARD -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT &&
+	in_router "$r" "$IPT" -A FORWARD -p tcp --syn --dport 21 -m conntrack --ctstate NEW -j ACCEPT &&
+	in_router "$r" "$IPT" -A FORWARD -i eth-cl -p udp --dport 5060 -m conntrack --ctstate NEW -j ACCEPT &&
+	in_router "$r" "$IPT" -A FORWARD -i eth-cl -p tcp --syn --dport 5060 -m conntrack --ctstate NEW -j ACCEPT ||
+		topo_err "router $r: FORWARD rules failed"
+}
+
+topo_ha_mode() {
+	local r
+	for r in A B; do
+		in_router "$r" "$IPT" -t nat -F POSTROUTING
+		[ "$1" = snat ] || continue
+		in_router "$r" "$IPT" -t nat -A POSTROUTING -o eth-sv -s 10.0.1.0/24 \
+			-j SNAT --to-source "$HA_SNAT_VIP" || topo_err "router $r: SNAT rule failed" || return 1
+	done
+	TOPO_MODE=$1
+}
+
+topo_ha_activate() {
+	local r=$1 o ns a
+	[ "$r" = A ] && o=B || o=A
+	ns=$(ha_ns "$o")
+	for a in "$HA_CL_VIP/24 dev eth-cl" "$HA_SV_VIP/24 dev eth-sv" "$HA_SNAT_VIP/24 dev eth-sv"; do
+		# shellcheck disable=SC2086  # "ADDR dev IF"
+		ip -n "$ns" addr del $a 2>/dev/null
+	done
+	ns=$(ha_ns "$r")
+	ip -n "$ns" link set eth-cl up && ip -n "$ns" link set eth-sv up || return 1
+	ip -n "$ns" addr replace "$HA_CL_VIP/24" dev eth-cl &&
+	ip -n "$ns" addr replace "$HA_SV_VIP/24" dev eth-sv &&
+	ip -n "$ns" addr replace "$HA_SNAT_VIP/24" dev eth-sv ||
+		topo_err "router $r: virtual addresses failed" || return 1
+	ip -n "$TOPO_CL_NS" neigh flush all
+	ip -n "$TOPO_SV_NS" neigh flush all
+	HA_ACTIVE=$r
+}
+
+topo_ha_fail() {
+	local ns
+	ns=$(ha_ns "$1")
+	ip -n "$ns" link set eth-cl down
+	ip -n "$ns" link set eth-sv down
+}
+
+# Both LANs reachable through the active router: ping the virtual
+# addresses from the hosts and the server from the client.
+topo_ha_wait_links() {
+	local _
+	for _ in $(seq 1 50); do
+		if in_client ping -c1 -W1 -q "$HA_CL_VIP" >/dev/null 2>&1 &&
+		   in_server ping -c1 -W1 -q "$HA_SV_VIP" >/dev/null 2>&1 &&
+		   in_ra ping -c1 -W1 -q "$HA_B_SYNC" >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	topo_err "HA links did not come up"
+}
+
+topo_ha_ct_add() {
+	local name=$1 r p
+	for r in A B; do
+		for p in tcp:21 udp:5060 tcp:5060; do
+			[ "$name" = ftp ] && [ "$p" != tcp:21 ] && continue
+			[ "$name" = sip ] && [ "$p" = tcp:21 ] && continue
+			in_router "$r" "$IPT" -t raw -A PREROUTING -p "${p%%:*}" --dport "${p#*:}" \
+				-j CT --helper "$name" ||
+				topo_err "router $r: CT --helper $name rule for $p failed" || return 1
+		done
+	done
+}
+
+topo_ha_ct_del() {
+	in_ra "$IPT" -t raw -F PREROUTING 2>/dev/null
+	in_rb "$IPT" -t raw -F PREROUTING 2>/dev/null
+	return 0
+}
+
+topo_ha_flush() {
+	local r
+	for r in A B; do
+		in_router "$r" conntrack -F >/dev/null 2>&1
+		in_router "$r" conntrack -F expect >/dev/null 2>&1
+	done
+	return 0
+}
+
+topo_ha_teardown() {
+	local ns
+	topo_ha_ct_del
+	topo_ha_flush
+	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS" "$TOPO_RA_NS" "$TOPO_RB_NS"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	for ns in hcl hsv acl asv bcl bsv ha-cl ha-sv; do
+		ip link del "$ns" 2>/dev/null
+	done
+	return 0
+}
