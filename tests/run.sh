@@ -136,6 +136,15 @@ else
 	echo "FAIL tnsrpc: tests/tnsrpc/run.sh missing" | tee -a "$LOG/all.txt"
 fi
 
+# High availability (issue 18): a firewall pair with conntrackd state
+# sync, failover in FTP and SIP sessions, side by side with the kernel's
+# helpers; one VM boot.
+if [ -x tests/ha/run.sh ]; then
+	run_suite ha tests/ha/run.sh
+else
+	echo "FAIL ha: tests/ha/run.sh missing" | tee -a "$LOG/all.txt"
+fi
+
 # Operations: live reload under load, broken reloads, a replaced plugin,
 # privilege drop, /metrics, the installed tree; one VM boot.
 if [ -x tests/ops/run.sh ]; then

@@ -94,7 +94,7 @@ verdict() {
 
 declare -A CTD_PID
 ctd_conf() { echo "$W/conntrackd-$1.conf"; }
-ctd() { local r=$1; shift; timeout 20 in_router "$r" conntrackd -C "$(ctd_conf "$r")" "$@"; }
+ctd() { local r=$1; shift; timeout 20 nsenter --net="/run/netns/$(ha_ns "$r")" conntrackd -C "$(ctd_conf "$r")" "$@"; }
 ctd_start() {
 	local r self peer
 	for r in A B; do
