@@ -26,11 +26,19 @@
 /* Layout version of struct ftp_priv; 0 is a brand-new connection. */
 #define FTP_PRIV_VERSION 1u
 
+/* How far ahead of a packet a recorded line start can plausibly be: bytes
+ * the sender sent and now sends again (a retransmission), never more than
+ * an FTP control connection has in flight.  A line start further ahead
+ * was never seen on this connection (garbage state): it is forgotten. */
+#define FTP_SEQ_AHEAD_MAX (1u << 20)
+
 /*
  * Per-connection state, kept by the kernel in the conntrack entry and given
  * back with every packet, so it survives a daemon restart.  Host byte order:
- * only this host ever reads it.  It arrives all-zero for a new connection,
- * which reads as "no data seen in either direction yet".
+ * only this host ever reads it.  It arrives all-zero for a new connection
+ * and for one whose state was lost (conntrackd carries the helper's name
+ * to a failover peer, not this state; the kernel zeroes it there), which
+ * reads as "no line start known in either direction".
  */
 struct ftp_priv {
 	/* TCP sequence numbers just after a '\n', per cth_dir. */
@@ -63,13 +71,29 @@ static bool ftp_seq_after(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
-/* State from an unknown plugin version, or corrupt, starts over. */
+/* State from an unknown plugin version, or corrupt, starts over; so does
+ * one without a version (no state: whatever else it holds is not ours). */
 static void ftp_priv_check(struct ftp_priv *priv)
 {
-	if ((priv->version != 0 && priv->version != FTP_PRIV_VERSION) ||
-	    priv->nl_num[0] > FTP_NL_SEQS || priv->nl_num[1] > FTP_NL_SEQS)
+	if (priv->version != FTP_PRIV_VERSION ||
+	    priv->nl_num[0] > FTP_NL_SEQS || priv->nl_num[1] > FTP_NL_SEQS ||
+	    priv->reserved != 0)
 		memset(priv, 0, sizeof(*priv));
 	priv->version = FTP_PRIV_VERSION;
+}
+
+/* Line starts of dir recorded further ahead of this packet's end than
+ * any retransmission can be were never seen here: forget them all, so
+ * that the stream's real line starts are recorded again. */
+static void ftp_nl_sane(struct ftp_priv *priv, enum cth_dir dir, uint32_t end)
+{
+	for (unsigned int i = 0; i < priv->nl_num[dir]; i++) {
+		if ((int32_t)(priv->nl_seq[dir][i] - end) > (int32_t)FTP_SEQ_AHEAD_MAX) {
+			priv->nl_num[dir] = 0;
+			memset(priv->nl_seq[dir], 0, sizeof(priv->nl_seq[dir]));
+			return;
+		}
+	}
 }
 
 static bool ftp_nl_find(const struct ftp_priv *priv, enum cth_dir dir,
@@ -245,8 +269,11 @@ static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
 /*
  * Only a packet that starts a line is parsed, and only its first line,
  * as the kernel does: every packet ending in '\n' records where the next
- * line starts.  The first data packet of a direction starts a line by
- * definition, which also picks up a connection whose state was lost.
+ * line starts.  With no line start known for a direction (a new
+ * connection, or one whose state was lost: a failover, garbage) a packet
+ * may begin anywhere in a line, so it is not parsed; if it ends in '\n'
+ * the next one starts a line and parsing resumes there, like the kernel
+ * does for a connection that has no recorded line start.
  */
 static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			    struct ftp_priv *priv,
@@ -260,12 +287,11 @@ static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	int ret;
 
 	ftp_priv_check(priv);
-	if (priv->nl_num[dir] == 0)
-		ftp_nl_record(priv, dir, pkt->seq);
 	/* Taken before any rewrite: sequence numbers the helper sees are
 	 * the sender's, NAT adjusts them only afterwards. */
 	ends_in_nl = pkt->payload[pkt->payload_len - 1] == '\n';
 	next_seq = pkt->seq + (uint32_t)pkt->payload_len;
+	ftp_nl_sane(priv, dir, next_seq);
 
 	if (ftp_nl_find(priv, dir, pkt->seq)) {
 		ret = ftp_parse(pkt->payload, pkt->payload_len, dir,

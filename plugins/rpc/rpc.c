@@ -205,14 +205,19 @@ static int rpc_stream_start(struct rpc_ctx *s, uint32_t base_seq, size_t *off, b
 	if (!(priv->flags & RPC_F_RESUME(dir)))
 		return 1;
 	d = (int32_t)(priv->resume_seq[dir] - base_seq);
-	if (d >= 0 && (size_t)d >= s->pkt->payload_len)
+	/* further ahead than the longest record reaches (plus a segment
+	 * retransmitted from before it): not a mark of this stream (garbage
+	 * state), which would have every segment skipped until it */
+	if (d >= 0 && (uint32_t)d > RPC_RESUME_AHEAD_MAX)
+		d = -1;
+	else if (d >= 0 && (size_t)d >= s->pkt->payload_len)
 		return 0;                       /* still inside a skipped fragment */
 	if (d >= 0) {
 		*off = (size_t)d;
 		*skipping = (priv->flags & RPC_F_SKIP(dir)) != 0;
 	}
-	/* d < 0: the mark went by unseen (lost state, a segment the host
-	 * showed without its kept bytes): start afresh here */
+	/* d < 0: the mark went by unseen (lost or garbage state, a segment
+	 * the host showed without its kept bytes): start afresh here */
 	priv->flags &= (uint8_t)~(RPC_F_RESUME(dir) | RPC_F_SKIP(dir));
 	return 1;
 }
@@ -272,10 +277,11 @@ static bool rpc_packet_wanted(const struct cth_packet *pkt)
 	return pkt->payload != NULL && pkt->payload_len != 0;
 }
 
-/* State from an unknown plugin version, or corrupt, starts over. */
+/* State from an unknown plugin version, or corrupt, starts over; so does
+ * one without a version (no state: whatever else it holds is not ours). */
 static void rpc_priv_check(struct rpc_priv *priv)
 {
-	bool bad = priv->version != 0 && priv->version != RPC_PRIV_VERSION;
+	bool bad = priv->version != RPC_PRIV_VERSION || priv->reserved[0] || priv->reserved[1];
 
 	for (unsigned int i = 0; i < RPC_CALLS; i++) {
 		uint8_t kind = priv->call[i] & RPC_CALL_KIND_MASK;

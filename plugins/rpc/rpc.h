@@ -31,7 +31,12 @@
  * of ours with its marks (several zero-length fragments are legal). */
 #define RPC_KEEP_MAX 4096u
 
-/* Layout version of struct rpc_priv; 0 is a brand-new connection. */
+/* How far ahead of a segment the next record mark can be: a fragment's
+ * whole length, plus a segment's worth retransmitted from before it. */
+#define RPC_RESUME_AHEAD_MAX (RPC_RECORD_MAX + 65536u)
+
+/* Layout version of struct rpc_priv; 0 is a brand-new connection, or one
+ * whose state was lost (a failover: conntrackd does not carry it). */
 #define RPC_PRIV_VERSION 1u
 
 /* A call slot (rpc_priv::call): the kind in the low bits, the protocol

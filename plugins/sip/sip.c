@@ -445,10 +445,16 @@ static bool sip_packet_wanted(const struct cth_packet *pkt,
 	return pkt->payload != NULL && pkt->payload_len != 0;
 }
 
-/* State from an unknown plugin version, or corrupt, starts over. */
+/* State from an unknown plugin version, or corrupt, starts over; so does
+ * one without a version (no state: whatever else it holds is not ours).
+ * A registration's protocol is none yet or one an expectation can name:
+ * a refresh must never ask the host for an impossible one. */
 static void sip_priv_check(struct sip_priv *priv)
 {
-	if (priv->version != 0 && priv->version != SIP_PRIV_VERSION)
+	if (priv->version != SIP_PRIV_VERSION || priv->reserved || priv->reserved2 ||
+	    (priv->flags & ~(SIP_PRIV_INVITE | SIP_PRIV_REGISTER | SIP_PRIV_REG_NAT)) ||
+	    (priv->reg_proto != 0 && priv->reg_proto != IPPROTO_TCP &&
+	     priv->reg_proto != IPPROTO_UDP))
 		memset(priv, 0, sizeof(*priv));
 	priv->version = SIP_PRIV_VERSION;
 }

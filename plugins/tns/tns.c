@@ -36,11 +36,18 @@ static bool tns_seq_after(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
-/* State from an unknown plugin version, or corrupt, starts over. */
+/* State from an unknown plugin version, or corrupt, starts over; so does
+ * one without a version (no state: whatever else it holds is not ours).
+ * Framing that puts the stream inside a packet longer than any header
+ * can announce was not written by this plugin: it is dropped, and the
+ * next segment is read as starting a packet. */
 static void tns_priv_check(struct tns_priv *priv)
 {
-	if (priv->version != 0 && priv->version != TNS_PRIV_VERSION)
+	if (priv->version != TNS_PRIV_VERSION || priv->reserved != 0 ||
+	    (priv->flags & ~(TNS_PRIV_DATA_NEXT | TNS_PRIV_SYNC | TNS_PRIV_DATA_SEQ)))
 		memset(priv, 0, sizeof(*priv));
+	if ((priv->flags & TNS_PRIV_SYNC) && priv->next_seq - priv->pkt_start > TNS_FRAME_MAX)
+		priv->flags &= (uint8_t)~TNS_PRIV_SYNC;
 	priv->version = TNS_PRIV_VERSION;
 }
 

@@ -32,7 +32,13 @@ enum tns_class {
  * 16 KiB per direction. */
 #define TNS_KEEP_MAX 4096u
 
-/* Layout version of struct tns_priv; 0 is a brand-new connection. */
+/* Longest TNS packet tns_hdr_parse() reads (the 4-byte length form is
+ * read as 16 bits, see docs/plugins/tns.md): state framing a longer one
+ * is garbage. */
+#define TNS_FRAME_MAX 0xffffu
+
+/* Layout version of struct tns_priv; 0 is a brand-new connection, or one
+ * whose state was lost (a failover: conntrackd does not carry it). */
 #define TNS_PRIV_VERSION 1u
 
 /* Bits of tns_priv::flags. */

@@ -163,11 +163,18 @@ def ftp(flags, pkt, expect_mode=0, priv=b"", nat_addr=b"", nat_port=0):
             nat_addr.ljust(16, b"\0") + struct.pack("!H", nat_port) + pkt)
 
 
-def ftp_priv(seq):
+def ftp_priv(seq, d=0):
     """struct ftp_priv: nl_seq[2][2] (host order, little endian here),
-    nl_num[2], version, reserved."""
-    return struct.pack("<IIII", seq, 0, 0, 0) + bytes([1, 0, 1, 0])
+    nl_num[2], version, reserved.  seq starts a line in direction d: with
+    no line start known the plugin parses nothing (a failover's state)."""
+    seqs = [0, 0, 0, 0]
+    seqs[2 * d] = seq
+    num = [0, 0]
+    num[d] = 1
+    return struct.pack("<IIII", *seqs) + bytes(num + [1, 0])
 
+
+SEQ = 0x01020304   # packet()'s default
 
 V4_NAT = bytes([192, 0, 2, 77])
 V6_NAT = bytes.fromhex("20010db8ffff00000000000000000001")
@@ -175,26 +182,29 @@ SERVER4 = bytes([192, 168, 7, 9])
 SERVER6 = bytes.fromhex("20010db8000000000000000000000002")
 
 FTP_SEEDS = {
-    "seed-v4-port": ftp(0, packet(False, 6, b"PORT 10,0,0,1,15,160\r\n")),
+    "seed-v4-port": ftp(0, packet(False, 6, b"PORT 10,0,0,1,15,160\r\n"), 0, ftp_priv(SEQ)),
+    # no state (a failover): not parsed, the line after it is recorded
+    "seed-v4-port-nostate": ftp(0, packet(False, 6, b"PORT 10,0,0,1,15,160\r\n")),
     "seed-v4-port-nat": ftp(
-        2, packet(False, 6, b"PORT 10,0,0,1,15,160\r\n"), 0, b"", V4_NAT, 40000),
+        2, packet(False, 6, b"PORT 10,0,0,1,15,160\r\n"), 0, ftp_priv(SEQ), V4_NAT,
+        40000),
     "seed-v6-dstopts-eprt-nat": ftp(
         1 | 2,
         packet(True, 6, b"EPRT |2|2001:db8::1|4000|\r\n", DSTOPTS_TCP, 60,
                seq=0xFEDCBA98),
-        (3 << 2) | 1, b"", V6_NAT, 40000),
+        (3 << 2) | 1, ftp_priv(0xFEDCBA98), V6_NAT, 40000),
     "seed-v4-227-nat": ftp(
         32 | 4,
         packet(False, 6, b"227 Entering Passive Mode (192,168,7,9,19,137).\r\n",
                src=SERVER4, dst=bytes([10, 0, 0, 1]), sport=21, dport=40001),
-        0, b"", V4_NAT, 21),
+        0, ftp_priv(SEQ, 1), V4_NAT, 21),
     "seed-v6-229": ftp(
         1 | 32,
         packet(True, 6, b"229 Entering Extended Passive Mode (|||6446|)\r\n",
                src=SERVER6, dst=bytes.fromhex("20010db8000000000000000000000001"),
-               sport=21, dport=40001)),
+               sport=21, dport=40001), 0, ftp_priv(SEQ, 1)),
     "seed-v4-eprt-loose": ftp(
-        64, packet(False, 6, b"EPRT |1|10.9.9.9|4000|\r\n")),
+        64, packet(False, 6, b"EPRT |1|10.9.9.9|4000|\r\n"), 0, ftp_priv(SEQ)),
     "seed-v4-port-state": ftp(
         2,
         packet(False, 6, b"PORT 10,0,0,1,15,160\r\n", seq=0x11223344),

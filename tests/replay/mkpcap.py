@@ -63,6 +63,13 @@ class Capture:
         self.now = 0                 # us after T0
         self.ident = {}              # IPv4 identification, per source
         self.conns = 0
+        self.start = 0               # frames before it are not written
+
+    def pickup(self):
+        """The capture starts here: what a failover peer sees of the
+        connections already open (tests/replay/checkcases.py lets a case
+        named failover-* start mid-stream)."""
+        self.start = len(self.frames)
 
     def wait(self, seconds):
         self.now += int(round(seconds * 1e6))
@@ -82,7 +89,7 @@ class Capture:
 
     def pcap(self):
         out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, LINKTYPE_RAW)]
-        for t, p in self.frames:
+        for t, p in self.frames[self.start:]:
             out.append(struct.pack("<IIII", T0 + t // 1000000, t % 1000000, len(p), len(p)) + p)
         return b"".join(out)
 
@@ -549,6 +556,27 @@ def ftp_port_foreign(cap):
     Tcp(cap, (S4, 20), ("10.0.1.3", 40001)).syn_unanswered(3)
     t.send("s", b"425 Failed to establish connection.\r\n")
     t.ack("c")
+    ftp_quit(t)
+
+
+@case("ftp", "failover-pasv", "-p 21",
+      "a failover: the capture starts after the login, as the backup firewall sees a "
+      "control connection conntrackd synced without the helper's state; the first PASV's "
+      "227 is the first server packet seen, not known to start a line, so it is not parsed "
+      "and the client's SYNs to port 50000 go unanswered (425); the next 227 is at a known "
+      "line start and its data connection is RELATED")
+def ftp_failover_pasv(cap):
+    t = ftp_control(cap)
+    cap.wait(1)
+    cap.pickup()
+    ftp_say(t, b"PASV\r\n", b"227 Entering Passive Mode (%s).\r\n" % port_arg(S4, 50000))
+    cap.wait(0.05)
+    t.send("c", b"LIST\r\n")
+    Tcp(cap, (C4, 40100), (S4, 50000)).syn_unanswered(2)
+    t.send("s", b"425 Failed to establish connection.\r\n")
+    t.ack("c")
+    ftp_passive(t, b"PASV\r\n", b"227 Entering Passive Mode (%s).\r\n" % port_arg(S4, 50001),
+                50001, verb=b"LIST\r\n", cport=40101)
     ftp_quit(t)
 
 

@@ -800,10 +800,30 @@ static void ftp_conn(struct conn *c, int family, const char *client,
 	conn_init(c, family, TCP, client, CLIENT_PORT, server, 21);
 }
 
+/* One packet, exactly as given: with no line start known for dir (a new
+ * connection, lost state) it is not parsed. */
+static int run_raw(struct fake *f, struct conn *c, enum cth_dir dir, uint32_t seq,
+		   const char *text)
+{
+	return run_ctinfo(f, c, dir, established(dir), seq, text, strlen(text));
+}
+
+/* Offsets in the state (docs/plugins/ftp.md, "Per-connection state"). */
+#define FTP_PRIV_NL_NUM 16u
+#define FTP_PRIV_VERSION_OFF 18u
+
+/*
+ * One packet of a session under way: when no line start is known yet
+ * for dir, a line ending right before seq goes first (what a session's
+ * greeting or login would have been), so the packet starts a known line.
+ * Tests of the state's own rules use run_raw().
+ */
 static int run(struct fake *f, struct conn *c, enum cth_dir dir, uint32_t seq,
 	       const char *text)
 {
-	return run_ctinfo(f, c, dir, established(dir), seq, text, strlen(text));
+	if (c->priv[FTP_PRIV_VERSION_OFF] == 0 || c->priv[FTP_PRIV_NL_NUM + dir] == 0)
+		run_raw(f, c, dir, seq - 6u, dir == O ? "NOOP\r\n" : "200 x\n");
+	return run_raw(f, c, dir, seq, text);
 }
 
 /* One expectation, checked field by field. */
@@ -899,7 +919,7 @@ static void test_plugin_port(struct fake *f)
 	check_exp(&ck, f, 0, V4, SERVER4, CLIENT4, 5001);
 	check_end(&ck);
 
-	check_start(&ck, "plugin_first_packet_is_line_start");
+	check_start(&ck, "plugin_after_first_line");
 	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	v = run(f, &c, O, 77, "port 192,168,1,10,19,137\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
@@ -1211,7 +1231,8 @@ static void test_plugin_restart(struct fake *f)
 		static const char text[] = "PORT 192,168,1,10,19,137\r\n";
 
 		ftp_conn(&c, V4, CLIENT4, SERVER4);
-		v = run_state(f, &c, O, CTH_CT_ESTABLISHED, 3, text,
+		run_state(f, &c, O, CTH_CT_ESTABLISHED, 1, "AB\n", 3, raw + 1);
+		v = run_state(f, &c, O, CTH_CT_ESTABLISHED, 4, text,
 			      sizeof(text) - 1, raw + 1);
 		check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
 			   "verdict %d, %u expectations", v, f->n_exp);
@@ -1221,9 +1242,186 @@ static void test_plugin_restart(struct fake *f)
 	check_start(&ck, "plugin_state_garbage_recovers");
 	ftp_conn(&c, V4, CLIENT4, SERVER4);
 	memset(c.priv, 0xff, sizeof(c.priv));
-	v = run(f, &c, O, 5, "PORT 192,168,1,10,19,137\r\n");
+	v = run_raw(f, &c, O, 5, "PORT 192,168,1,10,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "garbage: verdict %d, %u expectations", v, f->n_exp);
+	v = run_raw(f, &c, O, 31, "PORT 192,168,1,10,19,137\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
-		   "verdict %d, %u expectations", v, f->n_exp);
+		   "next line: verdict %d, %u expectations", v, f->n_exp);
+	check_end(&ck);
+}
+
+/*
+ * Failover (issue 18): conntrackd gives the backup the helper's name but
+ * not its state, which the kernel zeroes.  The plugin then knows no line
+ * start: a packet is not parsed (it may begin anywhere in a line) until
+ * one ending in '\n' shows where the next line starts.
+ */
+static void test_plugin_failover(struct fake *f)
+{
+	static const char port1[] = "PORT 192,168,1,10,19,137\r\n"; /* 26 */
+	static const char port2[] = "PORT 192,168,1,10,19,138\r\n";
+	static const uint8_t zero[CTH_PRIV_MAX];
+	struct check ck;
+	struct conn c;
+	int v;
+
+	check_start(&ck, "plugin_failover_zero_state_port_not_parsed");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	v = run_raw(f, &c, O, 70000, port1);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && f->n_mangle == 0,
+		   "first packet: verdict %d, %u expectations", v, f->n_exp);
+	v = run_raw(f, &c, O, 70026, port2);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1 && f->exp[0].dport == 5002,
+		   "next line: verdict %d, %u expectations", v, f->n_exp);
+	check_clean(&ck, f);
+	check_end(&ck);
+
+	/* the second half of a line split before the failover, which looks
+	 * like a command: not acted upon; the line after it is */
+	check_start(&ck, "plugin_failover_mid_line_then_next_line");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	v = run_raw(f, &c, O, 500, port1);            /* "...xPORT 1,2,...\r\n" */
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "mid-line: verdict %d, %u expectations", v, f->n_exp);
+	v = run_raw(f, &c, O, 526, "NOOP\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "NOOP");
+	v = run_raw(f, &c, O, 532, port2);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
+		   "line start: verdict %d, %u expectations", v, f->n_exp);
+	check_end(&ck);
+
+	/* a packet not ending in '\n' gives no line start: still nothing */
+	check_start(&ck, "plugin_failover_partial_line_no_resync");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	run_raw(f, &c, O, 10, "STOR name-without-end");   /* 21 bytes */
+	v = run_raw(f, &c, O, 31, port1);
+	check_that(&ck, f->n_exp == 0, "mid-line: %u expectations", f->n_exp);
+	v = run_raw(f, &c, O, 57, port2);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
+		   "after the line: %u expectations", f->n_exp);
+	check_end(&ck);
+
+	/* a half command (would be dropped at a line start) passes untouched:
+	 * dropping what may be mid-line could stall a session for nothing */
+	check_start(&ck, "plugin_failover_partial_command_passes");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	v = run_raw(f, &c, O, 10, "PORT 192,168,1,10,");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "verdict %d", v);
+	check_end(&ck);
+
+	/* each direction resynchronises on its own */
+	check_start(&ck, "plugin_failover_directions");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	run_raw(f, &c, O, 100, "TYPE I\r\n");             /* client: 108 */
+	v = run_raw(f, &c, R, 9000, "227 (10,0,0,2,200,10)\r\n");
+	check_that(&ck, f->n_exp == 0, "server's first: %u expectations", f->n_exp);
+	v = run_raw(f, &c, O, 108, port1);
+	check_that(&ck, f->n_exp == 1, "client line start: %u expectations", f->n_exp);
+	v = run_raw(f, &c, R, 9023, "227 (10,0,0,2,200,11)\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1 &&
+		   f->exp[0].dport == 51211, "server line start: %u expectations", f->n_exp);
+	check_end(&ck);
+
+	/* under NAT the same: nothing rewritten until a line start is known */
+	check_start(&ck, "plugin_failover_nat");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	conn_snat(&c, "203.0.113.5", CLIENT_PORT);
+	v = run_raw(f, &c, O, 1, port1);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && f->n_mangle == 0,
+		   "first: verdict %d, %u exp, %u mangles", v, f->n_exp, f->n_mangle);
+	check_out(&ck, f, port1);
+	v = run_raw(f, &c, O, 27, port1);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1 && f->n_mangle == 1,
+		   "next: verdict %d, %u exp, %u mangles", v, f->n_exp, f->n_mangle);
+	check_clean(&ck, f);
+	check_end(&ck);
+
+	/* stale state: line starts of an older packet (behind) are simply not
+	 * this packet's; the stream's own are recorded again */
+	check_start(&ck, "plugin_stale_state_behind");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	run(f, &c, O, 100, "USER a\r\n");                 /* {100, 108} */
+	v = run_raw(f, &c, O, 50000, port1);               /* state lags */
+	check_that(&ck, f->n_exp == 0, "unknown position: %u expectations", f->n_exp);
+	v = run_raw(f, &c, O, 50026, port2);
+	check_that(&ck, f->n_exp == 1, "recorded again: %u expectations", f->n_exp);
+	check_end(&ck);
+
+	/* garbage of the right version: line starts far ahead of the stream
+	 * are forgotten, else they would block recording for up to 2 GiB */
+	check_start(&ck, "plugin_stale_state_ahead_forgotten");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	{
+		uint32_t ahead[4] = { 0x40000000u, 0x40000010u, 0x50000000u, 0x50000010u };
+
+		memcpy(c.priv, ahead, sizeof(ahead));
+		c.priv[FTP_PRIV_NL_NUM] = 2;
+		c.priv[FTP_PRIV_NL_NUM + 1] = 2;
+		c.priv[FTP_PRIV_VERSION_OFF] = 1;
+	}
+	run_raw(f, &c, O, 1000, "NOOP\r\n");
+	v = run_raw(f, &c, O, 1006, port1);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1,
+		   "after resync: %u expectations", f->n_exp);
+	check_end(&ck);
+
+	/* a retransmission of older bytes (line starts just ahead of it)
+	 * keeps the recorded line starts */
+	check_start(&ck, "plugin_retransmission_keeps_line_starts");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	run(f, &c, O, 100, "USER a\r\n");
+	run_raw(f, &c, O, 108, "PASS b\r\n");             /* {116, 108} */
+	run_raw(f, &c, O, 100, "USER a\r\n");             /* again */
+	v = run_raw(f, &c, O, 116, port1);
+	check_that(&ck, f->n_exp == 1, "%u expectations", f->n_exp);
+	check_end(&ck);
+
+	/* a version-0 state is no state, whatever else it holds */
+	check_start(&ck, "plugin_state_version_zero_is_empty");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	{
+		uint32_t starts[4] = { 7, 7, 7, 7 };
+
+		memcpy(c.priv, starts, sizeof(starts));
+		c.priv[FTP_PRIV_NL_NUM] = 1;
+		c.priv[FTP_PRIV_NL_NUM + 1] = 1;
+	}
+	v = run_raw(f, &c, O, 7, port1);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
+		   "version 0: %u expectations", f->n_exp);
+	check_end(&ck);
+
+	/* a new connection behaves like the kernel's helper: the first
+	 * packet of each direction is not parsed; the state says so */
+	check_start(&ck, "plugin_zero_state_written_back");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	run_raw(f, &c, O, 1, "USER a");               /* no '\n' */
+	check_that(&ck, c.priv[FTP_PRIV_VERSION_OFF] == 1 && c.priv[FTP_PRIV_NL_NUM] == 0 &&
+		   memcmp(c.priv, zero, 16) == 0, "state after a partial line");
+	check_end(&ck);
+
+	/* random states of every kind: no crash, no host rule broken */
+	check_start(&ck, "plugin_state_random_50k");
+	for (unsigned int r = 0; r < 50000; r++) {
+		enum cth_dir dir = rng_below(2) ? O : R;
+		const char *text = dir == O ? port1 : "227 (10,0,0,2,200,10)\r\n";
+
+		ftp_conn(&c, V4, CLIENT4, SERVER4);
+		for (size_t i = 0; i < sizeof(c.priv); i++)
+			c.priv[i] = (uint8_t)rng_next();
+		if (rng_below(2))
+			c.priv[FTP_PRIV_VERSION_OFF] = 1;
+		if (rng_below(2))
+			c.priv[FTP_PRIV_NL_NUM + dir] = (uint8_t)rng_below(3);
+		v = run_raw(f, &c, dir, rng_next(), text);
+		check_that(&ck, v == CTH_VERDICT_ACCEPT || v == CTH_VERDICT_DROP,
+			   "round %u: verdict %d", r, v);
+		check_clean(&ck, f);
+		check_that(&ck, c.priv[FTP_PRIV_VERSION_OFF] == 1 &&
+			   c.priv[FTP_PRIV_NL_NUM] <= 2 && c.priv[FTP_PRIV_NL_NUM + 1] <= 2,
+			   "round %u: state not sane after the packet", r);
+	}
 	check_end(&ck);
 }
 
@@ -1471,17 +1669,18 @@ static void test_plugin_fuzz(struct fake *f)
 		if (!big)
 			abort();
 		ftp_conn(&c, V4, CLIENT4, SERVER4);
+		run(f, &c, O, 1, "NOOP\r\n");
 		memcpy(big, "PORT ", 5);
 		memset(big + 5, '7', n - 5);
-		v = run_ctinfo(f, &c, O, CTH_CT_ESTABLISHED, 1, big, n);
+		v = run_ctinfo(f, &c, O, CTH_CT_ESTABLISHED, 7, big, n);
 		check_that(&ck, v == CTH_VERDICT_DROP && f->n_exp == 0,
 			   "digits: verdict %d", v);
 		memset(big, 'x', n);
 		big[n - 1] = '\n';
-		v = run_ctinfo(f, &c, O, CTH_CT_ESTABLISHED, 1, big, n);
+		v = run_ctinfo(f, &c, O, CTH_CT_ESTABLISHED, 7, big, n);
 		check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0,
 			   "text: verdict %d", v);
-		v = run(f, &c, O, 1 + (uint32_t)n, "PORT 192,168,1,10,19,137\r\n");
+		v = run(f, &c, O, 7 + (uint32_t)n, "PORT 192,168,1,10,19,137\r\n");
 		check_that(&ck, f->n_exp == 1, "after huge line: %u exp",
 			   f->n_exp);
 		free(big);
@@ -1510,6 +1709,7 @@ int main(void)
 	test_plugin_line_starts(f);
 	test_plugin_split(f);
 	test_plugin_restart(f);
+	test_plugin_failover(f);
 	test_plugin_nat(f);
 	test_plugin_fuzz(f);
 	free(f);

@@ -1444,6 +1444,168 @@ static void test_plugin_fuzz(struct fake *f)
 	check_end(&ck);
 }
 
+/* ---------------------------------------------------------------- failover */
+
+/*
+ * Failover (issue 18): the backup's daemon gets the connection with the
+ * helper's name but a zeroed state: no pending calls, no framing.  A
+ * reply to a call made before is not acted upon (no call to match it);
+ * the next call and its reply work.  Over TCP the next segment is taken
+ * to start a record, and whatever it holds is checked as strictly as
+ * ever; over UDP every datagram is a whole message.
+ */
+static void test_failover(struct fake *f)
+{
+	struct xb call = getport(0x5001, 100003, TCP), reply = port_reply(0x5001, 2049);
+	struct xb call2 = getport(0x5002, 100005, UDP), reply2 = port_reply(0x5002, 20048);
+	struct xb seg, big = { .n = 0 };
+	struct check ck;
+	struct conn c = { .nat = 0 };
+	int v;
+
+	for (int tcp = 0; tcp < 2; tcp++) {
+		check_start(&ck, "failover_zero_state_reply_ignored_%s", tcp ? "tcp" : "udp");
+		rpc_conn(&c, V4, tcp ? TCP : UDP);
+		seq_of[O] = 0x12345678u;
+		seq_of[R] = 0x9abcdef0u;
+		seg = tcp ? rec(&reply, 1) : reply;
+		v = run_x(f, &c, R, &seg);          /* its call went by on the peer */
+		check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+		check_plain(&ck, f, 0);
+		v = exchange(f, &c, &call2, &reply2);
+		check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+		check_plain(&ck, f, 1);
+		check_exp(&ck, f, 0, V4, UDP, CLIENT4, SERVER4, 20048);
+		check_that(&ck, priv_of(&c)->version == RPC_PRIV_VERSION, "version %u",
+			   priv_of(&c)->version);
+		check_end(&ck);
+	}
+
+	/* the second segment of a long record: its first bytes as a mark
+	 * announce a fragment beyond the record limit, so nothing is read;
+	 * the next segment starts a record again */
+	check_start(&ck, "failover_tcp_mid_record");
+	rpc_conn(&c, V4, TCP);
+	seq_of[R] = 0x40000000u;
+	big.n = 1200;
+	memset(big.b, 0xee, big.n);
+	seg = rec(&call, 1);
+	run_x(f, &c, O, &seg);
+	v = run_x(f, &c, R, &big);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && !f->keep_asked, "middle: verdict %d kept %d",
+		   v, f->keep_asked);
+	check_plain(&ck, f, 0);
+	seg = rec(&reply, 1);
+	run_x(f, &c, R, &seg);
+	check_plain(&ck, f, 1);
+	check_exp(&ck, f, 0, V4, TCP, CLIENT4, SERVER4, 2049);
+	check_end(&ck);
+
+	/* the middle of a record that reads as a plausible mark: the
+	 * message behind it must still parse as an answer to a known call */
+	check_start(&ck, "failover_tcp_mid_record_plausible_mark");
+	rpc_conn(&c, V4, TCP);
+	seg = rec(&call, 1);
+	run_x(f, &c, O, &seg);
+	big.n = 0;
+	rpc_put32(big.b, RPC_MARK_LAST | 600);
+	memset(big.b + 4, 0x11, 600);
+	big.n = 604;
+	v = run_x(f, &c, R, &big);
+	check_plain(&ck, f, 0);
+	check_that(&ck, calls_pending(&c) == 1, "%u pending", calls_pending(&c));
+	check_end(&ck);
+
+	/* garbage of the right version: a mark due 1 GiB ahead would have
+	 * every segment skipped; it is not believed */
+	check_start(&ck, "stale_resume_far_ahead_dropped");
+	rpc_conn(&c, V4, TCP);
+	seg = rec(&call, 1);
+	run_x(f, &c, O, &seg);
+	{
+		struct rpc_priv p;
+
+		memcpy(&p, c.priv, sizeof(p));
+		p.resume_seq[R] = seq_of[R] + 0x40000000u;
+		p.flags |= RPC_F_RESUME(R) | RPC_F_SKIP(R);
+		memcpy(c.priv, &p, sizeof(p));
+	}
+	seg = rec(&reply, 1);
+	run_x(f, &c, R, &seg);
+	check_plain(&ck, f, 1);
+	check_exp(&ck, f, 0, V4, TCP, CLIENT4, SERVER4, 2049);
+	check_end(&ck);
+
+	/* stale: a mark due where an older segment ended (the state lags):
+	 * the mark went by, the segment starts afresh */
+	check_start(&ck, "stale_resume_behind");
+	rpc_conn(&c, V4, TCP);
+	seg = rec(&call, 1);
+	run_x(f, &c, O, &seg);
+	{
+		struct rpc_priv p;
+
+		memcpy(&p, c.priv, sizeof(p));
+		p.resume_seq[R] = seq_of[R] - 300u;
+		p.flags |= RPC_F_RESUME(R) | RPC_F_SKIP(R);
+		memcpy(c.priv, &p, sizeof(p));
+	}
+	seg = rec(&reply, 1);
+	run_x(f, &c, R, &seg);
+	check_plain(&ck, f, 1);
+	check_end(&ck);
+
+	/* a version-0 state is no state: calls in it are not believed */
+	check_start(&ck, "state_version_zero_is_empty");
+	rpc_conn(&c, V4, UDP);
+	{
+		struct rpc_priv p = { .xid = { 0x5001 }, .call = { 1 } };
+
+		memcpy(c.priv, &p, sizeof(p));
+	}
+	run_x(f, &c, R, &reply);
+	check_plain(&ck, f, 0);
+	check_end(&ck);
+
+	/* random states: no crash, no host rule broken, a sane state after */
+	check_start(&ck, "state_random_20k");
+	for (unsigned int i = 0; i < 20000 && !ck.failed; i++) {
+		bool tcp = rng_below(2);
+		enum cth_dir dir = rng_below(2) ? O : R;
+
+		rpc_conn(&c, V4, tcp ? TCP : UDP);
+		for (size_t k = 0; k < sizeof(c.priv); k++)
+			c.priv[k] = (uint8_t)rng_next();
+		if (rng_below(2)) {
+			struct rpc_priv p;
+
+			memcpy(&p, c.priv, sizeof(p));
+			p.version = RPC_PRIV_VERSION;
+			p.reserved[0] = p.reserved[1] = 0;
+			p.flags &= RPC_F_ALL;
+			for (unsigned int k = 0; k < RPC_CALLS; k++)
+				p.call[k] = (uint8_t)(rng_below(5) | (rng_below(2) ? RPC_CALL_TCP : 0));
+			if (rng_below(2))
+				p.xid[rng_below(RPC_CALLS)] = 0x5001;
+			if (rng_below(2))
+				p.resume_seq[dir] = seq_of[dir] + rng_below(4000);
+			memcpy(c.priv, &p, sizeof(p));
+		}
+		seg = dir == O ? call : reply;
+		if (tcp)
+			seg = rec(&seg, 1 + rng_below(3));
+		v = run_x(f, &c, dir, &seg);
+		check_that(&ck, v == CTH_VERDICT_ACCEPT || v == CTH_VERDICT_DROP, "round %u: %d",
+			   i, v);
+		check_clean(&ck, f);
+		check_that(&ck, f->n_exp <= 1, "round %u: %u expectations", i, f->n_exp);
+		check_that(&ck, v == CTH_VERDICT_DROP || priv_of(&c)->version == RPC_PRIV_VERSION,
+			   "round %u: version %u", i, priv_of(&c)->version);
+	}
+	check_end(&ck);
+	conn_free(&c);
+}
+
 int main(void)
 {
 	struct fake *f;
@@ -1467,6 +1629,7 @@ int main(void)
 	test_nat(f);
 	test_nat_uaddr(f);
 	test_nat_limits(f);
+	test_failover(f);
 	test_plugin_fuzz(f);
 	free(f);
 

@@ -2655,6 +2655,120 @@ static void test_plugin_state(struct fake *f)
 	check_end(&ck);
 }
 
+/* ---------------------------------------------------------------- plugin: failover */
+
+/*
+ * Failover (issue 18): the backup's daemon sees the connection with the
+ * helper's name, a zeroed state and no kept bytes.  Each UDP datagram is a
+ * whole message: everything but the pairing of a response with a request
+ * seen before works at once.  Over TCP a segment is read as starting a
+ * message; the second half of one split before the failover is not SIP
+ * and is passed unread, the next segment that starts a message is read.
+ */
+static void test_plugin_failover(struct fake *f)
+{
+	const char *inv = sipmsg(TCP_INVITE_HDRS("192.168.1.10:40000"),
+				 NAT_SDP("192.168.1.10", "49170"));
+	size_t inv_len = strlen(inv);
+	struct check ck;
+	struct conn c;
+	int v;
+
+	check_start(&ck, "failover_udp_answer_with_zero_state");
+	phone_conn(&c);
+	v = run(f, &c, R, response(200, 40, "INVITE", sdp_body(V4, PROXY4, AUDIO)));
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2, "verdict %d, %u expectations",
+		   v, f->n_exp);
+	check_that(&ck, c.priv[0] == SIP_PRIV_VERSION, "version %u", c.priv[0]);
+	check_clean(&ck, f);
+	check_end(&ck);
+
+	check_start(&ck, "failover_udp_unpaired_responses");
+	phone_conn(&c);
+	v = run(f, &c, R, response(487, 41, "INVITE", ""));
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_ctl == 0, "487: verdict %d, %u ctl", v,
+		   f->n_ctl);
+	v = run(f, &c, R, reg_response(200, 42, "Contact: <sip:alice@192.168.1.10:5060>\r\n"));
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_ctl == 0 && f->n_exp == 0,
+		   "REGISTER 2xx: verdict %d, %u ctl", v, f->n_ctl);
+	v = run(f, &c, O, request("INVITE", 43, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2, "next INVITE: %u", f->n_exp);
+	v = run(f, &c, R, response(487, 43, "INVITE", ""));
+	check_that(&ck, media_flushed(f), "its 487 flushes: %u ctl", f->n_ctl);
+	check_clean(&ck, f);
+	check_end(&ck);
+
+	check_start(&ck, "failover_tcp_second_half_then_message");
+	tcp_conn(&c, false);
+	v = run(f, &c, O, inv + 60);                  /* kept bytes died with the peer */
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && !f->keep_asked,
+		   "second half: verdict %d, %u expectations", v, f->n_exp);
+	v = run_n(f, &c, O, inv, inv_len);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2, "next message: %u", f->n_exp);
+	check_clean(&ck, f);
+	check_end(&ck);
+
+	check_start(&ck, "failover_tcp_second_half_under_nat_untouched");
+	tcp_conn(&c, true);
+	v = run(f, &c, O, inv + 60);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && f->n_mangle == 0,
+		   "verdict %d, %u expectations, %u edits", v, f->n_exp, f->n_mangle);
+	check_out(&ck, f, inv + 60);
+	check_clean(&ck, f);
+	check_end(&ck);
+
+	check_start(&ck, "state_garbage_fields_reset");
+	phone_conn(&c);
+	{
+		struct sip_priv p = { .version = SIP_PRIV_VERSION, .flags = SIP_PRIV_REGISTER,
+				      .reg_proto = 99, .register_cseq = 50 };
+
+		memcpy(c.priv, &p, sizeof(p));
+	}
+	v = run(f, &c, R, reg_response(200, 50, "Contact: <sip:alice@192.168.1.10:5060>\r\n"));
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_ctl == 0, "impossible protocol used");
+	check_clean(&ck, f);
+	phone_conn(&c);
+	{
+		struct sip_priv p = { .version = 0, .flags = SIP_PRIV_INVITE, .invite_cseq = 51 };
+
+		memcpy(c.priv, &p, sizeof(p));
+	}
+	v = run(f, &c, R, response(487, 51, "INVITE", ""));
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_ctl == 0, "version-0 state used");
+	check_end(&ck);
+
+	check_start(&ck, "state_random_20k");
+	for (unsigned int i = 0; i < 20000 && !ck.failed; i++) {
+		static const char *const texts[] = { "inv", "487", "reg200", "reg" };
+		unsigned int k = rng_below(4);
+		const char *t;
+		enum cth_dir dir = k == 0 || k == 3 ? O : R;
+
+		if (rng_below(2))
+			phone_conn(&c);
+		else
+			tcp_conn(&c, rng_below(2));
+		for (size_t b = 0; b < sizeof(c.priv); b++)
+			c.priv[b] = (uint8_t)rng_next();
+		if (rng_below(2)) {
+			c.priv[0] = SIP_PRIV_VERSION;
+			c.priv[1] &= 7;
+		}
+		t = k == 0 ? request("INVITE", 7, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)) :
+		    k == 1 ? response(487, 7, "INVITE", "") :
+		    k == 2 ? reg_response(200, 7, "Contact: <sip:alice@192.168.1.10:5060>\r\n") :
+			     reg_request(7, "<sip:alice@192.168.1.10:5060>", "");
+		v = run(f, &c, dir, t);
+		check_that(&ck, v == CTH_VERDICT_ACCEPT || v == CTH_VERDICT_DROP, "%s: %d",
+			   texts[k], v);
+		check_clean(&ck, f);
+		conn_free(&c);
+	}
+	check_end(&ck);
+	conn_free(&c);
+}
+
 /* ---------------------------------------------------------------- fuzz: plugin */
 
 static struct seed fuzz_seed_list[24];
@@ -2894,6 +3008,7 @@ int main(void)
 	test_plugin_nat_register(f);
 	test_plugin_tcp(f);
 	test_plugin_state(f);
+	test_plugin_failover(f);
 	test_plugin_fuzz(f);
 	free(f);
 	fuzz_seeds_free();

@@ -1503,6 +1503,125 @@ static void test_plugin_fuzz(struct fake *f)
 	conn_free(&conn);
 }
 
+/* ---------------------------------------------------------------- plugin: failover */
+
+/*
+ * Failover (issue 18): conntrackd gives the backup the helper's name but
+ * not its state (zeroed by the kernel), and no kept bytes (they live in
+ * the other daemon's memory).  With no framing known, a server segment is
+ * read as starting a TNS packet, as on a new connection, where the
+ * server's stream really starts there and its first packet is the one
+ * that matters; what is not a plausible header stays unread.
+ */
+static void test_plugin_failover(struct fake *f)
+{
+	struct buf *b;
+	struct check c;
+	int v;
+
+	case_v4(&c, f, "failover_zero_state_redirect");
+	srv_seq = 0x7000;
+	b = redirect(DESC(OTHER, "40123"), 0);
+	v = srv(f, b);
+	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
+	case_done(&c, f);
+
+	case_v4(&c, f, "failover_mid_packet_then_redirect");
+	{
+		/* the second segment of a DATA packet: no header at its start */
+		struct buf mid = { .n = 700 };
+
+		memset(mid.b, 'q', mid.n);
+		v = srv(f, &mid);
+		check_that(&c, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && !f->keep_asked,
+			   "middle: %u expectations", f->n_exp);
+		check_that(&c, !(priv_of()->flags & TNS_PRIV_SYNC), "framed the middle");
+		b = redirect(DESC(OTHER, "40124"), 0);
+		srv(f, b);
+		check_plain_exp(&c, f, V4, CLIENT, OTHER, 40124);
+	}
+	case_done(&c, f);
+
+	/* the empty REDIRECT went by before the failover: its DATA packet,
+	 * seen alone, is session data like any other */
+	case_v4(&c, f, "failover_data_after_lost_empty_redirect");
+	b = buf_new();
+	put_data(b, DESC(OTHER, "40123"), 0);
+	srv(f, b);
+	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
+	case_done(&c, f);
+
+	case_v4(&c, f, "stale_state_version_zero");
+	{
+		struct tns_priv p = { .version = 0, .flags = TNS_PRIV_SYNC | TNS_PRIV_DATA_NEXT,
+				      .next_seq = 0x10000100, .pkt_start = 0x0fffff00 };
+
+		memcpy(conn.priv, &p, sizeof(p));
+	}
+	b = redirect(DESC(OTHER, "40123"), 0);
+	srv(f, b);
+	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
+	case_done(&c, f);
+
+	case_v4(&c, f, "stale_state_inside_huge_packet");
+	{
+		struct tns_priv p = { .version = TNS_PRIV_VERSION, .flags = TNS_PRIV_SYNC,
+				      .next_seq = 0x40000000, .pkt_start = 0x00000100 };
+
+		memcpy(conn.priv, &p, sizeof(p));
+	}
+	b = redirect(DESC(OTHER, "40123"), 0);
+	srv(f, b);
+	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
+	case_done(&c, f);
+
+	case_v4(&c, f, "stale_state_behind");
+	{
+		/* framing from older packets: the segment comes after it */
+		struct tns_priv p = { .version = TNS_PRIV_VERSION, .flags = TNS_PRIV_SYNC,
+				      .next_seq = 0x0ffff000, .pkt_start = 0x0fffe000 };
+
+		memcpy(conn.priv, &p, sizeof(p));
+	}
+	b = redirect(DESC(OTHER, "40123"), 0);
+	srv(f, b);
+	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
+	case_done(&c, f);
+
+	check_start(&c, "state_random_20k");
+	{
+		unsigned int bad = 0;
+		char why[256] = "";
+
+		for (unsigned int i = 0; i < 20000; i++) {
+			conn_v4();
+			fresh(f);
+			for (size_t k = 0; k < sizeof(conn.priv); k++)
+				conn.priv[k] = (uint8_t)rng_next();
+			if (rng_below(2))
+				conn.priv[0] = TNS_PRIV_VERSION;
+			if (rng_below(2))
+				conn.priv[2] = conn.priv[3] = 0;
+			b = redirect(DESC(OTHER, "40123"), rng_below(2) ? B_WIDE : 0);
+			if (rng_below(2))
+				memcpy(conn.priv + 4, &srv_seq, 4);
+			v = srv(f, b);
+			if ((v != CTH_VERDICT_ACCEPT && v != CTH_VERDICT_DROP) || f->n_bad ||
+			    f->n_exp > 1) {
+				if (!bad++)
+					snprintf(why, sizeof(why), "round %u: verdict %d, %u exp: %.100s",
+						 i, v, f->n_exp, f->bad);
+			}
+			if (conn.priv[0] != TNS_PRIV_VERSION && v == CTH_VERDICT_ACCEPT && !bad++)
+				snprintf(why, sizeof(why), "round %u: version %u", i, conn.priv[0]);
+		}
+		check_that(&c, bad == 0, "%u bad: %s", bad, why);
+	}
+	check_end(&c);
+	conn_free(&conn);
+}
+
 int main(void)
 {
 	struct fake *f;
@@ -1522,6 +1641,7 @@ int main(void)
 	test_plugin_plain(f);
 	test_plugin_framing(f);
 	test_plugin_nat(f);
+	test_plugin_failover(f);
 	test_plugin_fuzz(f);
 	free(f);
 	conn_free(&conn);
