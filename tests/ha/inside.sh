@@ -520,6 +520,7 @@ case_sip_register() {
 	measure "$impl/$case on A after the REGISTER: $(in_ra "$PY" "$CTDUMP" expect 2>&1 | paste -sd';' -)"
 	nap 1
 	measure "$impl/$case before failover: B's external cache: $(ctd B -e expect 2>&1 | tr -s ' ' | paste -sd';' -)"
+	[ "$mode" != snat ] || measure "$impl/$case before failover: B's external cache as XML: $(ctd B -e expect -x 2>&1 | tr -s ' \n' ' ')"
 	progress "$impl/$case failover"
 	failover
 	local exps
