@@ -501,6 +501,15 @@ case_sip_register() {
 	local impl=$1 case=$2 mode=$3 why="" reg rc uas uac p=$LOGS/$1-$2 contact caddr=$CL4 cport=5060
 	progress "$impl/$case"
 	fresh_pair "$mode" || { verdict "$impl" "$case" "not run: $START_WHY"; return; }
+	local cap=''
+	if [ "$mode" = snat ]; then
+		# what conntrackd sends over the sync link while the
+		# registration's expectation is made (does it carry the NAT?)
+		: >"$W/sync.tcpdump"
+		in_ra timeout 60 tcpdump -i sync -U -s 0 -Z root -w "$W/sync-$impl.pcap" udp port 3780 2>"$W/sync.tcpdump" &
+		cap=$!
+		wait_line "$W/sync.tcpdump" 'listening on' 15000 || say "$impl/$case: tcpdump on the sync link did not start"
+	fi
 	sipp_start "$TOPO_SV_NS" "$impl-$case-registrar" -sf "$SIPSCEN/registrar.xml" -i "$SV4" -p 5060
 	reg=$SIPP_PID
 	nap 2
@@ -520,7 +529,11 @@ case_sip_register() {
 	measure "$impl/$case on A after the REGISTER: $(in_ra "$PY" "$CTDUMP" expect 2>&1 | paste -sd';' -)"
 	nap 1
 	measure "$impl/$case before failover: B's external cache: $(ctd B -e expect 2>&1 | tr -s ' ' | paste -sd';' -)"
-	[ "$mode" != snat ] || measure "$impl/$case before failover: B's external cache as XML: $(ctd B -e expect -x 2>&1 | tr -s ' \n' ' ')"
+	if [ -n "$cap" ]; then
+		kill -TERM "$cap" 2>/dev/null; wait "$cap" 2>/dev/null
+		cp "$W/sync-$impl.pcap" "$LOGS/" 2>/dev/null
+		measure "$impl/$case: the sync messages from A carry the expectation's NAT address (10.0.1.2 followed by 0.0.0.0, conntrackd's NTA_EXP_NAT_IPV4 group)? $("$PY" -c 'import sys; d=open(sys.argv[1],"rb").read(); print("yes, %d times" % d.count(bytes([10,0,1,2,0,0,0,0])) if bytes([10,0,1,2,0,0,0,0]) in d else "no (%d bytes captured)" % len(d))' "$W/sync-$impl.pcap" 2>&1)"
+	fi
 	progress "$impl/$case failover"
 	failover
 	local exps
