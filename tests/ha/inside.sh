@@ -25,6 +25,9 @@
 #                a PORT and a PASV transfer through B; sha256 checked
 #   ftp-snat     the same with the client SNATed to 10.0.2.100 (the PORT
 #                rewrite 10,0,1,2 -> 10,0,2,100 changes the length)
+#   seqadj-synced  (from ftp-snat) A's sequence adjustment of the control
+#                connection is on B after the commit (cthelperd counted;
+#                the kernel's reported as ha/kernel/seqadj-observed)
 #   ftp-nosync   (cthelperd) ftp-plain without conntrackd's commit on B:
 #                the session must break (the test can fail)
 #   sip-reinvite a call through A (media passes); failover; a re-INVITE
@@ -74,7 +77,7 @@ for impl in cthelperd kernel; do
 done
 IMPLS=("${SORTED[@]}")
 
-CASES=(ready ftp-plain ftp-snat ftp-nosync sip-reinvite sip-register sip-register-snat stop-a)
+CASES=(ready ftp-plain ftp-snat seqadj-synced ftp-nosync sip-reinvite sip-register sip-register-snat stop-a)
 declare -A CELL
 declare -A COLNAME=([cthelperd]="cthelperd" [kernel]="kernel helpers")
 want() { [ -z "${HA_ONLY:-}" ] || [[ $1 =~ ^($HA_ONLY)$ ]]; }
@@ -157,6 +160,8 @@ ctd_commit() {
 	mapfile -t lines <"$log"
 	n=${#lines[@]}
 	out=$(ctd B -c "$1" 2>&1) || say "conntrackd -c $1 on B: status $?: $out"
+	mapfile -t -s "$n" lines <"$log"
+	[[ "${lines[*]}" == *"commit has taken"* ]] && COMMIT_DONE="done when the command returned" || COMMIT_DONE="still running when the command returned"
 	until_ms 5000
 	while before_deadline; do
 		mapfile -t -s "$n" lines <"$log"
@@ -164,7 +169,7 @@ ctd_commit() {
 		nap 0.1
 	done
 	COMMIT_SAID=$(printf '%s\n' "${lines[@]}" | grep -E 'Committed|can.t be committed|commit' | sed 's/^\[[^]]*\] ([^)]*) //' | paste -sd';' -)
-	measure "commit $1 on B: ${COMMIT_SAID:-nothing in the log within 5 s}"
+	measure "commit $1 on B ($COMMIT_DONE): ${COMMIT_SAID:-nothing in the log within 5 s}"
 }
 
 # ------------------------------------------------------------ helpers per router
@@ -268,6 +273,29 @@ measure_ct() {
 	local line
 	line=$(in_router "$4" "$PY" "$CTDUMP" ct 21 2>&1 | paste -sd';' -)
 	measure "$1/$2 $3 router $4: ${line:-no entry for port 21}"
+	local re='seqadj_orig=([^ ;]+)'
+	SEQADJ[$4]=none
+	[[ $line =~ $re ]] && SEQADJ[$4]=${BASH_REMATCH[1]}
+}
+declare -A SEQADJ
+
+# seqadj-synced (snat): the control connection's sequence adjustment on
+# A before the failover is on B after the commit (issue 18's root cause;
+# cthelperd's no-op update after a length-changing verdict).  Counted for
+# cthelperd; the kernel's outcome is reported.
+check_seqadj() {
+	local impl=$1 why=""
+	if [ "${SEQADJ[A]}" = none ] || [[ ${SEQADJ[A]} == */0/0 ]]; then
+		why="A's entry has no sequence adjustment (${SEQADJ[A]}): the PORT rewrite did not change the length?"
+	elif [ "${SEQADJ[A]}" != "${SEQADJ[B]}" ]; then
+		why="A's entry had seqadj_orig=${SEQADJ[A]}, B's after the commit has ${SEQADJ[B]}"
+	fi
+	if [ "$impl" = kernel ]; then
+		CELL[$impl/seqadj-synced]=$([ -z "$why" ] && echo PASS || echo "FAIL (expected)")
+		echo "PASS ha/kernel/seqadj-observed: ${why:-the adjustment of the kernel reached B}"
+		return
+	fi
+	verdict "$impl" seqadj-synced "$why"
 }
 
 # ftp_failover IMPL CASE MODE MODES [nocommit]: one control session; after
@@ -309,7 +337,9 @@ case_ftp() {
 	progress "$impl/$case"
 	local before
 	before=$(wc -l <"$LOGS/ftp-server.log" 2>/dev/null || echo 0)
+	SEQADJ=([A]=none [B]=none)
 	ftp_failover "$impl" "$case" "$mode" port,port,pasv; rc=$?
+	[ "$mode" != snat ] || check_seqadj "$impl"
 	n=$(grep -c '^OK ' "$LOGS/$impl-$case.out")
 	local complaints
 	complaints=$(tail -n +"$((before + 1))" "$LOGS/ftp-server.log" 2>/dev/null | grep -aE '<- |\-> ' | grep -aE '500|501|not understood' | tail -n 3 | tr -s ' ' | paste -sd';' -)
