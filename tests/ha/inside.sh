@@ -359,7 +359,10 @@ case_ftp() {
 	verdict "$impl" "$case" "$why"
 	if [ -n "$why" ]; then
 		show_tail "$LOGS/$impl-$case.log" 12
-		[ "$impl" = cthelperd ] && show_tail "$LOGS/cthelperd-B.log" 10
+		if [ "$impl" = cthelperd ]; then
+			show_tail "$LOGS/cthelperd-B.log" 10
+			say "$impl/$case: B's daemon after the session: $(timeout 10 "$BUILD/cthelperctl" -s /run/cthelperd-ha/B.sock stats 2>&1 | grep -iE 'ftp|packets|expectation|parse|accept' | tr -s ' ' | paste -sd';' - | cut -c1-600)"
+		fi
 	fi
 }
 
