@@ -12,6 +12,7 @@
 
 #include "control.h"
 #include "cthelper.h"
+#include "exprepair.h"
 #include "metrics.h"
 #include "runtime.h"
 #include "strbuf.h"
@@ -33,6 +34,7 @@ struct daemon {
 	struct worker *workers[2 * CFG_MAX_HELPERS];
 	struct control control;         /* cthelperctl's socket, if configured */
 	struct metrics metrics;         /* HTTP /metrics, if configured */
+	struct exprepair repair;        /* expectations committed without NAT */
 	size_t n_retired;
 	struct runtime *retired[DAEMON_RETIRED_MAX];
 };

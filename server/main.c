@@ -180,6 +180,7 @@ static int daemon_control_open(struct daemon *d, struct ev_loop *loop)
  * comes after every queue is drained: it drops whatever is queued. */
 static void daemon_shutdown(struct daemon *d)
 {
+	exprepair_close(&d->repair, EV_DEFAULT);
 	metrics_close(&d->metrics);
 	control_close(&d->control);
 	cthelper_disable_all(&d->ctl, &d->owned);
@@ -236,6 +237,8 @@ static int daemon_run(struct daemon *d, bool detach)
 			return 1;
 		}
 	}
+	/* not fatal: only failover peers need it (exprepair.c) */
+	exprepair_open(&d->repair, loop, &d->ctl, &d->rt);
 	signal(SIGPIPE, SIG_IGN);
 	ev_signal_init(&sig_int, on_stop, SIGINT);
 	ev_signal_init(&sig_term, on_stop, SIGTERM);

@@ -43,11 +43,16 @@
 struct ftp_priv {
 	/* TCP sequence numbers just after a '\n', per cth_dir. */
 	uint32_t nl_seq[2][FTP_NL_SEQS];
-	/* Valid entries of nl_seq[dir]; 0: no data seen in dir yet. */
+	/* Valid entries of nl_seq[dir]; 0: no line start known in dir. */
 	uint8_t nl_num[2];
 	uint8_t version;
-	uint8_t reserved;
+	/* FTP_PICKED(dir): a packet of dir came while no line start was
+	 * known, so the one pickup (ftp_packet_state()) is used up. */
+	uint8_t flags;
 };
+
+#define FTP_PICKED(dir) (1u << (dir))
+#define FTP_FLAGS_ALL (FTP_PICKED(0) | FTP_PICKED(1))
 
 _Static_assert(sizeof(struct ftp_priv) == 20, "ftp_priv must have no padding");
 
@@ -77,7 +82,7 @@ static void ftp_priv_check(struct ftp_priv *priv)
 {
 	if (priv->version != FTP_PRIV_VERSION ||
 	    priv->nl_num[0] > FTP_NL_SEQS || priv->nl_num[1] > FTP_NL_SEQS ||
-	    priv->reserved != 0)
+	    (priv->flags & ~FTP_FLAGS_ALL) != 0)
 		memset(priv, 0, sizeof(*priv));
 	priv->version = FTP_PRIV_VERSION;
 }
@@ -270,10 +275,14 @@ static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
  * Only a packet that starts a line is parsed, and only its first line,
  * as the kernel does: every packet ending in '\n' records where the next
  * line starts.  With no line start known for a direction (a new
- * connection, or one whose state was lost: a failover, garbage) a packet
- * may begin anywhere in a line, so it is not parsed; if it ends in '\n'
- * the next one starts a line and parsing resumes there, like the kernel
- * does for a connection that has no recorded line start.
+ * connection, or one whose state was lost: a failover peer gets the
+ * connection from conntrackd without it) the first packet of the
+ * direction is picked up as a line start if it is a whole announcement
+ * (PORT, EPRT, 227, 229); one that does not parse may be the middle of a
+ * line and is left alone, never dropped, and later packets wait for a
+ * line start (one after a packet ending in '\n').  The kernel picks up the first packet of an entry
+ * ctnetlink created without looking (NF_CT_FTP_SEQ_PICKUP); the first
+ * command after a failover is often the PORT itself.
  */
 static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			    struct ftp_priv *priv,
@@ -282,7 +291,7 @@ static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	enum cth_dir dir = pkt->dir;
 	struct ftp_cmd cmd;
 	uint32_t next_seq;
-	bool ends_in_nl;
+	bool ends_in_nl, at_line, pickup;
 	int verdict = CTH_VERDICT_ACCEPT;
 	int ret;
 
@@ -293,9 +302,16 @@ static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	next_seq = pkt->seq + (uint32_t)pkt->payload_len;
 	ftp_nl_sane(priv, dir, next_seq);
 
-	if (ftp_nl_find(priv, dir, pkt->seq)) {
+	at_line = ftp_nl_find(priv, dir, pkt->seq);
+	pickup = priv->nl_num[dir] == 0 && !(priv->flags & FTP_PICKED(dir));
+	if (priv->nl_num[dir] == 0)
+		priv->flags |= FTP_PICKED(dir);
+	if (at_line || pickup) {
 		ret = ftp_parse(pkt->payload, pkt->payload_len, dir,
 				pkt->tuple[dir].family, &cmd);
+		/* a pickup that does not parse is a fragment: left alone */
+		if (ret < 0 && !at_line)
+			ret = 0;
 		if (ret < 0) {
 			/* Drop so the sender retransmits, hopefully whole;
 			 * the line start stays where it was. */
