@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034  # START_WHY, STOP_RC: read by the sourcing script
 # Shell helpers shared by the end-to-end suites that run inside the test VM
-# (tests/e2e/inside.sh, tests/sip/inside.sh, tests/tnsrpc/inside.sh);
+# (tests/e2e/inside.sh, tests/sip/inside.sh, tests/tnsrpc/inside.sh,
+# tests/ha/inside.sh);
 # sourced after tests/lib/topo.sh.  The sourcing script sets LOGS (where
 # logs go) and W (its scratch directory) before calling them.  Their
 # run.sh scripts source it on the host for suite_boot alone.
