@@ -33,6 +33,8 @@
 #   topo_assert_no_kernel_ftp   the same for ftp
 #   in_client CMD... / in_server CMD...
 #   topo_teardown
+#   topo_ha_* (tests/ha)        a firewall pair instead of the one router:
+#                               see "HA pair" at the end of this file
 #
 # Functions return non-zero and print "topo: ..." on stderr on failure.
 
