@@ -411,27 +411,6 @@ case_stop_a() {
 
 # ------------------------------------------------------------ SIP
 
-declare -A AGENT_FD AGENT_PID
-start_agents() {
-	local ns port fd
-	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
-		port=$CL_MEDIA
-		[ "$ns" = "$TOPO_SV_NS" ] && port=$SV_MEDIA
-		rm -f "$W/media-$ns.in"
-		mkfifo "$W/media-$ns.in" || return 1
-		exec {fd}<>"$W/media-$ns.in"
-		AGENT_FD[$ns]=$fd
-		nsenter --net="/run/netns/$ns" "$PY" -u "$PEER" udp-agent \
-			"$port" $((port + 1)) $((port + 2)) $((port + 3)) \
-			<"$W/media-$ns.in" >"$W/media-$ns.log" 2>&1 &
-		AGENT_PID[$ns]=$!
-	done
-	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
-		wait_line "$W/media-$ns.log" '^ready' 30000 ||
-			{ echo "FAIL ha/media-agents: $(head -n 3 "$W/media-$ns.log")"; return 1; }
-	done
-}
-
 # media_probe TAG FROM-NS ADDR PORT: one datagram from a fresh source port;
 # 0 if it arrived within 4 s.
 PROBE_N=0
@@ -441,17 +420,6 @@ media_probe() {
 	PROBE_N=$((PROBE_N + 1))
 	echo "$addr $port $tag-$PROBE_N" >&"${AGENT_FD[$ns]}"
 	wait_line "$W/media-$other.log" "^got $port .* $tag-$PROBE_N\$" 4000
-}
-
-sipp_start() {
-	local ns=$1 name=$2
-	shift 2
-	rm -f "$LOGS/$name".{msg,err,out}
-	timeout $((SIPP_TIMEOUT + 10)) nsenter --net="/run/netns/$ns" --wd="$W" \
-		sipp -nostdin -m 1 -timeout "${SIPP_TIMEOUT}s" \
-		-trace_msg -message_file "$LOGS/$name.msg" \
-		-trace_err -error_file "$LOGS/$name.err" "$@" >"$LOGS/$name.out" 2>&1 &
-	SIPP_PID=$!
 }
 
 # cue NS IP PORT CALL-ID N: the INFO a sipp caller waits for (from its own
@@ -648,6 +616,6 @@ fi
 topo_teardown() { topo_ha_teardown; }
 progress "ftp server, media agents"
 start_ftp_server || exit 1
-start_agents || exit 1
+start_agents ha 30000 || exit 1
 run_suite "ha scenarios"
 exit 0

@@ -48,6 +48,10 @@
 #                               (issue 16): tcpdump on both router sides and
 #                               the expectation events, into
 #                               VM_RESULTS/replay-vm/CASE/ (tests/replay/vmcompare.sh)
+#   start_agents SUITE [MS] / sipp_start NS NAME ARGS...
+#                               SIP suites: the media agents (CL_MEDIA,
+#                               SV_MEDIA, PEER set by the suite), sipp in
+#                               a namespace in the background
 #   captured CASE FAM PLUGIN OPTS CMD...
 #                               CMD between capture_start ... fresh and
 #                               capture_stop 0.3
@@ -471,4 +475,52 @@ count_lines() {
 	for line in "${lines[@]}"; do
 		[[ $line =~ $2 ]] && COUNT=$((COUNT + 1))
 	done
+}
+
+# ------------------------------------------------------------ SIP suites (tests/sip, tests/ha)
+
+# start_agents SUITE [MS]: one udp agent (tests/host/peer.py udp-agent)
+# per namespace for the whole run (MS: how long to wait for them, 20 s by
+# default; SUITE names the FAIL line): it listens on that side's media ports (client ns CL_MEDIA up to +3,
+# server ns SV_MEDIA up to +3) and sends the datagrams the test writes to its
+# stdin, each from a fresh socket.  Its output, $W/media-<ns>.log, has a
+# "got PORT SRC-ADDR SRC-PORT TOKEN" line per datagram received and a
+# "sent ..." or "error ..." line per datagram sent.  A probe thus costs
+# no python start (seconds under TCG).
+declare -A AGENT_FD AGENT_PID
+start_agents() {
+	local suite=$1 wait=${2:-20000} ns port fd
+	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
+		port=$CL_MEDIA
+		[ "$ns" = "$TOPO_SV_NS" ] && port=$SV_MEDIA
+		rm -f "$W/media-$ns.in"
+		mkfifo "$W/media-$ns.in" || return 1
+		# Opened read-write, the FIFO never blocks and never sees EOF
+		# while this script runs.
+		exec {fd}<>"$W/media-$ns.in"
+		AGENT_FD[$ns]=$fd
+		nsenter --net="/run/netns/$ns" "$PY" -u "$PEER" udp-agent \
+			"$port" $((port + 1)) $((port + 2)) $((port + 3)) \
+			<"$W/media-$ns.in" >"$W/media-$ns.log" 2>&1 &
+		AGENT_PID[$ns]=$!
+	done
+	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
+		wait_line "$W/media-$ns.log" '^ready' "$wait" ||
+			{ echo "FAIL $suite/media-agents: $(head -n 3 "$W/media-$ns.log")"; return 1; }
+	done
+}
+
+# sipp_start NS NAME ARGS...: sipp in netns NS, in the background, with
+# its logs LOGS/NAME.{msg,err,out}; sets SIPP_PID.  -m 1: one call;
+# -nostdin: it runs without a terminal.  Its cwd is $W (the repo is
+# read-only in the VM).
+sipp_start() {
+	local ns=$1 name=$2
+	shift 2
+	rm -f "$LOGS/$name".{msg,err,out}
+	timeout $((SIPP_TIMEOUT + 10)) nsenter --net="/run/netns/$ns" --wd="$W" \
+		sipp -nostdin -m 1 -timeout "${SIPP_TIMEOUT}s" \
+		-trace_msg -message_file "$LOGS/$name.msg" \
+		-trace_err -error_file "$LOGS/$name.err" "$@" >"$LOGS/$name.out" 2>&1 &
+	SIPP_PID=$!
 }

@@ -170,20 +170,6 @@ first_line() {
 	done <<<"$1"
 }
 
-# sipp_start NS NAME ARGS...: sipp in netns NS, in the background, with
-# its logs LOGS/NAME.{msg,err,out}; sets SIPP_PID.  -m 1: one call;
-# -nostdin: it runs without a terminal.  Its cwd is $W (the repo is
-# read-only in the VM).
-sipp_start() {
-	local ns=$1 name=$2
-	shift 2
-	rm -f "$LOGS/$name".{msg,err,out}
-	timeout $((SIPP_TIMEOUT + 10)) nsenter --net="/run/netns/$ns" --wd="$W" \
-		sipp -nostdin -m 1 -timeout "${SIPP_TIMEOUT}s" \
-		-trace_msg -message_file "$LOGS/$name.msg" \
-		-trace_err -error_file "$LOGS/$name.err" "$@" >"$LOGS/$name.out" 2>&1 &
-	SIPP_PID=$!
-}
 
 # wait_listen NS udp|tcp FAMILY: up to 5 s for a socket bound to port 5060
 # (UDP) or listening on it (TCP) in NS.  Read from /proc/PID/net of the
@@ -339,35 +325,6 @@ split_close() {
 
 # ------------------------------------------------------------ media
 
-# One udp agent (tests/host/peer.py udp-agent) per namespace for the whole
-# run: it listens on that side's media ports (client ns CL_MEDIA up to +3,
-# server ns SV_MEDIA up to +3) and sends the datagrams the test writes to its
-# stdin, each from a fresh socket.  Its output, $W/media-<ns>.log, has a
-# "got PORT SRC-ADDR SRC-PORT TOKEN" line per datagram received and a
-# "sent ..." or "error ..." line per datagram sent.  A probe thus costs
-# no python start (seconds under TCG).
-declare -A AGENT_FD AGENT_PID
-start_agents() {
-	local ns port fd
-	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
-		port=$CL_MEDIA
-		[ "$ns" = "$TOPO_SV_NS" ] && port=$SV_MEDIA
-		rm -f "$W/media-$ns.in"
-		mkfifo "$W/media-$ns.in" || return 1
-		# Opened read-write, the FIFO never blocks and never sees EOF
-		# while this script runs.
-		exec {fd}<>"$W/media-$ns.in"
-		AGENT_FD[$ns]=$fd
-		nsenter --net="/run/netns/$ns" "$PY" -u "$PEER" udp-agent \
-			"$port" $((port + 1)) $((port + 2)) $((port + 3)) \
-			<"$W/media-$ns.in" >"$W/media-$ns.log" 2>&1 &
-		AGENT_PID[$ns]=$!
-	done
-	for ns in "$TOPO_CL_NS" "$TOPO_SV_NS"; do
-		wait_line "$W/media-$ns.log" '^ready' 20000 ||
-			{ echo "FAIL e2e-sip/media-agents: $(head -n 3 "$W/media-$ns.log")"; return 1; }
-	done
-}
 
 # media_probe TAG WAIT NAME,NS,ADDR,PORT...: one datagram per probe, sent
 # from namespace NS to ADDR:PORT from a fresh source port (a new flow: it
@@ -1017,6 +974,6 @@ progress "topology"
 require_tools e2e-sip "apt-get install sip-tester" sipp
 suite_topology e2e-sip sip
 progress "media agents"
-start_agents || exit 1
+start_agents e2e-sip || exit 1
 run_suite "sip scenarios"
 exit 0
