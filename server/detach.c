@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
-#include <libmnl/libmnl.h>
-#include <libnetfilter_conntrack/libnetfilter_conntrack.h>
 #include <string.h>
 
 #include "detach.h"
-#include "expect.h"
 #include "packet.h"
 
 static bool detach_entry_is(const struct detach_entry *e, const struct cth_packet *p)
@@ -133,10 +130,4 @@ struct detach_entry *detach_next_waiting(struct detach *d)
 		}
 	}
 	return NULL;
-}
-
-int detach_put_update(struct nlmsghdr *nlh, const struct detach_entry *e)
-{
-	/* an empty name is the detach (Linux 6.1 ctnetlink_change_helper()) */
-	return expect_ct_put_update(nlh, &e->orig, e->zone, "");
 }

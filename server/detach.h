@@ -81,9 +81,4 @@ void detach_settle(struct detach *d, struct detach_entry *e, bool detached,
 /* The next waiting entry, round robin (NULL when none waits). */
 struct detach_entry *detach_next_waiting(struct detach *d);
 
-struct nlmsghdr;
-/* The body of an IPCTNL_MSG_CT_NEW that detaches e's connection: its
- * original tuple, zone and an empty helper name.  0 or -ENOMEM. */
-int detach_put_update(struct nlmsghdr *nlh, const struct detach_entry *e);
-
 #endif

@@ -31,8 +31,8 @@ void expect_ct_set_tuple(struct nf_conntrack *ct, const struct cth_tuple *t)
 	expect_ct_set(ct, t->family, t->proto, &t->src, &t->dst, t->sport, t->dport);
 }
 
-int expect_ct_put_update(struct nlmsghdr *nlh, const struct cth_tuple *orig,
-			 uint16_t zone, const char *helper)
+int expect_ct_put_conn(struct nlmsghdr *nlh, const struct cth_tuple *orig,
+		       uint16_t zone, const char *helper)
 {
 	struct nf_conntrack *ct = nfct_new();
 	int rc;

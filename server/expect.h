@@ -43,11 +43,12 @@ int expect_put_master(struct nlmsghdr *nlh, const struct cth_tuple *orig,
 		      uint16_t zone);
 /* Set a conntrack object's original tuple (ATTR_ORIG_*). */
 void expect_ct_set_tuple(struct nf_conntrack *ct, const struct cth_tuple *t);
-/* The body of an IPCTNL_MSG_CT_NEW that updates the existing connection
- * (orig, zone): its helper set to helper, or nothing changed when helper
- * is NULL.  0 or a negative errno. */
-int expect_ct_put_update(struct nlmsghdr *nlh, const struct cth_tuple *orig,
-			 uint16_t zone, const char *helper);
+/* The body of a ctnetlink message about one existing connection (orig,
+ * zone): a GET, or an IPCTNL_MSG_CT_NEW update that sets its helper
+ * (an empty name detaches it) or, with helper NULL, changes nothing.
+ * 0 or a negative errno. */
+int expect_ct_put_conn(struct nlmsghdr *nlh, const struct cth_tuple *orig,
+		       uint16_t zone, const char *helper);
 
 /* What a master dump found (expect_list_cb as the nlreq callback), enough
  * to delete each by tuple and id. */

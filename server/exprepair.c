@@ -131,7 +131,7 @@ static int exprepair_master_get(struct exprepair *x, const struct cth_tuple *ori
 	int rc;
 
 	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK, IPCTNL_MSG_CT_GET, 0, orig->family);
-	if ((rc = expect_ct_put_update(nlh, orig, zone, NULL)) < 0)
+	if ((rc = expect_ct_put_conn(nlh, orig, zone, NULL)) < 0)
 		return rc;
 	m->found = false;
 	rc = nlreq_talk_cb(x->req, nlh, exprepair_master_cb, m);

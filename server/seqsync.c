@@ -26,7 +26,6 @@
  */
 #include <netinet/in.h>
 
-#include "expect.h"
 #include "seqsync.h"
 
 bool seqsync_needed(const struct cth_packet *p, size_t new_len)
@@ -34,9 +33,4 @@ bool seqsync_needed(const struct cth_packet *p, size_t new_len)
 	return new_len && new_len != p->len &&
 	       p->tuple[CTH_DIR_ORIGINAL].proto == IPPROTO_TCP &&
 	       (p->ct_status & CTH_CT_CONFIRMED);
-}
-
-int seqsync_put(struct nlmsghdr *nlh, const struct cth_packet *p)
-{
-	return expect_ct_put_update(nlh, &p->tuple[CTH_DIR_ORIGINAL], p->zone, NULL);
 }

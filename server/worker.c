@@ -610,19 +610,29 @@ static size_t worker_verdict(struct worker *w, uint16_t queue, uint32_t id,
 	return pkt ? len : 0;
 }
 
-/* After a verdict that changed a TCP payload's length: let conntrackd
- * see the sequence adjustment (seqsync.c).  A connection gone meanwhile
- * has nothing to sync. */
-static void worker_seqsync(struct worker *w, const struct pkt_call *c)
+/* Update an existing connection (no NLM_F_CREATE): set its helper, or
+ * with helper NULL change nothing (expect_ct_put_conn()). */
+static int worker_ct_update(struct worker *w, const struct cth_tuple *orig,
+			    uint16_t zone, const char *helper)
 {
 	char buf[NLREQ_BUF];
 	struct nlmsghdr *nlh;
 	int rc;
 
 	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK, IPCTNL_MSG_CT_NEW, 0,
-			    (uint8_t)c->pkt.tuple[CTH_DIR_ORIGINAL].family);
-	if ((rc = seqsync_put(nlh, &c->pkt)) == 0)
-		rc = worker_ctnl_talk(w, nlh, NULL, NULL);
+			    (uint8_t)orig->family);
+	if ((rc = expect_ct_put_conn(nlh, orig, zone, helper)) < 0)
+		return rc;
+	return worker_ctnl_talk(w, nlh, NULL, NULL);
+}
+
+/* After a verdict that changed a TCP payload's length: a no-op update,
+ * whose event lets conntrackd see the sequence adjustment (seqsync.c).
+ * A connection gone meanwhile has nothing to sync. */
+static void worker_seqsync(struct worker *w, const struct pkt_call *c)
+{
+	int rc = worker_ct_update(w, &c->pkt.tuple[CTH_DIR_ORIGINAL], c->pkt.zone, NULL);
+
 	if (rc == 0)
 		worker_count(w, c->inst, STATS_H_SEQADJ_SYNCED);
 	else if (rc != -ENOENT)
@@ -643,19 +653,12 @@ static uint64_t worker_mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Detach e's connection over ctnetlink (it is not queued right now). */
+/* Detach e's connection over ctnetlink (it is not queued right now):
+ * an empty helper name is the detach (Linux 6.1
+ * ctnetlink_change_helper()). */
 static int worker_detach_send(struct worker *w, const struct detach_entry *e)
 {
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
-	int rc;
-
-	/* no NLM_F_CREATE: only an existing conntrack is changed */
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK, IPCTNL_MSG_CT_NEW, 0,
-			    (uint8_t)e->orig.family);
-	if ((rc = detach_put_update(nlh, e)) < 0)
-		return rc;
-	return worker_ctnl_talk(w, nlh, NULL, NULL);
+	return worker_ct_update(w, &e->orig, e->zone, "");
 }
 
 /* Check a few waiting connections: detach those whose expectations are

@@ -4,8 +4,9 @@
  * original tuple (ids get reused), waiting entries never evicted, a full
  * table refusing a further wait, detached entries aging out after
  * DETACH_DONE_MS, round-robin polling, and the IPCTNL_MSG_CT_NEW body,
- * read back with libnetfilter_conntrack: the tuple, the zone and an
- * empty helper name, nothing else that the kernel would apply.
+ * read back with libnetfilter_conntrack (expect_ct_put_conn(), as the
+ * worker sends it): the tuple, the zone and an empty helper name, nothing
+ * else that the kernel would apply.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 
 #include "check.h"
 #include "detach.h"
+#include "expect.h"
 #include "seqsync.h"
 
 static struct cth_packet pkt_make(uint32_t id, uint16_t sport)
@@ -127,7 +129,8 @@ static void test_update(void)
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
 	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
 	g->nfgen_family = AF_INET;
-	CHECK("detach/update-built", detach_put_update(nlh, &e) == 0, "failed");
+	/* worker_detach_send()'s body: an empty helper name */
+	CHECK("detach/update-built", expect_ct_put_conn(nlh, &e.orig, e.zone, "") == 0, "failed");
 	mnl_attr_parse(nlh, sizeof(*g), attr_cb, &seen);
 	CHECK("detach/update-attrs",
 	      seen == ((1u << CTA_TUPLE_ORIG) | (1u << CTA_ZONE) | (1u << CTA_HELP)),
@@ -171,7 +174,9 @@ static void test_seqsync(void)
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
 	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
 	g->nfgen_family = AF_INET;
-	CHECK("seqsync/update-built", seqsync_put(nlh, &p) == 0, "failed");
+	/* worker_seqsync()'s body: no helper, nothing to change */
+	CHECK("seqsync/update-built",
+	      expect_ct_put_conn(nlh, &p.tuple[CTH_DIR_ORIGINAL], p.zone, NULL) == 0, "failed");
 	mnl_attr_parse(nlh, sizeof(*g), attr_cb, &seen);
 	/* the tuple and zone find the entry; anything more would change it */
 	CHECK("seqsync/update-attrs",
