@@ -31,6 +31,30 @@ void expect_ct_set_tuple(struct nf_conntrack *ct, const struct cth_tuple *t)
 	expect_ct_set(ct, t->family, t->proto, &t->src, &t->dst, t->sport, t->dport);
 }
 
+void expect_ct_get_tuple(const struct nf_conntrack *ct, bool reply,
+			 struct cth_tuple *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->family = nfct_get_attr_u8(ct, ATTR_ORIG_L3PROTO);
+	t->proto = nfct_get_attr_u8(ct, ATTR_ORIG_L4PROTO);
+	t->sport = ntohs(nfct_get_attr_u16(ct, reply ? ATTR_REPL_PORT_SRC : ATTR_ORIG_PORT_SRC));
+	t->dport = ntohs(nfct_get_attr_u16(ct, reply ? ATTR_REPL_PORT_DST : ATTR_ORIG_PORT_DST));
+	if (t->family == AF_INET) {
+		t->src.ip = nfct_get_attr_u32(ct, reply ? ATTR_REPL_IPV4_SRC : ATTR_ORIG_IPV4_SRC);
+		t->dst.ip = nfct_get_attr_u32(ct, reply ? ATTR_REPL_IPV4_DST : ATTR_ORIG_IPV4_DST);
+		return;
+	}
+	{
+		const void *s = nfct_get_attr(ct, reply ? ATTR_REPL_IPV6_SRC : ATTR_ORIG_IPV6_SRC);
+		const void *d = nfct_get_attr(ct, reply ? ATTR_REPL_IPV6_DST : ATTR_ORIG_IPV6_DST);
+
+		if (s)
+			memcpy(t->src.raw, s, 16);
+		if (d)
+			memcpy(t->dst.raw, d, 16);
+	}
+}
+
 int expect_ct_put_conn(struct nlmsghdr *nlh, const struct cth_tuple *orig,
 		       uint16_t zone, const char *helper)
 {

@@ -43,6 +43,10 @@ int expect_put_master(struct nlmsghdr *nlh, const struct cth_tuple *orig,
 		      uint16_t zone);
 /* Set a conntrack object's original tuple (ATTR_ORIG_*). */
 void expect_ct_set_tuple(struct nf_conntrack *ct, const struct cth_tuple *t);
+/* Read one direction of a conntrack object (ATTR_ORIG_*, or ATTR_REPL_*
+ * when reply): the family and protocol are the original's. */
+void expect_ct_get_tuple(const struct nf_conntrack *ct, bool reply,
+			 struct cth_tuple *t);
 /* The body of a ctnetlink message about one existing connection (orig,
  * zone): a GET, or an IPCTNL_MSG_CT_NEW update that sets its helper
  * (an empty name detaches it) or, with helper NULL, changes nothing.

@@ -77,31 +77,6 @@ bool exprepair_derive(const struct cth_tuple *orig, const struct cth_tuple *repl
 	return false;
 }
 
-/* One direction of a conntrack object (ATTR_ORIG_* or ATTR_REPL_*). */
-static void exprepair_tuple(const struct nf_conntrack *ct, bool reply,
-			    struct cth_tuple *t)
-{
-	memset(t, 0, sizeof(*t));
-	t->family = nfct_get_attr_u8(ct, ATTR_ORIG_L3PROTO);
-	t->proto = nfct_get_attr_u8(ct, ATTR_ORIG_L4PROTO);
-	t->sport = ntohs(nfct_get_attr_u16(ct, reply ? ATTR_REPL_PORT_SRC : ATTR_ORIG_PORT_SRC));
-	t->dport = ntohs(nfct_get_attr_u16(ct, reply ? ATTR_REPL_PORT_DST : ATTR_ORIG_PORT_DST));
-	if (t->family == AF_INET) {
-		t->src.ip = nfct_get_attr_u32(ct, reply ? ATTR_REPL_IPV4_SRC : ATTR_ORIG_IPV4_SRC);
-		t->dst.ip = nfct_get_attr_u32(ct, reply ? ATTR_REPL_IPV4_DST : ATTR_ORIG_IPV4_DST);
-		return;
-	}
-	{
-		const void *s = nfct_get_attr(ct, reply ? ATTR_REPL_IPV6_SRC : ATTR_ORIG_IPV6_SRC);
-		const void *d = nfct_get_attr(ct, reply ? ATTR_REPL_IPV6_DST : ATTR_ORIG_IPV6_DST);
-
-		if (s)
-			memcpy(t->src.raw, s, 16);
-		if (d)
-			memcpy(t->dst.raw, d, 16);
-	}
-}
-
 struct exprepair_master {
 	bool found;
 	struct cth_tuple orig, reply;
@@ -115,8 +90,8 @@ static int exprepair_master_cb(const struct nlmsghdr *nlh, void *data)
 	if (!ct)
 		return MNL_CB_ERROR;
 	if (nfct_nlmsg_parse(nlh, ct) == 0 && nfct_attr_is_set(ct, ATTR_ORIG_L3PROTO)) {
-		exprepair_tuple(ct, false, &m->orig);
-		exprepair_tuple(ct, true, &m->reply);
+		expect_ct_get_tuple(ct, false, &m->orig);
+		expect_ct_get_tuple(ct, true, &m->reply);
 		m->found = true;
 	}
 	nfct_destroy(ct);
@@ -161,7 +136,7 @@ static void exprepair_expect(const struct nf_expect *exp, const struct cth_tuple
 
 	memset(e, 0, sizeof(*e));
 	if (mask)
-		exprepair_tuple(mask, false, &m);
+		expect_ct_get_tuple(mask, false, &m);
 	e->class = nfexp_attr_is_set(exp, ATTR_EXP_CLASS) ?
 		   nfexp_get_attr_u32(exp, ATTR_EXP_CLASS) : 0;
 	e->family = t->family;
@@ -209,8 +184,8 @@ static void exprepair_one(struct exprepair *x, const struct nf_expect *exp)
 
 	if (!mct || !ect || !helper)
 		return;
-	exprepair_tuple(mct, false, &master.tuple[CTH_DIR_ORIGINAL]);
-	exprepair_tuple(ect, false, &t);
+	expect_ct_get_tuple(mct, false, &master.tuple[CTH_DIR_ORIGINAL]);
+	expect_ct_get_tuple(ect, false, &t);
 	if (!runtime_find(rt, helper, master.tuple[0].family, master.tuple[0].proto))
 		return;
 	master.zone = nfexp_attr_is_set(exp, ATTR_EXP_ZONE) ?
