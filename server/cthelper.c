@@ -571,6 +571,14 @@ static int cthelper_owned_add(struct cthelper_owned *owned, const char *name,
 	return 0;
 }
 
+/* Let e's share lock go (other daemons may hold the helper again). */
+static void cthelper_share_drop(struct cthelper_owned_entry *e)
+{
+	if (e->lock >= 0)
+		close(e->lock);
+	e->lock = -1;
+}
+
 /* The share lock for a helper about to be registered: held before the
  * NEW, so that a daemon deleting it as the last one out (under the
  * exclusive lock) is done first.  -1 when not shared or already held. */
@@ -615,9 +623,7 @@ static bool cthelper_share_last(const struct cthelper_owned *owned,
 	}
 	if (last)
 		return true;
-	if (e->lock >= 0)
-		close(e->lock);
-	e->lock = -1;
+	cthelper_share_drop(e);
 	e->left = true;
 	log_notice("helper '%s' (%s/%s) left registered and enabled: another cthelperd "
 		   "still serves it (from another network namespace; it holds its lock "
@@ -706,9 +712,7 @@ void cthelper_delete_all(struct nlreq *r, struct cthelper_owned *owned)
 		if (e->left || (e->lock < 0 && !cthelper_share_last(owned, e)))
 			continue;
 		rc = cthelper_delete(r, e->name, e->family, e->proto);
-		if (e->lock >= 0)
-			close(e->lock);
-		e->lock = -1;
+		cthelper_share_drop(e);
 
 		if (rc == -EBUSY)
 			log_notice("helper '%s' (%s/%s) left registered but disabled: "
@@ -821,10 +825,8 @@ int cthelper_reload_apply(struct nlreq *r, const struct runtime *nrt,
 		}
 		rc = cthelper_status_set(r, e->name, e->family, e->proto,
 					 NFCT_HELPER_STATUS_DISABLED);
-		/* let other daemons hold it again; the stop asks once more */
-		if (e->lock >= 0)
-			close(e->lock);
-		e->lock = -1;
+		/* other daemons may hold it again; the stop asks once more */
+		cthelper_share_drop(e);
 		if (rc) {
 			log_err("helper '%s' (%s/%s): removed from the configuration but "
 				"cannot disable it: %s", e->name, fam_name(e->family),
@@ -939,11 +941,10 @@ static int cthelper_release_tuple(struct nlreq *r, const char *name, int family,
 static int cthelper_release_one(struct nlreq *r, const struct runtime *rt,
 				const char *name, int family, int proto)
 {
-	int fd = -1, rc = 0;
+	int fd = -1, rc;
 
-	if (rt->cfg->share_dir)
-		rc = share_probe(rt->cfg->share_dir, name, family, proto, &fd);
-	if (rc == 0 && rt->cfg->share_dir) {
+	if (rt->cfg->share_dir &&
+	    share_probe(rt->cfg->share_dir, name, family, proto, &fd) == 0) {
 		log_notice("helper '%s' (%s/%s): another cthelperd serves it (it holds its "
 			   "lock in %s/): left as it is", name, fam_name(family),
 			   pr_name(proto), rt->cfg->share_dir);
