@@ -206,7 +206,6 @@ static void exprepair_one(struct exprepair *x, const struct nf_expect *exp)
 			 "re-created: %s", helper, a, t.dport, strerror(-rc));
 		return;
 	}
-	x->repaired++;
 	log_notice("%s: expectation for %s:%u came without its NAT (conntrackd's "
 		   "commit on a failover peer loses it): re-created mapping to %s:%u, "
 		   "as its master's NAT does", helper, a, t.dport, b, nat.port);

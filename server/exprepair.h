@@ -20,7 +20,6 @@ struct exprepair {
 	ev_io io;
 	struct nlreq *req;              /* the main thread's request socket */
 	struct runtime *_Atomic *rtp;
-	unsigned long repaired;
 };
 
 /* The NAT an expectation of a NATed master needs, derived from the
