@@ -422,19 +422,6 @@ media_probe() {
 	wait_line "$W/media-$other.log" "^got $port .* $tag-$PROBE_N\$" 4000
 }
 
-# cue NS IP PORT CALL-ID N: the INFO a sipp caller waits for (from its own
-# namespace, never crossing a router), as tests/sip/inside.sh does.
-cue() {
-	local ns=$1 ip=$2 port=$3 cid=$4 n=$5
-	local msg="INFO sip:caller@$ip SIP/2.0"$'\r\n'
-	msg+="Via: SIP/2.0/UDP $ip:9;branch=z9hG4bKcue$n"$'\r\n'
-	msg+="From: <sip:test@$ip>;tag=cue$n"$'\r\n'"To: <sip:caller@$ip>"$'\r\n'
-	msg+="Call-ID: $cid"$'\r\n'"CSeq: $n INFO"$'\r\n'"Content-Length: 0"$'\r\n\r\n'
-	# shellcheck disable=SC2016
-	timeout 5 nsenter --net="/run/netns/$ns" bash -c \
-		'/usr/bin/printf "%s" "$1" >"/dev/udp/$2/$3"' _ "$msg" "$ip" "$port"
-}
-
 sip_stop() {
 	local p
 	for p in "$@"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
@@ -466,7 +453,7 @@ case_sip_reinvite() {
 		progress "$impl/$case failover"
 		failover
 		measure "$impl/$case after failover on B: $(in_rb "$PY" "$CTDUMP" ct 5060 2>&1 | paste -sd';' -)"
-		cue "$TOPO_CL_NS" "$CL4" 5060 "$cid" 1
+		sip_cue "$TOPO_CL_NS" "$CL4" 5060 udp "$cid" 1 cue1
 		# the re-INVITE's ACK is the second ACK the callee gets
 		until_ms 15000
 		while [ "$(grep -c '^ACK ' "$c-callee.msg")" -lt 2 ] && before_deadline; do nap 0.2; done
@@ -477,7 +464,7 @@ case_sip_reinvite() {
 			media_probe m4 "$TOPO_SV_NS" "$CL4" $((CL_MEDIA + 2)) || why="${why:+$why; }new media server->client (port $((CL_MEDIA + 2))) through B did not pass"
 		fi
 		measure "$impl/$case expectations on B after the re-INVITE: $(in_rb "$PY" "$CTDUMP" expect 2>&1 | paste -sd';' -)"
-		cue "$TOPO_CL_NS" "$CL4" 5060 "$cid" 2
+		sip_cue "$TOPO_CL_NS" "$CL4" 5060 udp "$cid" 2 cue2
 		local rc
 		wait "$uac"; rc=$?
 		[ $rc = 0 ] || why="${why:+$why; }the caller did not end cleanly (sipp status $rc)"
@@ -552,7 +539,7 @@ case_sip_register() {
 	elif ! wait_line "$p-callee.msg" '^ACK ' 10000; then
 		why="${why:+$why; }the phone got the INVITE through B but no ACK"
 	else
-		cue "$TOPO_SV_NS" "$SV4" 5070 "$case-1@sip.test" 1
+		sip_cue "$TOPO_SV_NS" "$SV4" 5070 udp "$case-1@sip.test" 1 cue1
 		wait "$uac"; rc=$?
 		[ $rc = 0 ] || why="${why:+$why; }the call to the phone did not end cleanly (caller sipp status $rc)"
 	fi

@@ -48,10 +48,12 @@
 #                               (issue 16): tcpdump on both router sides and
 #                               the expectation events, into
 #                               VM_RESULTS/replay-vm/CASE/ (tests/replay/vmcompare.sh)
-#   start_agents SUITE [MS] / sipp_start NS NAME ARGS...
+#   start_agents SUITE [MS] / sipp_start NS NAME ARGS... /
+#   sip_cue NS IP PORT PROTO CALL-ID CSEQ TAG
 #                               SIP suites: the media agents (CL_MEDIA,
 #                               SV_MEDIA, PEER set by the suite), sipp in
-#                               a namespace in the background
+#                               a namespace in the background, the INFO
+#                               a sipp caller waits for
 #   captured CASE FAM PLUGIN OPTS CMD...
 #                               CMD between capture_start ... fresh and
 #                               capture_stop 0.3
@@ -523,4 +525,22 @@ sipp_start() {
 		-trace_msg -message_file "$LOGS/$name.msg" \
 		-trace_err -error_file "$LOGS/$name.err" "$@" >"$LOGS/$name.out" 2>&1 &
 	SIPP_PID=$!
+}
+
+# sip_cue NS IP PORT PROTO CALL-ID CSEQ TAG: the INFO a sipp caller
+# scenario waits for (its cue to go on), sent to IP:PORT over PROTO (udp,
+# tcp) from the caller's own namespace NS, never crossing a router.
+sip_cue() {
+	local ns=$1 ip=$2 port=$3 proto=$4 cid=$5 cseq=$6 tag=$7 uri=$2
+	[[ $uri == *:* ]] && uri="[$uri]"
+	local msg="INFO sip:caller@$uri SIP/2.0"$'\r\n'
+	msg+="Via: SIP/2.0/${proto^^} $uri:9;branch=z9hG4bK$tag"$'\r\n'
+	msg+="From: <sip:test@$uri>;tag=$tag"$'\r\n'"To: <sip:caller@$uri>"$'\r\n'
+	msg+="Call-ID: $cid"$'\r\n'"CSeq: $cseq INFO"$'\r\n'"Content-Length: 0"$'\r\n\r\n'
+	# bash's /dev/udp sends each write() as a datagram, and its builtin
+	# printf writes line by line (seen in the VM): coreutils' printf
+	# writes the whole message at once.
+	# shellcheck disable=SC2016  # expanded by the inner bash
+	timeout 5 nsenter --net="/run/netns/$ns" bash -c \
+		'/usr/bin/printf "%s" "$1" >"/dev/$2/$3/$4"' _ "$msg" "$proto" "$ip" "$port"
 }

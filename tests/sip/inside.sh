@@ -279,18 +279,8 @@ hangup_cue() {
 		echo bye >&"$SPLIT_FD"
 		return
 	fi
-	local ns=${CALL_UAC[0]} ip=${CALL_UAC[1]} port=${CALL_UAC[2]} proto=${CALL_UAC[3]} uri=${CALL_UAC[1]}
-	[[ $uri == *:* ]] && uri="[$uri]"
-	local msg="INFO sip:caller@$uri SIP/2.0"$'\r\n'
-	msg+="Via: SIP/2.0/${proto^^} $uri:9;branch=z9hG4bKhangup"$'\r\n'
-	msg+="From: <sip:test@$uri>;tag=hangup"$'\r\n'"To: <sip:caller@$uri>"$'\r\n'
-	msg+="Call-ID: $CALL_ID"$'\r\n'"CSeq: 1 INFO"$'\r\n'"Content-Length: 0"$'\r\n\r\n'
-	# bash's /dev/udp sends each write() as a datagram, and its builtin
-	# printf writes line by line (seen in the VM): coreutils' printf
-	# writes the whole message at once.
-	# shellcheck disable=SC2016  # expanded by the inner bash
-	timeout 5 nsenter --net="/run/netns/$ns" bash -c \
-		'/usr/bin/printf "%s" "$1" >"/dev/$2/$3/$4"' _ "$msg" "$proto" "$ip" "$port"
+	sip_cue "${CALL_UAC[0]}" "${CALL_UAC[1]}" "${CALL_UAC[2]}" "${CALL_UAC[3]}" \
+		"$CALL_ID" 1 hangup
 }
 
 call_end() {
