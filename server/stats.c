@@ -28,6 +28,18 @@ const struct stats_info stats_helper_info[STATS_H_N] = {
 		"Detaches that had to wait for the connection's expectations." },
 	[STATS_H_SEQADJ_SYNCED] = { "seqadj_synced",
 		"TCP rewrites that changed a payload's length, announced to conntrack event listeners (conntrackd's state sync) so the sequence adjustment reaches a backup firewall." },
+	[STATS_H_EXPECT_SENT] = { "expectations_sent",
+		"Expectations sent on the verdict (NFQA_EXP): the kernel does not answer there; they count as created (or failed) too once their creation event is seen." },
+	[STATS_H_EXPECT_REFUSED] = { "expectations_refused",
+		"Expectations the host refused because they broke a rule: neither end an endpoint of the master connection (outside expect_networks), or a bad field." },
+	[STATS_H_EXPECT_OVER_LIMIT] = { "expectations_over_limit",
+		"Expectations not made because one packet asked for more than the per-packet limit (the packet itself still passes)." },
+	[STATS_H_MARK_MASKED] = { "marks_masked",
+		"cth_set_mark calls that asked for bits outside the helper's mark_mask (those bits were left alone)." },
+	[STATS_H_KERNEL_CAPPED] = { "kernel_requests_capped",
+		"Kernel requests a plugin call asked for beyond the per-packet bound (refused with EAGAIN)." },
+	[STATS_H_EXPECT_DUMPS] = { "expectation_dumps",
+		"Expectation table dumps made for the helper (flushes and listings: at most one per packet)." },
 };
 
 const struct stats_info stats_queue_info[STATS_Q_N] = {
@@ -43,6 +55,18 @@ const struct stats_info stats_queue_info[STATS_Q_N] = {
 		"Verdicts that could not be sent or that the kernel refused." },
 	[STATS_Q_UNDELIVERED] = { "undelivered",
 		"Packets the kernel numbered for this queue but could not deliver (socket full): passed unhelped with fail_open, else dropped (also in the kernel's user_dropped)." },
+	[STATS_Q_VERDICT_RETRIES] = { "verdict_retries",
+		"Verdicts re-sent one at a time after a batch could not be sent (ENOBUFS, ENOMEM)." },
+	[STATS_Q_KEEP_EVICTED] = { "keep_evicted",
+		"Kept bytes (cth_keep) dropped before their connection ended because the table was full." },
+	[STATS_Q_OVERLAY_EVICTED] = { "overlay_evicted",
+		"In-flight plugin state of a connection dropped because the table was full." },
+	[STATS_Q_DETACH_FULL] = { "detach_full",
+		"Detaches that could not wait for their connection's expectations because the table was full (left attached)." },
+	[STATS_Q_STALLS] = { "stalls",
+		"Times the worker was found stuck in one packet (a plugin call) for longer than the watchdog allows." },
+	[STATS_Q_LOG_SUPPRESSED] = { "log_suppressed",
+		"Log lines this worker did not write because of the rate limit (every line network input can cause is limited)." },
 };
 
 /* The kernel's numbers: names below cthelperd_queue_, and their type. */

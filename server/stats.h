@@ -30,6 +30,12 @@ enum stats_helper_counter {
 	STATS_H_DETACH_DONE,
 	STATS_H_DETACH_DEFERRED,
 	STATS_H_SEQADJ_SYNCED,    /* seqsync.c: length change announced */
+	STATS_H_EXPECT_SENT,      /* rode on the verdict (NFQA_EXP): outcome unknown there */
+	STATS_H_EXPECT_REFUSED,   /* broke a host rule (packet.c pkt_expect_valid) */
+	STATS_H_EXPECT_OVER_LIMIT,/* past the per-packet expectation limit, not made */
+	STATS_H_MARK_MASKED,      /* cth_set_mark bits outside mark_mask, ignored */
+	STATS_H_KERNEL_CAPPED,    /* kernel requests refused: the per-packet bound */
+	STATS_H_EXPECT_DUMPS,     /* expectation dumps (a flush, a listing) */
 	STATS_H_N,
 };
 
@@ -41,6 +47,12 @@ enum stats_queue_counter {
 	STATS_Q_NOT_OURS,         /* helper not configured on this queue */
 	STATS_Q_VERDICT_ERRORS,   /* verdict not sent or refused */
 	STATS_Q_UNDELIVERED,      /* packet ids skipped: stats_id_gap() */
+	STATS_Q_VERDICT_RETRIES,  /* verdicts re-sent one by one after a batch failed */
+	STATS_Q_KEEP_EVICTED,     /* kept bytes (cth_keep) evicted: table full */
+	STATS_Q_OVERLAY_EVICTED,  /* in-flight state evicted: table full */
+	STATS_Q_DETACH_FULL,      /* detaches not queued: the waiting table was full */
+	STATS_Q_STALLS,           /* times the worker was seen stuck in one packet */
+	STATS_Q_LOG_SUPPRESSED,   /* log lines dropped by the rate limit */
 	STATS_Q_N,
 };
 
