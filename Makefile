@@ -59,7 +59,7 @@ $(B)/cthelperd: $(SERVER_SRC:server/%.c=$(B)/server/%.o)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
 # the replay tool: the daemon's host code (the plugin call, edits, kept
 # bytes, loader, config parser) with an emulated kernel (replay/)
-REPLAY_HOST := packet mangle keep log loader dlfresh config runtime
+REPLAY_HOST := packet mangle keep log loader dlfresh config guard runtime
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
 REPLAY_LIBS  = $(shell pkg-config --libs libpcap libnetfilter_queue inih 2>/dev/null) -ldl
 $(B)/replay/%.o: replay/%.c $(wildcard replay/*.h server/*.h sdk/include/cthelperd/*.h) | $(B)/replay

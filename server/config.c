@@ -465,6 +465,23 @@ static int cfg_helper_fail_open(struct cfg_parse *p, const char *k, const char *
 	return 0;
 }
 
+static int cfg_helper_mark_mask(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	if (guard_mark_mask_parse(&p->cur->guard, v))
+		cfg_error(p->cfg, p->line, "mark_mask: '%s' is not a 32-bit number (0x... or decimal)", v);
+	return 0;
+}
+
+static int cfg_helper_expect_networks(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	if (guard_networks_parse(&p->cur->guard, v))
+		cfg_error(p->cfg, p->line, "expect_networks: '%s' is not a list of 1..%d "
+			  "ADDRESS[/PREFIX] (IPv4 or IPv6)", v, GUARD_MAX_NETS);
+	return 0;
+}
+
 int cfg_ports_parse(const char *v, uint16_t *ports, size_t max, size_t *n)
 {
 	size_t got = 0;
@@ -550,6 +567,8 @@ const struct cfg_key cfg_helper_keys[] = {
 	{ .name = "fail_open", .set = cfg_helper_fail_open },
 	{ .name = "rule_ports", .set = cfg_helper_rule_ports },
 	{ .name = "shards", .set = cfg_helper_shards },
+	{ .name = "mark_mask", .set = cfg_helper_mark_mask },
+	{ .name = "expect_networks", .set = cfg_helper_expect_networks },
 	{ .name = NULL },
 };
 
@@ -620,6 +639,7 @@ static void cfg_section_start(struct cfg_parse *p, const char *section)
 	p->cur->line = p->line;
 	p->cur->queue_len = CFG_DEFAULT_QUEUE_LEN;
 	p->cur->shards = 1;
+	p->cur->guard = GUARD_DEFAULT;
 }
 
 static int cfg_handler(void *user, const char *section, const char *k,

@@ -10,6 +10,8 @@
 
 #include <cthelperd/plugin.h>
 
+#include "guard.h"
+
 #define CFG_MAX_HELPERS  64
 #define CFG_MAX_OPTS     32
 #define CFG_MAX_POLICIES 8
@@ -58,6 +60,7 @@ struct cfg_helper {
 	uint16_t queue;
 	uint32_t queue_len;
 	bool fail_open;
+	struct guard guard;   /* mark_mask, expect_networks (guard.h) */
 	size_t n_rule_ports;  /* rule_ports: read by --print-rules only */
 	uint16_t rule_ports[CFG_MAX_RULE_PORTS];
 	size_t n_policies;

@@ -20,6 +20,7 @@
 
 #include "keep.h"
 #include "log.h"
+#include "guard.h"
 #include "packet.h"
 
 /* Walk IPv6 extension headers to the transport header.  Conntrack has
@@ -124,6 +125,19 @@ static bool pkt_expect_valid(const struct pkt_call *c, const struct cth_expect *
 	       !(e->fn && strnlen(e->fn, PKT_EXPECT_FN_MAX) >= PKT_EXPECT_FN_MAX);
 }
 
+/* The host's rule for every expectation (guard.h), whatever the plugin:
+ * -EPERM, counted by the caller through n_refused. */
+static int pkt_expect_guard(struct pkt_call *c, const struct cth_expect *e)
+{
+	const struct cth_packet *p = &c->pkt;
+
+	if (guard_expect_check(&c->inst->guard, &p->tuple[CTH_DIR_ORIGINAL],
+			       &p->tuple[CTH_DIR_REPLY], e) == 0)
+		return 0;
+	c->n_refused++;
+	return -EPERM;
+}
+
 /* Hand one host call's answer to the trace, if any; returns rc. */
 static int pkt_trace(struct pkt_call *c, struct pkt_event ev)
 {
@@ -139,12 +153,14 @@ static int pkt_host_expect(struct cth_ctx *ctx, const struct cth_expect *e,
 	int rc = -EINVAL;
 
 	if (pkt_expect_valid(c, e) && !(how & ~(unsigned)CTH_EXPECT_SYNC))
+		rc = pkt_expect_guard(c, e);
+	if (rc == 0)
 		rc = c->expect_fn(c, e, how);
 	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_EXPECT, .rc = rc,
 						.exp = e, .how = how });
 }
 
-static int pkt_expect_ctl_check(const struct pkt_call *c, unsigned int op,
+static int pkt_expect_ctl_check(struct pkt_call *c, unsigned int op,
 				const struct cth_expect *e)
 {
 	if (op == CTH_EXPECT_OP_FLUSH) {
@@ -153,6 +169,8 @@ static int pkt_expect_ctl_check(const struct pkt_call *c, unsigned int op,
 	} else if (op == CTH_EXPECT_OP_REFRESH) {
 		if (!pkt_expect_valid(c, e) || e->timeout > PKT_EXPECT_TIMEOUT_MAX)
 			return -EINVAL;
+		if (pkt_expect_guard(c, e) < 0)
+			return -EPERM;
 	} else if (op == CTH_EXPECT_OP_REMOVE) {
 		if (!e || e->family != c->pkt.tuple[0].family ||
 		    (e->proto != IPPROTO_TCP && e->proto != IPPROTO_UDP) ||
@@ -199,9 +217,14 @@ static int pkt_host_set_timeout(struct cth_ctx *ctx, uint32_t seconds)
 static int pkt_host_set_mark(struct cth_ctx *ctx, uint32_t mark)
 {
 	struct pkt_call *c = pkt_call_of(ctx);
+	bool masked;
 
-	c->has_mark = true;
-	c->mark = mark;
+	/* the verdict sends CTA_MARK_MASK too: Linux 6.1
+	 * ctnetlink_change_mark() keeps the bits outside it */
+	c->mark = guard_mark(&c->inst->guard, mark, &masked);
+	c->mark_mask = c->inst->guard.mark_mask;
+	c->has_mark = c->mark_mask != 0;
+	c->mark_masked |= masked;
 	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_MARK, .value = mark });
 }
 

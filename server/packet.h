@@ -91,7 +91,11 @@ struct pkt_call {
 	uint8_t *join;
 	bool has_timeout, has_mark, detach;
 	uint32_t timeout, mark;
+	uint32_t mark_mask;           /* the bits of mark the kernel is to change */
 	unsigned int n_expect;
+	/* refused by the host's rules (guard.h), for the caller's counters */
+	unsigned int n_refused;
+	bool mark_masked;
 };
 
 /* Are two tuples the same (family, protocol, addresses, ports)? */

@@ -117,6 +117,7 @@ static int runtime_inst_build(struct runtime *rt, struct instance *in,
 	in->queue_len = h->queue_len;
 	in->slot = (unsigned int)(in - rt->inst);
 	in->fail_open = h->fail_open;
+	in->guard = h->guard;
 	if (runtime_classes_apply(rt, in, h))
 		return -EINVAL;
 	return runtime_opts_apply(rt, in, h);

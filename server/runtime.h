@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "guard.h"
 #include "loader.h"
 
 /* One configured helper: a plugin plus this section's settings. */
@@ -18,6 +19,7 @@ struct instance {
 	uint16_t queue;
 	uint32_t queue_len;
 	bool fail_open;
+	struct guard guard;           /* what its plugin may ask (guard.h) */
 	unsigned int slot;            /* of its counters (stats.h); kept by a reload */
 	unsigned int n_classes;
 	struct cth_expect_class classes[CTH_CLASS_MAX];

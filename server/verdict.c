@@ -29,8 +29,12 @@ static void verdict_ct_put(struct nlmsghdr *nlh, const struct pkt_call *c)
 
 	if (c->has_timeout)
 		mnl_attr_put_u32(nlh, CTA_TIMEOUT, htonl(c->timeout));
-	if (c->has_mark)
+	if (c->has_mark) {
 		mnl_attr_put_u32(nlh, CTA_MARK, htonl(c->mark));
+		/* Linux 6.1 ctnetlink_glue_parse_ct() -> ctnetlink_change_mark():
+		 * new = (old & ~mask) ^ mark, so the helper's bits only */
+		mnl_attr_put_u32(nlh, CTA_MARK_MASK, htonl(c->mark_mask));
+	}
 	/* Linux 6.1 ctnetlink_change_helper(): a connection with a master
 	 * keeps no CTA_HELP_INFO, and any other helper name than its own is
 	 * refused, which voids this whole NFQA_CT (mark, expectation, seq

@@ -5,7 +5,7 @@ FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_TARGETS := $(filter-out fuzz_replay,$(notdir $(basename $(wildcard tests/fuzz/fuzz_*.c))))
-FUZZ_HOST_SRC := server/mangle.c server/packet.c server/keep.c server/log.c
+FUZZ_HOST_SRC := server/mangle.c server/packet.c server/guard.c server/keep.c server/log.c
 FUZZ_SRC_fuzz_host := $(FUZZ_HOST_SRC)
 FUZZ_SRC_fuzz_ftp  := $(FUZZ_HOST_SRC) plugins/ftp/ftp.c plugins/ftp/ftp_parse.c \
                       sdk/lib/util.c
