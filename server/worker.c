@@ -785,6 +785,10 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	keep_done(&w->keep, &c, verdict, now);
 	worker_count(w, in, STATS_H_PAYLOAD);
 	worker_count(w, in, verdict == CTH_VERDICT_DROP ? STATS_H_DROPS : STATS_H_ACCEPTS);
+	if (c.n_refused)
+		stats_add(&w->stats.h[in->slot][STATS_H_EXPECT_REFUSED], c.n_refused);
+	if (c.mark_masked)
+		worker_count(w, in, STATS_H_MARK_MASKED);
 	if (c.detach)
 		worker_detach_decide(w, &wp, &c, now);
 out:

@@ -392,7 +392,11 @@ extern const struct cth_plugin_desc cth_plugin;
  * @return 0, or a negative errno (-EBUSY: tuple taken; -EINVAL: bad class,
  *         address, flags, or a function name of 32 bytes or more;
  *         -ENOSPC: too many expectations for one packet (16); -EOPNOTSUPP:
- *         a second ::CTH_EXPECT_HELPER expectation for one packet).  With
+ *         a second ::CTH_EXPECT_HELPER expectation for one packet; -EPERM:
+ *         refused by the host's rule, whatever the plugin: neither end of
+ *         the expected connection is an address of this connection, an
+ *         address lies outside the helper's @c expect_networks, or a NAT
+ *         target is not this connection's, see cthelperd.conf(5)).  With
  *         ::CTH_EXPECT_SYNC, an expectation identical to one this
  *         connection already has (a retransmitted command asking again)
  *         is reported as created.
@@ -534,7 +538,13 @@ static inline int cth_set_timeout(struct cth_ctx *ctx, uint32_t seconds)
 	return ctx->host->set_timeout(ctx, seconds);
 }
 
-/** Set the connection's conntrack mark. */
+/**
+ * Set the connection's conntrack mark, within the bits the helper's
+ * configuration gives its plugin (its @c mark_mask, none by default): the
+ * host sends the mask with the mark, and the kernel keeps every bit
+ * outside it.  Bits asked for outside the mask are left alone (and
+ * counted); it still returns 0.
+ */
 static inline int cth_set_mark(struct cth_ctx *ctx, uint32_t mark)
 {
 	return ctx->host->set_mark(ctx, mark);
