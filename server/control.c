@@ -54,6 +54,8 @@ static void control_snap(struct control *c, const struct runtime *rt,
 		s->queue[i] = c->queue[i];
 		stats_snap_add(s, c->stats[i], i);
 	}
+	if (c->host_stats)
+		stats_snap_add_helpers(s, c->host_stats);
 	/* other programs' queues are listed too: only ours are shown */
 	f = fopen(CONTROL_PROC_QUEUES, "re");
 	if (f) {

@@ -66,6 +66,7 @@ struct control {
 	size_t n_queues;
 	uint16_t queue[CFG_MAX_HELPERS];
 	const struct stats_block *stats[CFG_MAX_HELPERS];
+	const struct stats_block *host_stats; /* the main thread's helper counters, or NULL */
 	control_reload_fn *reload;     /* NULL: reload refused */
 	control_ready_fn *ready;       /* NULL: no "ready" line in status */
 	void *reload_arg;              /* both callbacks' argument */

@@ -35,6 +35,7 @@ struct daemon {
 	struct control control;         /* cthelperctl's socket, if configured */
 	struct metrics metrics;         /* HTTP /metrics, if configured */
 	struct exprepair repair;        /* expectations committed without NAT */
+	struct stats_block host_stats;  /* helper counters the main thread keeps */
 	size_t n_retired;
 	struct runtime *retired[DAEMON_RETIRED_MAX];
 };

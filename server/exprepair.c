@@ -43,7 +43,10 @@
 
 #include "expect.h"
 #include "exprepair.h"
+#include "guard.h"
 #include "log.h"
+#include "portids.h"
+#include "stats.h"
 
 static bool exprepair_addr_eq(const union cth_addr *a, const union cth_addr *b,
 			      int family)
@@ -174,6 +177,7 @@ static void exprepair_one(struct exprepair *x, const struct nf_expect *exp)
 	const struct nf_conntrack *mct = nfexp_get_attr(exp, ATTR_EXP_MASTER);
 	const struct nf_conntrack *ect = nfexp_get_attr(exp, ATTR_EXP_EXPECTED);
 	const char *helper = nfexp_get_attr(exp, ATTR_EXP_HELPER_NAME);
+	const struct instance *in;
 	struct cth_packet master = { 0 };
 	struct exprepair_master m;
 	struct exprepair_nat nat;
@@ -194,6 +198,13 @@ static void exprepair_one(struct exprepair *x, const struct nf_expect *exp)
 	    !exprepair_derive(&m.orig, &m.reply, &t, &nat))
 		return;
 	exprepair_expect(exp, &t, &nat, &e);
+	/* the host's rule for every expectation holds for a repair too */
+	if ((in = runtime_find(rt, helper, t.family, master.tuple[0].proto)) &&
+	    guard_expect_check(&in->guard, &m.orig, &m.reply, &e) < 0) {
+		if (x->stats)
+			stats_add(&x->stats->h[in->slot][STATS_H_EXPECT_REFUSED], 1);
+		return;
+	}
 	/* delete by tuple, then create: no in-place change of NAT */
 	rc = exprepair_send(x, IPCTNL_MSG_EXP_DELETE, 0, &e, &master);
 	if (rc == 0 || rc == -ENOENT)
@@ -211,18 +222,53 @@ static void exprepair_one(struct exprepair *x, const struct nf_expect *exp)
 		   "as its master's NAT does", helper, a, t.dport, b, nat.port);
 }
 
-static int exprepair_cb(const struct nlmsghdr *nlh, void *data)
+/*
+ * One of our expectations sent with a verdict: its result was not known
+ * when it was sent (counted "sent" then); this event says it was created.
+ * Those created over ctnetlink were counted from their ack.
+ */
+static void exprepair_count_ours(struct exprepair *x, const struct nf_expect *exp)
+{
+	const struct runtime *rt = atomic_load(x->rtp);
+	const struct nf_conntrack *mct = nfexp_get_attr(exp, ATTR_EXP_MASTER);
+	const char *helper = nfexp_get_attr(exp, ATTR_EXP_HELPER_NAME);
+	const struct instance *in;
+	struct cth_tuple t;
+
+	if (!mct || !helper || !x->stats)
+		return;
+	expect_ct_get_tuple(mct, false, &t);
+	in = runtime_find(rt, helper, t.family, t.proto);
+	if (in)
+		stats_add(&x->stats->h[in->slot][STATS_H_EXPECT_CREATED], 1);
+}
+
+/*
+ * Only what another program created is repaired: an expectation this
+ * daemon created without NAT was meant so (sip_direct_media = no makes
+ * one to whatever address the SDP names), and giving it the master's NAT
+ * would forward any outside host to the inside one (issue 27).  Ours are
+ * told apart by the event's port id (portids.h); a failover peer's
+ * conntrackd commits under its own.
+ */
+int exprepair_event(const struct nlmsghdr *nlh, void *data)
 {
 	struct exprepair *x = data;
+	enum portid_kind kind = portids_kind(nlh->nlmsg_pid);
 	struct nf_expect *exp;
 
 	if (NFNL_MSG_TYPE(nlh->nlmsg_type) != IPCTNL_MSG_EXP_NEW ||
-	    exprepair_has(nlh, CTA_EXPECT_NAT))
+	    kind == PORTID_REQUEST ||
+	    (kind == PORTID_NONE && exprepair_has(nlh, CTA_EXPECT_NAT)))
 		return MNL_CB_OK;
 	if (!(exp = nfexp_new()))
 		return MNL_CB_OK;
-	if (nfexp_nlmsg_parse(nlh, exp) == 0)
-		exprepair_one(x, exp);
+	if (nfexp_nlmsg_parse(nlh, exp) == 0) {
+		if (kind == PORTID_QUEUE)
+			exprepair_count_ours(x, exp);
+		else
+			exprepair_one(x, exp);
+	}
 	nfexp_destroy(exp);
 	return MNL_CB_OK;
 }
@@ -242,17 +288,18 @@ static void exprepair_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 			log_warn("expectation events: %s", strerror(errno));
 		return;
 	}
-	mnl_cb_run(buf, (size_t)n, 0, 0, exprepair_cb, x);
+	mnl_cb_run(buf, (size_t)n, 0, 0, exprepair_event, x);
 }
 
 int exprepair_open(struct exprepair *x, struct ev_loop *loop, struct nlreq *req,
-		   struct runtime *_Atomic *rtp)
+		   struct runtime *_Atomic *rtp, struct stats_block *stats)
 {
 	unsigned int group = NFNLGRP_CONNTRACK_EXP_NEW;
 	int rc;
 
 	x->req = req;
 	x->rtp = rtp;
+	x->stats = stats;
 	x->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (!x->nl || mnl_socket_bind(x->nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
 	    mnl_socket_setsockopt(x->nl, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0) {

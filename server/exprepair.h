@@ -8,6 +8,7 @@
 
 #include "nlreq.h"
 #include "runtime.h"
+#include "stats.h"
 
 /*
  * Expectations another program created for our helpers' connections
@@ -20,6 +21,7 @@ struct exprepair {
 	ev_io io;
 	struct nlreq *req;              /* the main thread's request socket */
 	struct runtime *_Atomic *rtp;
+	struct stats_block *stats;      /* the main thread's helper counters, or NULL */
 };
 
 /* The NAT an expectation of a NATed master needs, derived from the
@@ -36,7 +38,9 @@ bool exprepair_derive(const struct cth_tuple *orig, const struct cth_tuple *repl
 /* Subscribe and watch in loop; 0 or -errno (logged: the daemon runs on
  * without repairs). */
 int exprepair_open(struct exprepair *x, struct ev_loop *loop, struct nlreq *req,
-		   struct runtime *_Atomic *rtp);
+		   struct runtime *_Atomic *rtp, struct stats_block *stats);
+/* One message of the event socket (mnl_cb_t; data is x): for tests. */
+int exprepair_event(const struct nlmsghdr *nlh, void *data);
 void exprepair_close(struct exprepair *x, struct ev_loop *loop);
 
 #endif

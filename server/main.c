@@ -18,6 +18,7 @@
 #include "kcheck.h"
 #include "log.h"
 #include "metrics.h"
+#include "portids.h"
 #include "notify.h"
 #include "privdrop.h"
 #include "rules.h"
@@ -157,6 +158,7 @@ void daemon_control_sync(struct daemon *d)
 		c->queue[i] = d->workers[i]->queue;
 		c->stats[i] = &d->workers[i]->stats;
 	}
+	c->host_stats = &d->host_stats;
 }
 
 /* The control socket answers from the workers' counters.  It is bound
@@ -210,6 +212,7 @@ static int daemon_run(struct daemon *d, bool detach)
 		log_err("cannot open a netfilter netlink socket: %s", strerror(-rc));
 		return 1;
 	}
+	portids_add(d->ctl.portid, PORTID_REQUEST);
 	if (daemon_workers_init(d) < 0) {
 		daemon_shutdown(d);
 		return 1;
@@ -238,7 +241,7 @@ static int daemon_run(struct daemon *d, bool detach)
 		}
 	}
 	/* not fatal: only failover peers need it (exprepair.c) */
-	exprepair_open(&d->repair, loop, &d->ctl, &d->rt);
+	exprepair_open(&d->repair, loop, &d->ctl, &d->rt, &d->host_stats);
 	signal(SIGPIPE, SIG_IGN);
 	ev_signal_init(&sig_int, on_stop, SIGINT);
 	ev_signal_init(&sig_term, on_stop, SIGTERM);

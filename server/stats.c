@@ -157,12 +157,17 @@ size_t stats_kqueue_read(FILE *f, struct stats_kqueue *out, size_t max)
 	return n;
 }
 
-void stats_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi)
+void stats_snap_add_helpers(struct stats_snap *s, const struct stats_block *b)
 {
 	for (size_t i = 0; i < s->n_helpers; i++)
 		for (size_t k = 0; k < STATS_H_N; k++)
 			s->h[i][k] += atomic_load_explicit(&b->h[s->slot[i]][k],
 							   memory_order_relaxed);
+}
+
+void stats_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi)
+{
+	stats_snap_add_helpers(s, b);
 	for (size_t k = 0; k < STATS_Q_N; k++)
 		s->q[qi][k] = atomic_load_explicit(&b->q[k], memory_order_relaxed);
 }

@@ -128,6 +128,8 @@ struct stats_snap {
 /* Add block b's helper counters (slot[i] for helper i) to s->h and put
  * its queue counters at queue index qi. */
 void stats_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi);
+/* Only b's helper counters (a block without queues: the main thread's). */
+void stats_snap_add_helpers(struct stats_snap *s, const struct stats_block *b);
 /* Match the kernel's queues (from /proc) to s->queue. */
 void stats_snap_kernel(struct stats_snap *s, const struct stats_kqueue *kq, size_t n);
 

@@ -28,6 +28,7 @@
 #include "mangle.h"
 #include "seqsync.h"
 #include "packet.h"
+#include "portids.h"
 #include "qmsg.h"
 #include "verdict.h"
 #include "worker.h"
@@ -226,6 +227,11 @@ int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
 		log_err("queue %u: cannot open netlink socket: %s", queue, strerror(-rc));
 		return rc;
 	}
+	/* the expectation events these cause are ours (exprepair.c) */
+	if (portids_add(w->nfq.portid, PORTID_QUEUE) < 0 ||
+	    portids_add(w->ctnl.portid, PORTID_REQUEST) < 0)
+		log_warn("queue %u: too many sockets to tell our expectation events "
+			 "from others'", queue);
 	rc = worker_queue_bind(w, queue_len, fail_open);
 	if (rc < 0) {
 		log_err("queue %u: cannot bind: %s%s", queue, strerror(-rc),
@@ -1074,6 +1080,8 @@ void worker_stop(struct worker *w)
 void worker_free(struct worker *w)
 {
 	keep_free(&w->keep);
+	portids_del(w->nfq.portid);
+	portids_del(w->ctnl.portid);
 	nlreq_close(&w->nfq);
 	nlreq_close(&w->ctnl);
 	rxvec_free(&w->rx);
