@@ -6,6 +6,7 @@
  * are drained and closed.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <ev.h>
 #include <getopt.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include "metrics.h"
 #include "notify.h"
 #include "privdrop.h"
+#include "record.h"
 #include "rules.h"
 
 #ifndef CTH_VERSION
@@ -42,7 +44,9 @@ static void usage(FILE *out)
 		"                     in-kernel helpers loaded (their names are\n"
 		"                     taken: EBUSY), then exit\n"
 		"      --release      disable, then delete every kernel helper FILE\n"
-		"                     configures, whoever registered it, then exit\n"
+		"                     configures, whoever registered it, and every\n"
+		"                     one a daemon run with FILE recorded (runtime_dir),\n"
+		"                     then exit\n"
 		"                     (0 when all are gone, or left disabled where a\n"
 		"                     rule still names them): after a crash or kill -9\n"
 		"                     helpers stay ENABLED and new connections on their\n"
@@ -175,6 +179,104 @@ static int daemon_control_open(struct daemon *d, struct ev_loop *loop)
 	return control_open(c, loop);
 }
 
+void daemon_record_save(struct daemon *d, const struct runtime *rt)
+{
+	struct record *rec;
+	int rc;
+
+	if (!d->record[0])
+		return;
+	rec = calloc(1, sizeof(*rec));
+	rc = rec ? cthelper_record_fill(&d->owned, rt, rec) : -ENOMEM;
+	if (!rc && d->stale)
+		rc = record_merge(rec, d->stale);
+	if (!rc)
+		rc = record_write(d->record, rec);
+	if (rc)
+		log_warn("%s: cannot record the kernel helpers registered: %s (after a "
+			 "crash, --release finds only the ones the configuration names)",
+			 d->record, strerror(-rc));
+	free(rec);
+}
+
+/* An earlier run's record (it crashed and nobody ran --release): what it
+ * names beyond our configuration stays in ours, and the operator hears
+ * of it.  The record path itself was made before (daemon_record_open). */
+static void daemon_record_adopt(struct daemon *d, const struct runtime *rt)
+{
+	struct record *old = calloc(1, sizeof(*old)), *mine = calloc(1, sizeof(*mine));
+	int rc = old && mine ? record_read(d->record, old) : -ENOMEM;
+
+	if (rc == -ENOENT)
+		goto out;
+	if (rc) {
+		log_warn("%s: earlier record unreadable (%s): replaced", d->record,
+			 strerror(-rc));
+		goto out;
+	}
+	cthelper_record_fill(&d->owned, rt, mine);
+	for (size_t i = 0; i < old->n; i++) {
+		const struct record_entry *e = &old->e[i];
+
+		if (record_find(mine, e->name, e->family, e->proto) >= 0)
+			continue;
+		log_warn("helper '%s' (%s %s, queue %u): an earlier run registered it and "
+			 "the configuration no longer names it: it may still be enabled; "
+			 "'cthelperd --release -c %s' after this run takes it out",
+			 e->name, e->family == AF_INET6 ? "ipv6" : "ipv4",
+			 e->proto == IPPROTO_UDP ? "udp" : "tcp", e->queue, rt->cfg->file);
+		if (!d->stale)
+			d->stale = calloc(1, sizeof(*d->stale));
+		if (d->stale)
+			record_add(d->stale, e->name, e->family, e->proto, e->queue);
+	}
+out:
+	free(old);
+	free(mine);
+}
+
+/* As root, before anything is registered: the directory (owned by the
+ * user the daemon becomes, so a reload can replace the file). */
+static void daemon_record_open(struct daemon *d, const struct runtime *rt)
+{
+	const struct cfg *cfg = rt->cfg;
+	int rc;
+
+	d->record[0] = '\0';
+	if (!cfg->runtime_dir)
+		return;
+	rc = record_dir_make(cfg->runtime_dir, cfg->user ? cfg->uid : -1,
+			     cfg->user ? cfg->gid : -1);
+	if (!rc)
+		rc = record_path(d->record, sizeof(d->record), cfg->runtime_dir, d->file);
+	if (rc) {
+		log_warn("%s: no record of the registered kernel helpers: %s (after a "
+			 "crash, --release finds only the ones the configuration names)",
+			 cfg->runtime_dir, strerror(-rc));
+		d->record[0] = '\0';
+		return;
+	}
+	daemon_record_adopt(d, rt);
+}
+
+/* A clean stop deleted what it could: the record goes, unless an earlier
+ * run's leftovers are still to be released. */
+static void daemon_record_close(struct daemon *d)
+{
+	int rc;
+
+	if (!d->record[0])
+		return;
+	if (d->stale && d->stale->n)
+		rc = record_write(d->record, d->stale);
+	else
+		rc = record_remove(d->record);
+	if (rc)
+		log_warn("%s: cannot update the record: %s", d->record, strerror(-rc));
+	free(d->stale);
+	d->stale = NULL;
+}
+
 /* Only the helpers this run registered are undone: one that belongs to
  * another program and made registration stop is left alone.  Deleting
  * comes after every queue is drained: it drops whatever is queued. */
@@ -187,6 +289,7 @@ static void daemon_shutdown(struct daemon *d)
 	for (size_t i = 0; i < d->n_workers; i++)
 		worker_stop(d->workers[i]);
 	cthelper_delete_all(&d->ctl, &d->owned);
+	daemon_record_close(d);
 	for (size_t i = 0; i < d->n_workers; i++)
 		daemon_worker_destroy(d->workers[i]);
 	d->n_workers = 0;
@@ -214,6 +317,8 @@ static int daemon_run(struct daemon *d, bool detach)
 		daemon_shutdown(d);
 		return 1;
 	}
+	daemon_record_open(d, d->rt);
+	daemon_record_save(d, d->rt);
 	if (cthelper_register_all(&d->ctl, d->rt, &d->owned) < 0) {
 		daemon_shutdown(d);
 		return 1;
@@ -271,18 +376,50 @@ static int daemon_metrics_check(const struct cfg *cfg)
 /* --release: the configured helpers out of the kernel, for after a crash
  * (plugins are loaded as for a start: they decide the default families
  * and protocols, hence which kernel helpers the config stands for). */
-static int daemon_release(struct runtime *rt)
+/* The record a daemon run with file keeps (record.h), if any: into rec
+ * (empty when none), its path into path ("" when none). */
+static void daemon_release_record(const struct runtime *rt, const char *file,
+				  char *path, size_t len, struct record *rec)
 {
+	int rc;
+
+	path[0] = '\0';
+	if (!rt->cfg->runtime_dir ||
+	    record_path(path, len, rt->cfg->runtime_dir, file) < 0) {
+		path[0] = '\0';
+		return;
+	}
+	rc = record_read(path, rec);
+	if (rc == -ENOENT)
+		return;
+	if (rc)
+		log_warn("%s: record refused (%s): releasing what the configuration "
+			 "names only", path, strerror(-rc));
+	else
+		log_notice("%s: %zu kernel helper(s) recorded as registered", path, rec->n);
+}
+
+static int daemon_release(struct runtime *rt, const char *file)
+{
+	struct record *rec = calloc(1, sizeof(*rec));
+	char path[4096];
 	struct nlreq ctl;
 	int rc;
 
-	if ((rc = nlreq_open(&ctl)) < 0) {
-		log_err("cannot open a netfilter netlink socket: %s", strerror(-rc));
+	if (!rec || (rc = nlreq_open(&ctl)) < 0) {
+		log_err("cannot open a netfilter netlink socket: %s",
+			strerror(rec ? -rc : ENOMEM));
+		free(rec);
 		runtime_free(rt);
 		return 1;
 	}
-	rc = cthelper_release_all(&ctl, rt);
+	daemon_release_record(rt, file, path, sizeof(path), rec);
+	rc = cthelper_release_all(&ctl, rt, rec);
 	nlreq_close(&ctl);
+	/* kept when something is left: a second --release tries again */
+	if (!rc && path[0] && (rc = record_remove(path)) < 0)
+		log_err("%s: cannot remove the record: %s", path, strerror(-rc));
+	free(rec);
 	runtime_free(rt);
 	if (rc)
 		log_err("release incomplete: see above");
@@ -357,7 +494,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (release)
-		return daemon_release(rt);
+		return daemon_release(rt, file);
 	if (rules >= 0) {
 		int rc = rules_print(stdout, rt, (enum rules_kind)rules);
 
