@@ -23,6 +23,7 @@
 #include "privdrop.h"
 #include "record.h"
 #include "rules.h"
+#include "watchdog.h"
 
 #ifndef CTH_VERSION
 #define CTH_VERSION "0.0.0"
@@ -93,9 +94,59 @@ static int daemon_reload_ctl(void *arg, struct strbuf *out)
 static bool daemon_ready_ctl(void *arg, char *why, size_t len)
 {
 	struct daemon *d = arg;
+	uint64_t now = watchdog_now_ms(), ms;
 
+	/* a worker stuck in a plugin serves nobody on its queue */
+	for (size_t i = 0; i < d->n_workers; i++) {
+		if (!watchdog_stuck(&d->workers[i]->wd, now, WATCHDOG_STUCK_MS, &ms))
+			continue;
+		snprintf(why, len, "queue %u: worker stuck for %llu ms in one receive's "
+			 "packets (a plugin that does not return?)", d->workers[i]->queue,
+			 (unsigned long long)ms);
+		return false;
+	}
 	return cthelper_ready(&d->ctl, atomic_load(&d->rt), why, len);
 }
+
+/*
+ * Every WATCHDOG_PERIOD_MS: a worker busy for WATCHDOG_STUCK_MS is stuck
+ * (watchdog.h).  Counted once per episode into STATS_Q_STALLS, which only
+ * this thread writes (the worker's other counters are the worker's: one
+ * writer per counter, as stats_add() needs).
+ */
+static void daemon_watch_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct daemon *d = t->data;
+	uint64_t now = watchdog_now_ms(), ms;
+
+	(void)loop;
+	(void)revents;
+	for (size_t i = 0; i < d->n_workers; i++) {
+		struct worker *w = d->workers[i];
+
+		switch (watchdog_check(&w->wd, now, WATCHDOG_STUCK_MS, &ms)) {
+		case WATCHDOG_STUCK_NEW:
+			stats_add(&w->stats.q[STATS_Q_STALLS], 1);
+			log_err("queue %u: worker stuck: busy with one receive's packets for "
+				"%llu ms (a plugin that does not return?): the queue's packets "
+				"wait, and status says not ready", w->queue,
+				(unsigned long long)ms);
+			break;
+		case WATCHDOG_OK:
+			if (w->wd.reported) {
+				log_notice("queue %u: worker serving again", w->queue);
+				w->wd.reported = 0;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Workers left running by a stop that timed out (watchdog.h): while
+ * there are any, no runtime is freed, as their plugin may still run. */
+static size_t d_abandoned;
 
 void daemon_queue_params(const struct runtime *rt, uint16_t q, uint32_t *qlen,
 			 bool *fail_open)
@@ -133,6 +184,12 @@ struct worker *daemon_worker_new(struct daemon *d, const struct runtime *rt,
 void daemon_worker_destroy(struct worker *w)
 {
 	worker_stop(w);
+	/* an abandoned worker's thread may still run: its struct is leaked
+	 * with everything in it (worker_stop()) */
+	if (w->abandoned) {
+		d_abandoned++;
+		return;
+	}
 	worker_free(w);
 	free(w);
 }
@@ -294,6 +351,13 @@ static void daemon_shutdown(struct daemon *d)
 		daemon_worker_destroy(d->workers[i]);
 	d->n_workers = 0;
 	nlreq_close(&d->ctl);
+	/* a worker stuck in a plugin runs that plugin's code: unloading it
+	 * would turn a hang into a crash; the process exits next anyway */
+	if (d_abandoned) {
+		log_err("%zu worker(s) left running in a plugin: exiting without "
+			"unloading the plugins", d_abandoned);
+		return;
+	}
 	runtime_free(d->rt);
 	for (size_t i = 0; i < d->n_retired; i++)
 		runtime_free(d->retired[i]);
@@ -303,6 +367,7 @@ static int daemon_run(struct daemon *d, bool detach)
 {
 	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
 	ev_signal sig_int, sig_term, sig_hup;
+	ev_timer watch;
 	int rc;
 
 	if (!loop) {
@@ -352,9 +417,14 @@ static int daemon_run(struct daemon *d, bool detach)
 	ev_signal_start(loop, &sig_int);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_start(loop, &sig_hup);
+	ev_timer_init(&watch, daemon_watch_cb, WATCHDOG_PERIOD_MS / 1000.,
+		      WATCHDOG_PERIOD_MS / 1000.);
+	watch.data = d;
+	ev_timer_start(loop, &watch);
 	log_notice("ready: %zu helper(s) on %zu queue(s)", d->rt->n_inst, d->n_workers);
 	notify_ready("serving the configured helpers");
 	ev_run(loop, 0);
+	ev_timer_stop(loop, &watch);
 	daemon_shutdown(d);
 	log_notice("stopped");
 	return 0;
