@@ -20,6 +20,7 @@
 #include "config.h"
 #include "log.h"
 #include "loader.h"
+#include "record.h"
 #include "share.h"
 
 struct cfg_parse {
@@ -201,6 +202,23 @@ static int cfg_server_share_dir(struct cfg_parse *p, const char *k, const char *
 	return cfg_set_str(&p->cfg->share_dir, v);
 }
 
+/* "none" keeps no record of registered helpers (record.h). */
+static int cfg_server_runtime_dir(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	if (strcmp(v, "none") == 0) {
+		free(p->cfg->runtime_dir);
+		p->cfg->runtime_dir = NULL;
+		return 0;
+	}
+	if (v[0] != '/' || strlen(v) >= CFG_SHARE_DIR_MAX) {
+		cfg_error(p->cfg, p->line, "runtime_dir: '%s' is neither none nor an absolute path shorter than %d bytes",
+			  v, CFG_SHARE_DIR_MAX);
+		return 0;
+	}
+	return cfg_set_str(&p->cfg->runtime_dir, v);
+}
+
 static int cfg_server_control_mode(struct cfg_parse *p, const char *k, const char *v)
 {
 	char *end;
@@ -318,6 +336,7 @@ const struct cfg_key cfg_server_keys[] = {
 	{ .name = "metrics", .set = cfg_server_metrics },
 	{ .name = "user", .set = cfg_server_user },
 	{ .name = "share_dir", .set = cfg_server_share_dir },
+	{ .name = "runtime_dir", .set = cfg_server_runtime_dir },
 	{ .name = NULL },
 };
 
@@ -812,7 +831,8 @@ int cfg_load_fp(const char *name, FILE *fp, struct cfg **out)
 	cfg = calloc(1, sizeof(*cfg));
 	if (!cfg || cfg_set_str(&cfg->file, name) ||
 	    cfg_set_str(&cfg->plugin_dir, CTH_PLUGIN_DIR) ||
-	    cfg_set_str(&cfg->share_dir, SHARE_DIR_DEFAULT)) {
+	    cfg_set_str(&cfg->share_dir, SHARE_DIR_DEFAULT) ||
+	    cfg_set_str(&cfg->runtime_dir, RECORD_DIR_DEFAULT)) {
 		cfg_free(cfg);
 		return -ENOMEM;
 	}
@@ -857,6 +877,7 @@ void cfg_free(struct cfg *cfg)
 	free(cfg->plugin_dir);
 	free(cfg->control_socket);
 	free(cfg->share_dir);
+	free(cfg->runtime_dir);
 	free(cfg->metrics);
 	free(cfg->user);
 	free(cfg->file);

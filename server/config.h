@@ -80,6 +80,7 @@ struct cfg {
 	int metrics_line;         /* of that key, for a later check (main.c) */
 	char *user;               /* [server] user; NULL: stay as started */
 	char *share_dir;          /* share.h; NULL: helpers not shared */
+	char *runtime_dir;        /* record.h; NULL: no record kept */
 	long uid, gid;            /* user's, from getpwnam() at load; -1: unset */
 	size_t n_helpers;
 	struct cfg_helper helpers[CFG_MAX_HELPERS];

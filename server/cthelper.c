@@ -548,7 +548,7 @@ cthelper_owned_find(const struct cthelper_owned *owned, const char *name,
 /* Record a registered helper; -ENOSPC only after CTHELPER_OWNED_MAX
  * distinct ones (each name and tuple is recorded once). */
 static int cthelper_owned_add(struct cthelper_owned *owned, const char *name,
-			      int family, int proto, int lock)
+			      int family, int proto, uint16_t queue, int lock)
 {
 	struct cthelper_owned_entry *e = cthelper_owned_find(owned, name, family, proto);
 
@@ -561,6 +561,7 @@ static int cthelper_owned_add(struct cthelper_owned *owned, const char *name,
 		e->proto = proto;
 		e->lock = -1;
 	}
+	e->queue = queue;
 	if (lock >= 0) {
 		if (e->lock >= 0)
 			close(e->lock);
@@ -636,7 +637,7 @@ static int cthelper_owned_record(struct cthelper_owned *owned,
 				 const struct instance *in,
 				 const struct cthelper_tuple *t, int lock)
 {
-	if (cthelper_owned_add(owned, in->name, t->family, t->proto, lock) == 0)
+	if (cthelper_owned_add(owned, in->name, t->family, t->proto, in->queue, lock) == 0)
 		return 0;
 	if (lock >= 0)
 		close(lock);
@@ -775,17 +776,23 @@ int cthelper_reload_check(struct nlreq *r, const struct runtime *nrt,
 	return bad;
 }
 
-static bool cthelper_runtime_names(const struct runtime *rt,
-				   const struct cthelper_owned_entry *e)
+static bool cthelper_runtime_has(const struct runtime *rt, const char *name,
+				 int family, int proto)
 {
 	for (size_t i = 0; i < rt->n_inst; i++) {
-		if (strcmp(rt->inst[i].name, e->name) != 0)
+		if (strcmp(rt->inst[i].name, name) != 0)
 			continue;
 		for_each_tuple(&rt->inst[i], t)
-			if (t->family == e->family && t->proto == e->proto)
+			if (t->family == family && t->proto == proto)
 				return true;
 	}
 	return false;
+}
+
+static bool cthelper_runtime_names(const struct runtime *rt,
+				   const struct cthelper_owned_entry *e)
+{
+	return cthelper_runtime_has(rt, e->name, e->family, e->proto);
 }
 
 int cthelper_reload_apply(struct nlreq *r, const struct runtime *nrt,
@@ -937,10 +944,12 @@ static int cthelper_release_tuple(struct nlreq *r, const char *name, int family,
 
 /* A helper that another running cthelperd serves (ExecStopPost after a
  * crash of its peer in another namespace) is not this release's to undo;
- * the lock is held exclusively while it is taken out. */
+ * the lock is held exclusively while it is taken out.  queue >= 0: only
+ * while the kernel still sends the helper there (a record's entry). */
 static int cthelper_release_one(struct nlreq *r, const struct runtime *rt,
-				const char *name, int family, int proto)
+				const char *name, int family, int proto, long queue)
 {
+	struct cthelper_state st;
 	int fd = -1, rc;
 
 	if (rt->cfg->share_dir &&
@@ -950,25 +959,68 @@ static int cthelper_release_one(struct nlreq *r, const struct runtime *rt,
 			   pr_name(proto), rt->cfg->share_dir);
 		return 0;
 	}
-	rc = cthelper_release_tuple(r, name, family, proto);
+	if (queue >= 0 && cthelper_get(r, name, family, proto, &st) == 0 &&
+	    st.queue != (uint32_t)queue) {
+		log_notice("helper '%s' (%s/%s): recorded on queue %ld but the kernel "
+			   "sends it to queue %u: registered by someone else since, left "
+			   "as it is", name, fam_name(family), pr_name(proto), queue,
+			   st.queue);
+		rc = 0;
+	} else {
+		rc = cthelper_release_tuple(r, name, family, proto);
+	}
 	if (fd >= 0)
 		close(fd);
 	return rc;
 }
 
-int cthelper_release_all(struct nlreq *r, const struct runtime *rt)
+int cthelper_release_all(struct nlreq *r, const struct runtime *rt,
+			 const struct record *rec)
 {
-	int bad = 0;
+	int bad = 0, rc;
 
 	for (size_t i = 0; i < rt->n_inst; i++) {
 		const struct instance *in = &rt->inst[i];
 
 		for_each_tuple(in, t) {
-			int rc = cthelper_release_one(r, rt, in->name, t->family, t->proto);
-
+			rc = cthelper_release_one(r, rt, in->name, t->family, t->proto, -1);
 			if (rc && !bad)
 				bad = rc;
 		}
 	}
+	for (size_t i = 0; rec && i < rec->n; i++) {
+		const struct record_entry *e = &rec->e[i];
+
+		if (cthelper_runtime_has(rt, e->name, e->family, e->proto))
+			continue;
+		log_notice("helper '%s' (%s/%s): not in %s but recorded as registered "
+			   "by a cthelperd run with it", e->name, fam_name(e->family),
+			   pr_name(e->proto), rt->cfg->file);
+		rc = cthelper_release_one(r, rt, e->name, e->family, e->proto, e->queue);
+		if (rc && !bad)
+			bad = rc;
+	}
 	return bad;
+}
+
+int cthelper_record_fill(const struct cthelper_owned *owned,
+			 const struct runtime *rt, struct record *out)
+{
+	int rc;
+
+	for (size_t i = 0; i < owned->n; i++) {
+		const struct cthelper_owned_entry *e = &owned->h[i];
+
+		if (!e->left &&
+		    (rc = record_add(out, e->name, e->family, e->proto, e->queue)) < 0)
+			return rc;
+	}
+	for (size_t i = 0; i < rt->n_inst; i++) {
+		const struct instance *in = &rt->inst[i];
+
+		for_each_tuple(in, t)
+			if ((rc = record_add(out, in->name, t->family, t->proto, in->queue)) < 0)
+				return rc;
+	}
+	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "nlreq.h"
+#include "record.h"
 #include "runtime.h"
 
 /* The (family, protocol) kernel helpers one instance can stand for. */
@@ -69,6 +70,7 @@ const char *cthelper_explain(int err);
 struct cthelper_owned_entry {
 	char name[CTH_NAME_LEN];
 	int family, proto;
+	uint16_t queue;   /* as registered, for the record (record.h) */
 	bool enabled;     /* false: removed by a reload, deleted at stop */
 	bool left;        /* another cthelperd serves it: not ours to undo */
 	int lock;         /* share.h descriptor, -1: none held */
@@ -120,9 +122,25 @@ int cthelper_reload_apply(struct nlreq *r, const struct runtime *nrt,
 bool cthelper_ready(struct nlreq *r, const struct runtime *rt, char *why,
 		    size_t len);
 
-/* --release: disable, then delete every configured kernel helper,
- * whoever registered it, unless a running cthelperd holds its share lock.  0 when all are gone; else a negative errno
- * (-EBUSY: one is still referenced by a rule and was left disabled). */
-int cthelper_release_all(struct nlreq *r, const struct runtime *rt);
+/*
+ * What the record (record.h) must name: every helper owned that this
+ * daemon still has registered (not left to another daemon), and every one
+ * rt is about to register: before a start's registration the latter, the
+ * union during a reload.  0 or -ENOSPC.
+ */
+int cthelper_record_fill(const struct cthelper_owned *owned,
+			 const struct runtime *rt, struct record *out);
+
+/*
+ * --release: disable, then delete every configured kernel helper, whoever
+ * registered it, and every one rec (a crashed daemon's record; NULL: none)
+ * names that the configuration does not, if the kernel still sends it to
+ * the recorded queue (else someone registered it since); each unless a
+ * running cthelperd holds its share lock.  0 when all are gone; else a
+ * negative errno (-EBUSY: one is still referenced by a rule and was left
+ * disabled).
+ */
+int cthelper_release_all(struct nlreq *r, const struct runtime *rt,
+			 const struct record *rec);
 
 #endif

@@ -38,6 +38,12 @@ struct daemon {
 	struct stats_block host_stats;  /* helper counters the main thread keeps */
 	size_t n_retired;
 	struct runtime *retired[DAEMON_RETIRED_MAX];
+	/* record.h: where this run records its kernel helpers ("": none),
+	 * fixed at start like share_dir; stale: what an earlier run's
+	 * record named and this configuration does not (kept in ours, so a
+	 * --release after this run still finds it) */
+	char record[4096];
+	struct record *stale;
 };
 
 /* The length and fail-open flag queue q gets from rt's helpers: the
@@ -50,6 +56,13 @@ struct worker *daemon_worker_new(struct daemon *d, const struct runtime *rt,
 void daemon_worker_destroy(struct worker *w);
 /* The control socket's view of the queues and their counters. */
 void daemon_control_sync(struct daemon *d);
+
+/*
+ * Replace the record with what owned and rt name (plus d->stale), before
+ * rt's helpers are registered: a crash right after a registration is
+ * then covered.  Logged, never fatal: --release still has the config.
+ */
+void daemon_record_save(struct daemon *d, const struct runtime *rt);
 
 /*
  * Read the configuration file again and apply it between packets (load →

@@ -6,6 +6,7 @@
  * are drained and closed.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <ev.h>
 #include <getopt.h>
 #include <signal.h>
@@ -21,7 +22,9 @@
 #include "portids.h"
 #include "notify.h"
 #include "privdrop.h"
+#include "record.h"
 #include "rules.h"
+#include "watchdog.h"
 
 #ifndef CTH_VERSION
 #define CTH_VERSION "0.0.0"
@@ -43,7 +46,9 @@ static void usage(FILE *out)
 		"                     in-kernel helpers loaded (their names are\n"
 		"                     taken: EBUSY), then exit\n"
 		"      --release      disable, then delete every kernel helper FILE\n"
-		"                     configures, whoever registered it, then exit\n"
+		"                     configures, whoever registered it, and every\n"
+		"                     one a daemon run with FILE recorded (runtime_dir),\n"
+		"                     then exit\n"
 		"                     (0 when all are gone, or left disabled where a\n"
 		"                     rule still names them): after a crash or kill -9\n"
 		"                     helpers stay ENABLED and new connections on their\n"
@@ -90,9 +95,59 @@ static int daemon_reload_ctl(void *arg, struct strbuf *out)
 static bool daemon_ready_ctl(void *arg, char *why, size_t len)
 {
 	struct daemon *d = arg;
+	uint64_t now = watchdog_now_ms(), ms;
 
+	/* a worker stuck in a plugin serves nobody on its queue */
+	for (size_t i = 0; i < d->n_workers; i++) {
+		if (!watchdog_stuck(&d->workers[i]->wd, now, WATCHDOG_STUCK_MS, &ms))
+			continue;
+		snprintf(why, len, "queue %u: worker stuck for %llu ms in one receive's "
+			 "packets (a plugin that does not return?)", d->workers[i]->queue,
+			 (unsigned long long)ms);
+		return false;
+	}
 	return cthelper_ready(&d->ctl, atomic_load(&d->rt), why, len);
 }
+
+/*
+ * Every WATCHDOG_PERIOD_MS: a worker busy for WATCHDOG_STUCK_MS is stuck
+ * (watchdog.h).  Counted once per episode into STATS_Q_STALLS, which only
+ * this thread writes (the worker's other counters are the worker's: one
+ * writer per counter, as stats_add() needs).
+ */
+static void daemon_watch_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct daemon *d = t->data;
+	uint64_t now = watchdog_now_ms(), ms;
+
+	(void)loop;
+	(void)revents;
+	for (size_t i = 0; i < d->n_workers; i++) {
+		struct worker *w = d->workers[i];
+
+		switch (watchdog_check(&w->wd, now, WATCHDOG_STUCK_MS, &ms)) {
+		case WATCHDOG_STUCK_NEW:
+			stats_add(&w->stats.q[STATS_Q_STALLS], 1);
+			log_err("queue %u: worker stuck: busy with one receive's packets for "
+				"%llu ms (a plugin that does not return?): the queue's packets "
+				"wait, and status says not ready", w->queue,
+				(unsigned long long)ms);
+			break;
+		case WATCHDOG_OK:
+			if (w->wd.reported) {
+				log_notice("queue %u: worker serving again", w->queue);
+				w->wd.reported = 0;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Workers left running by a stop that timed out (watchdog.h): while
+ * there are any, no runtime is freed, as their plugin may still run. */
+static size_t d_abandoned;
 
 void daemon_queue_params(const struct runtime *rt, uint16_t q, uint32_t *qlen,
 			 bool *fail_open)
@@ -130,6 +185,12 @@ struct worker *daemon_worker_new(struct daemon *d, const struct runtime *rt,
 void daemon_worker_destroy(struct worker *w)
 {
 	worker_stop(w);
+	/* an abandoned worker's thread may still run: its struct is leaked
+	 * with everything in it (worker_stop()) */
+	if (w->abandoned) {
+		d_abandoned++;
+		return;
+	}
 	worker_free(w);
 	free(w);
 }
@@ -177,6 +238,104 @@ static int daemon_control_open(struct daemon *d, struct ev_loop *loop)
 	return control_open(c, loop);
 }
 
+void daemon_record_save(struct daemon *d, const struct runtime *rt)
+{
+	struct record *rec;
+	int rc;
+
+	if (!d->record[0])
+		return;
+	rec = calloc(1, sizeof(*rec));
+	rc = rec ? cthelper_record_fill(&d->owned, rt, rec) : -ENOMEM;
+	if (!rc && d->stale)
+		rc = record_merge(rec, d->stale);
+	if (!rc)
+		rc = record_write(d->record, rec);
+	if (rc)
+		log_warn("%s: cannot record the kernel helpers registered: %s (after a "
+			 "crash, --release finds only the ones the configuration names)",
+			 d->record, strerror(-rc));
+	free(rec);
+}
+
+/* An earlier run's record (it crashed and nobody ran --release): what it
+ * names beyond our configuration stays in ours, and the operator hears
+ * of it.  The record path itself was made before (daemon_record_open). */
+static void daemon_record_adopt(struct daemon *d, const struct runtime *rt)
+{
+	struct record *old = calloc(1, sizeof(*old)), *mine = calloc(1, sizeof(*mine));
+	int rc = old && mine ? record_read(d->record, old) : -ENOMEM;
+
+	if (rc == -ENOENT)
+		goto out;
+	if (rc) {
+		log_warn("%s: earlier record unreadable (%s): replaced", d->record,
+			 strerror(-rc));
+		goto out;
+	}
+	cthelper_record_fill(&d->owned, rt, mine);
+	for (size_t i = 0; i < old->n; i++) {
+		const struct record_entry *e = &old->e[i];
+
+		if (record_find(mine, e->name, e->family, e->proto) >= 0)
+			continue;
+		log_warn("helper '%s' (%s %s, queue %u): an earlier run registered it and "
+			 "the configuration no longer names it: it may still be enabled; "
+			 "'cthelperd --release -c %s' after this run takes it out",
+			 e->name, e->family == AF_INET6 ? "ipv6" : "ipv4",
+			 e->proto == IPPROTO_UDP ? "udp" : "tcp", e->queue, rt->cfg->file);
+		if (!d->stale)
+			d->stale = calloc(1, sizeof(*d->stale));
+		if (d->stale)
+			record_add(d->stale, e->name, e->family, e->proto, e->queue);
+	}
+out:
+	free(old);
+	free(mine);
+}
+
+/* As root, before anything is registered: the directory (owned by the
+ * user the daemon becomes, so a reload can replace the file). */
+static void daemon_record_open(struct daemon *d, const struct runtime *rt)
+{
+	const struct cfg *cfg = rt->cfg;
+	int rc;
+
+	d->record[0] = '\0';
+	if (!cfg->runtime_dir)
+		return;
+	rc = record_dir_make(cfg->runtime_dir, cfg->user ? cfg->uid : -1,
+			     cfg->user ? cfg->gid : -1);
+	if (!rc)
+		rc = record_path(d->record, sizeof(d->record), cfg->runtime_dir, d->file);
+	if (rc) {
+		log_warn("%s: no record of the registered kernel helpers: %s (after a "
+			 "crash, --release finds only the ones the configuration names)",
+			 cfg->runtime_dir, strerror(-rc));
+		d->record[0] = '\0';
+		return;
+	}
+	daemon_record_adopt(d, rt);
+}
+
+/* A clean stop deleted what it could: the record goes, unless an earlier
+ * run's leftovers are still to be released. */
+static void daemon_record_close(struct daemon *d)
+{
+	int rc;
+
+	if (!d->record[0])
+		return;
+	if (d->stale && d->stale->n)
+		rc = record_write(d->record, d->stale);
+	else
+		rc = record_remove(d->record);
+	if (rc)
+		log_warn("%s: cannot update the record: %s", d->record, strerror(-rc));
+	free(d->stale);
+	d->stale = NULL;
+}
+
 /* Only the helpers this run registered are undone: one that belongs to
  * another program and made registration stop is left alone.  Deleting
  * comes after every queue is drained: it drops whatever is queued. */
@@ -189,10 +348,18 @@ static void daemon_shutdown(struct daemon *d)
 	for (size_t i = 0; i < d->n_workers; i++)
 		worker_stop(d->workers[i]);
 	cthelper_delete_all(&d->ctl, &d->owned);
+	daemon_record_close(d);
 	for (size_t i = 0; i < d->n_workers; i++)
 		daemon_worker_destroy(d->workers[i]);
 	d->n_workers = 0;
 	nlreq_close(&d->ctl);
+	/* a worker stuck in a plugin runs that plugin's code: unloading it
+	 * would turn a hang into a crash; the process exits next anyway */
+	if (d_abandoned) {
+		log_err("%zu worker(s) left running in a plugin: exiting without "
+			"unloading the plugins", d_abandoned);
+		return;
+	}
 	runtime_free(d->rt);
 	for (size_t i = 0; i < d->n_retired; i++)
 		runtime_free(d->retired[i]);
@@ -202,6 +369,7 @@ static int daemon_run(struct daemon *d, bool detach)
 {
 	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO);
 	ev_signal sig_int, sig_term, sig_hup;
+	ev_timer watch;
 	int rc;
 
 	if (!loop) {
@@ -217,6 +385,8 @@ static int daemon_run(struct daemon *d, bool detach)
 		daemon_shutdown(d);
 		return 1;
 	}
+	daemon_record_open(d, d->rt);
+	daemon_record_save(d, d->rt);
 	if (cthelper_register_all(&d->ctl, d->rt, &d->owned) < 0) {
 		daemon_shutdown(d);
 		return 1;
@@ -250,9 +420,14 @@ static int daemon_run(struct daemon *d, bool detach)
 	ev_signal_start(loop, &sig_int);
 	ev_signal_start(loop, &sig_term);
 	ev_signal_start(loop, &sig_hup);
+	ev_timer_init(&watch, daemon_watch_cb, WATCHDOG_PERIOD_MS / 1000.,
+		      WATCHDOG_PERIOD_MS / 1000.);
+	watch.data = d;
+	ev_timer_start(loop, &watch);
 	log_notice("ready: %zu helper(s) on %zu queue(s)", d->rt->n_inst, d->n_workers);
 	notify_ready("serving the configured helpers");
 	ev_run(loop, 0);
+	ev_timer_stop(loop, &watch);
 	daemon_shutdown(d);
 	log_notice("stopped");
 	return 0;
@@ -274,18 +449,50 @@ static int daemon_metrics_check(const struct cfg *cfg)
 /* --release: the configured helpers out of the kernel, for after a crash
  * (plugins are loaded as for a start: they decide the default families
  * and protocols, hence which kernel helpers the config stands for). */
-static int daemon_release(struct runtime *rt)
+/* The record a daemon run with file keeps (record.h), if any: into rec
+ * (empty when none), its path into path ("" when none). */
+static void daemon_release_record(const struct runtime *rt, const char *file,
+				  char *path, size_t len, struct record *rec)
 {
+	int rc;
+
+	path[0] = '\0';
+	if (!rt->cfg->runtime_dir ||
+	    record_path(path, len, rt->cfg->runtime_dir, file) < 0) {
+		path[0] = '\0';
+		return;
+	}
+	rc = record_read(path, rec);
+	if (rc == -ENOENT)
+		return;
+	if (rc)
+		log_warn("%s: record refused (%s): releasing what the configuration "
+			 "names only", path, strerror(-rc));
+	else
+		log_notice("%s: %zu kernel helper(s) recorded as registered", path, rec->n);
+}
+
+static int daemon_release(struct runtime *rt, const char *file)
+{
+	struct record *rec = calloc(1, sizeof(*rec));
+	char path[4096];
 	struct nlreq ctl;
 	int rc;
 
-	if ((rc = nlreq_open(&ctl)) < 0) {
-		log_err("cannot open a netfilter netlink socket: %s", strerror(-rc));
+	if (!rec || (rc = nlreq_open(&ctl)) < 0) {
+		log_err("cannot open a netfilter netlink socket: %s",
+			strerror(rec ? -rc : ENOMEM));
+		free(rec);
 		runtime_free(rt);
 		return 1;
 	}
-	rc = cthelper_release_all(&ctl, rt);
+	daemon_release_record(rt, file, path, sizeof(path), rec);
+	rc = cthelper_release_all(&ctl, rt, rec);
 	nlreq_close(&ctl);
+	/* kept when something is left: a second --release tries again */
+	if (!rc && path[0] && (rc = record_remove(path)) < 0)
+		log_err("%s: cannot remove the record: %s", path, strerror(-rc));
+	free(rec);
 	runtime_free(rt);
 	if (rc)
 		log_err("release incomplete: see above");
@@ -360,7 +567,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (release)
-		return daemon_release(rt);
+		return daemon_release(rt, file);
 	if (rules >= 0) {
 		int rc = rules_print(stdout, rt, (enum rules_kind)rules);
 

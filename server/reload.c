@@ -263,7 +263,12 @@ int daemon_reload(struct daemon *d, struct strbuf *errs)
 	reload_queues_tune(d, nrt);
 	atomic_store(&d->rt, nrt);
 	log_level_set(nrt->cfg->log_level);
+	/* the union before registering (a crash mid-apply is covered), what
+	 * is left registered after (removed helpers stay, disabled, until
+	 * the stop deletes them) */
+	daemon_record_save(d, nrt);
 	rc = cthelper_reload_apply(&d->ctl, nrt, &d->owned);
+	daemon_record_save(d, nrt);
 	reload_queues_close(d, nrt);
 	daemon_control_sync(d);
 	reload_summary(old, nrt, &sum);

@@ -908,6 +908,7 @@ static int worker_receive(struct worker *w, bool wait)
 	}
 	/* one reading for the receive's packets: they arrived together */
 	w->now_ms = worker_mono_ms();
+	watchdog_busy(&w->wd, w->now_ms);
 	for (unsigned int i = 0; i < (unsigned int)n; i++) {
 		size_t len;
 		bool cut;
@@ -916,6 +917,7 @@ static int worker_receive(struct worker *w, bool wait)
 		worker_batch(w, buf, len, cut);
 	}
 	worker_verdict_flush(w);
+	watchdog_idle(&w->wd);
 	return n;
 }
 
@@ -1069,16 +1071,35 @@ int worker_start(struct worker *w)
 
 void worker_stop(struct worker *w)
 {
-	if (!w->loop)
+	uint64_t for_ms;
+	int rc;
+
+	if (!w->loop || w->abandoned)
 		return;
 	worker_events_send(w, &w->stop);
-	pthread_join(w->thread, NULL);
+	rc = watchdog_join(w->thread, WATCHDOG_JOIN_MS);
+	if (rc) {
+		watchdog_stuck(&w->wd, watchdog_now_ms(), 0, &for_ms);
+		log_err("queue %u: worker did not stop within %u ms (%s; busy with one "
+			"receive's packets for %llu ms: a plugin that does not return?): "
+			"left running, its queue and memory are not freed",
+			w->queue, WATCHDOG_JOIN_MS, strerror(-rc), (unsigned long long)for_ms);
+		/* the thread still uses its loop, sockets and buffers: leak
+		 * them all on purpose (worker_free() and the owner skip an
+		 * abandoned worker); detached, the thread's own resources go
+		 * if it ever returns */
+		pthread_detach(w->thread);
+		w->abandoned = true;
+		return;
+	}
 	ev_loop_destroy(w->loop);
 	w->loop = NULL;
 }
 
 void worker_free(struct worker *w)
 {
+	if (w->abandoned)
+		return;
 	keep_free(&w->keep);
 	portids_del(w->nfq.portid);
 	portids_del(w->ctnl.portid);

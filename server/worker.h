@@ -15,6 +15,7 @@
 #include "runtime.h"
 #include "rxvec.h"
 #include "vbatch.h"
+#include "watchdog.h"
 #include "stats.h"
 
 /* One NFQUEUE, owned by one thread with its own loop and sockets: nothing
@@ -46,6 +47,8 @@ struct worker {
 	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
 	struct expect_list *xlist;     /* scratch for a master's expectations */
 	struct detach detach;          /* detaches waiting for expectations (cth_detach) */
+	struct watchdog wd;            /* busy since (watchdog.h) */
+	bool abandoned;                /* a stop timed out: the thread runs on */
 };
 
 /* Open and bind the queue (before helpers are enabled, so no packet is
@@ -60,9 +63,12 @@ int worker_params_set(struct worker *w, uint32_t queue_len, bool fail_open);
  * reload's grace period (server/reload.c). */
 uint64_t worker_quiescent(const struct worker *w);
 void worker_poke(struct worker *w);
-/* Drain what is still queued, then stop the thread. */
+/* Drain what is still queued, then stop the thread, waiting at most
+ * WATCHDOG_JOIN_MS: a worker stuck in a plugin is then logged, detached
+ * and marked abandoned. */
 void worker_stop(struct worker *w);
-/* Close the sockets (unbinds the queue). */
+/* Close the sockets (unbinds the queue); nothing for an abandoned
+ * worker, whose thread may still use all of it. */
 void worker_free(struct worker *w);
 
 #endif

@@ -53,3 +53,4 @@ $(B)/fuzz/fuzz_replay_%: tests/fuzz/fuzz_replay.c $(FUZZ_REPLAY_SRC) $$(FUZZ_REP
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ireplay $(FUZZ_REPLAY_DEFS_$*) -o $@ $(filter %.c,$^) \
 	  $(PKG_LIBS) $(FUZZ_REPLAY_LIBS)
+FUZZ_SRC_fuzz_record := server/record.c

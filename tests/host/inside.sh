@@ -30,6 +30,7 @@ qcount() { awk -v q=$Q '$1 == q { print $8 }' /proc/net/netfilter/nfnetlink_queu
 exp_line() { conntrack -L expect 2>/dev/null | grep -E "dport=$1 " | head -n 1; }
 exp_field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
 
+nfct_list_probe() { nfct helper list 2>/dev/null | tr -d '\n\t' | sed 's/};/};\n/g' | grep 'name = probe,'; }
 CTH_PID=
 cleanup() {
 	[ -n "$CTH_PID" ] && kill "$CTH_PID" 2>/dev/null && wait "$CTH_PID" 2>/dev/null
@@ -313,4 +314,57 @@ grep -q 'data packet on an expected connection' "$LOGS/cthelperd.log" ||
 	fail plugin-saw-helped-data "the plugin never saw a packet of a helped expected connection"
 kill "$CTH_PID"; wait "$CTH_PID"; rc=$?; CTH_PID=
 check clean-stop "$([ $rc = 0 ] || echo "exit status $rc")"
+
+# --- a plugin that never returns (probe's HANG): the watchdog reports the
+# worker stuck (log, stalls counter, status not ready) and SIGTERM exits
+# within its bounded join instead of hanging in it
+progress hang
+sock=$W/hang.sock
+sed "s|^\[server\]\$|[server]\ncontrol_socket = $sock|" "$W/probe.conf" >"$W/hang.conf"
+"$BUILD/cthelperd" -c "$W/hang.conf" >"$LOGS/cthelperd-hang.log" 2>&1 &
+CTH_PID=$!
+for _ in $(seq 1 100); do grep -q ready "$LOGS/cthelperd-hang.log" && break; sleep 0.2; done
+why=
+grep -q ready "$LOGS/cthelperd-hang.log" || why="cthelperd did not get ready"
+in_client timeout 15 python3 "$PEER" send "$SV4" 7000 "HANG\n" 0.3 >>"$LOGS/control.log" 2>&1 &
+hpid=$!
+for _ in $(seq 1 60); do grep -q "worker stuck" "$LOGS/cthelperd-hang.log" && break; sleep 0.25; done
+grep -q "HANG: not returning" "$LOGS/cthelperd-hang.log" || why="${why:+$why; }the plugin never got HANG"
+grep -q "queue $Q: worker stuck" "$LOGS/cthelperd-hang.log" || why="${why:+$why; }no 'worker stuck' line within 15 s"
+st=$("$BUILD/cthelperctl" -s "$sock" status 2>&1)
+grep -q "^ready *no: queue $Q: worker stuck" <<<"$st" ||
+	why="${why:+$why; }status does not say stuck: $(grep '^ready' <<<"$st")"
+stalls=$("$BUILD/cthelperctl" -s "$sock" -j stats 2>&1 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == "stalls":
+                yield v
+            else:
+                yield from walk(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from walk(v)
+print(sum(v for v in walk(d) if isinstance(v, int)))' 2>&1)
+[ "$stalls" = 1 ] || why="${why:+$why; }stalls counter '$stalls', want 1"
+n=$(grep -c "worker stuck" "$LOGS/cthelperd-hang.log")
+[ "$n" = 1 ] || why="${why:+$why; }'worker stuck' logged $n times, want once per episode"
+t0=$(date +%s)
+kill -TERM "$CTH_PID"
+for _ in $(seq 1 80); do kill -0 "$CTH_PID" 2>/dev/null || break; sleep 0.25; done
+if kill -0 "$CTH_PID" 2>/dev/null; then
+	why="${why:+$why; }still running 20 s after SIGTERM (a join without a bound)"
+	kill -KILL "$CTH_PID"
+fi
+wait "$CTH_PID"; rc=$?; CTH_PID=
+echo "# worker-stuck: stopped $(( $(date +%s) - t0 )) s after SIGTERM, exit status $rc"
+[ "$rc" = 0 ] || why="${why:+$why; }exit status $rc after SIGTERM"
+grep -q "worker did not stop within" "$LOGS/cthelperd-hang.log" ||
+	why="${why:+$why; }the stop did not report the worker left running"
+# the CT rules still name it: left disabled, not deleted
+! nfct_list_probe | grep -q 'status = enabled' || why="${why:+$why; }helper probe left enabled: $(nfct_list_probe)"
+wait "$hpid" 2>/dev/null
+check worker-stuck "$why"
 exit 0

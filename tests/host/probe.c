@@ -17,6 +17,9 @@
  *                                complete, so cth_keep() from this line on
  *                                and its lines wait (the next in-order
  *                                segment shows them again, completed)
+ *   HANG                         never return (a plugin caught in a loop:
+ *                                the daemon's watchdog, worker_stop()'s
+ *                                bounded join)
  *
  * One command per line, in packets of the original direction (TCP or
  * UDP; expectations use the master's protocol).  Every
@@ -28,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cthelperd/plugin.h>
 
@@ -121,6 +125,15 @@ static void probe_refresh(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		cth_expect_ctl(ctx, CTH_EXPECT_OP_REFRESH, &e));
 }
 
+/* Sleeping rather than spinning: the same to the daemon (the call does
+ * not return), without burning a core of the test VM. */
+static void probe_hang(struct cth_ctx *ctx)
+{
+	cth_log(ctx, CTH_LOG_NOTICE, "HANG: not returning");
+	for (;;)
+		sleep(1);
+}
+
 /*
  * How much of the payload to run now: all of it, or, when the last KEEP
  * line starts a message the payload does not complete (no newline at
@@ -183,6 +196,8 @@ static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			probe_remove(ctx, pkt, line);
 		else if (strncmp(line, "REFRESH ", 8) == 0)
 			probe_refresh(ctx, pkt, line);
+		else if (strcmp(line, "HANG") == 0)
+			probe_hang(ctx);
 	}
 	return CTH_VERDICT_ACCEPT;
 }

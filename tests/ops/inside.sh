@@ -27,6 +27,10 @@
 #                       reload (which adds a queue, i.e. a new thread) works.
 #   metrics             [server] metrics: GET /metrics (curl) answers the
 #                       Prometheus counters of the session just made.
+#   release-record      ftp, then a reload adds tns, kill -9, the config
+#                       edited to drop tns: --release with it takes tns out
+#                       too (the daemon's record in /run/cthelperd/helpers
+#                       names it), and removes the record.
 #   installed           the tree of "make install DESTDIR=..." (made on the
 #                       host by run.sh) put at /usr/local (a tmpfs here):
 #                       the installed daemon with the installed config
@@ -57,7 +61,7 @@ META=$W/ftproot/testfile.meta
 RELOADS=10
 mkdir -p "$W" "$LOGS"
 
-CASES=(reload-under-load reload-broken plugin-replace privdrop metrics installed systemd-unit sdk-example)
+CASES=(reload-under-load reload-broken plugin-replace privdrop metrics release-record installed systemd-unit sdk-example)
 want() { [ -z "${OPS_ONLY:-}" ] || [[ $1 =~ ^($OPS_ONLY)$ ]]; }
 verdict() {
 	if [ -z "$2" ]; then echo "PASS e2e-ops/$1"; else echo "FAIL e2e-ops/$1: $2"; fi
@@ -415,6 +419,37 @@ case_metrics() {
 	[ "$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9469/other)" = 404 ] ||
 		why="${why:+$why; }/other is not 404"
 	case_done $c "$why"
+}
+
+# ------------------------------------------------------------ release after an edit
+
+# The kernel helper a crashed daemon registered is released even when the
+# configuration no longer names it: the record (server/record.c) does.
+case_release_record() {
+	local c=release-record why="" rec
+	case_start $c || return
+	conf_write tns=1
+	$CTL reload >"$W/reload.out" 2>&1 || why="reload adding tns: $(tr '\n' ' ' <"$W/reload.out")"
+	[[ $(kstate tns) == "queue=1 status=1 "* ]] || why="${why:+$why; }tns after the reload: '$(kstate tns)'"
+	rec=$(grep -l '^tns ipv4 tcp 1$' /run/cthelperd/helpers/cthelperd.conf.* 2>/dev/null | head -n 1)
+	[ -n "$rec" ] || why="${why:+$why; }no record naming tns in /run/cthelperd/helpers: $(cat /run/cthelperd/helpers/* 2>&1 | tr '\n' ' ')"
+	topo_ct_del
+	kill -KILL "$CTH_PID"
+	wait "$CTH_PID" 2>/dev/null
+	CTH_PID=
+	[[ $(kstate tns) == "queue=1 status=1 "* ]] ||
+		why="${why:+$why; }after kill -9 tns is not left enabled (the premise): '$(kstate tns)'"
+	conf_write
+	"$CTHELPERD" --release -c "$CONF" >"$LOGS/$c-release.log" 2>&1 ||
+		why="${why:+$why; }--release exit $?: $(tail -n 3 "$LOGS/$c-release.log" | tr '\n' ' ')"
+	[ -z "$(nfct_helpers | grep -E 'name = (ftp|tns),')" ] ||
+		why="${why:+$why; }after --release with tns edited out: $(nfct_helpers | grep -E 'name = (ftp|tns),' | tr '\n' ' ')"
+	grep -q "helper 'tns' (ipv4/tcp): not in" "$LOGS/$c-release.log" ||
+		why="${why:+$why; }--release did not name tns as recorded"
+	[ -z "$rec" ] || [ ! -e "$rec" ] || why="${why:+$why; }record $rec left after a complete release"
+	delete_user_helpers "ftp tns" tcp >/dev/null 2>&1
+	verdict $c "$why"
+	[ -z "$why" ] || { show_tail "$LOGS/$c.log" 15; show_tail "$LOGS/$c-release.log" 15; }
 }
 
 # ------------------------------------------------------------ installed
