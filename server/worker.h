@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cthelper.h"
 #include "detach.h"
@@ -47,6 +48,29 @@ struct worker {
 	struct expect_list *xlist;     /* scratch for a master's expectations */
 	struct detach detach;          /* detaches waiting for expectations (cth_detach) */
 };
+
+/* A helper counter of in (its slot outlasts a reload: stats.h). */
+static inline void worker_count(struct worker *w, const struct instance *in,
+				enum stats_helper_counter k)
+{
+	stats_add(&w->stats.h[in->slot][k], 1);
+}
+
+/* The same for a helper known by name only (a waiting detach). */
+static inline void worker_count_name(struct worker *w, const char *name,
+				     enum stats_helper_counter k)
+{
+	const struct runtime *rt = atomic_load(w->rtp);
+
+	for (size_t i = 0; i < rt->n_inst; i++)
+		if (strcmp(rt->inst[i].name, name) == 0) {
+			worker_count(w, &rt->inst[i], k);
+			return;
+		}
+}
+
+/* Send the verdicts collected so far (before any ctnetlink request). */
+void worker_verdict_flush(struct worker *w);
 
 /* Open and bind the queue (before helpers are enabled, so no packet is
  * ever queued to nobody).  Returns 0 or a negative errno, logged. */
