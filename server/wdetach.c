@@ -48,6 +48,7 @@ void worker_detach_poll(struct worker *w, uint64_t now)
 		if (!e)
 			break;
 		rc = worker_master_list(w, &e->orig, e->zone, -1);
+		worker_count_name(w, e->helper, STATS_H_EXPECT_DUMPS);
 		if (rc == -ENOENT) {
 			detach_settle(&w->detach, e, false, now);
 			continue;
@@ -72,7 +73,7 @@ void worker_detach_poll(struct worker *w, uint64_t now)
  * connection expects nothing, else once its expectations are used or
  * expired (detach.h says why).  An answer-less error counts as expecting.
  */
-bool worker_detach_decide(struct worker *w, const struct worker_pkt *wp,
+bool worker_detach_decide(struct worker *w, struct worker_pkt *wp,
 			  struct pkt_call *c, uint64_t now)
 {
 	bool pending = wp->has_exp || wp->n_later || c->n_expect;
@@ -82,8 +83,7 @@ bool worker_detach_decide(struct worker *w, const struct worker_pkt *wp,
 		return false;
 	}
 	if (!pending && (c->pkt.ct_status & CTH_CT_CONFIRMED)) {
-		int rc = worker_master_list(w, &c->pkt.tuple[CTH_DIR_ORIGINAL],
-					    c->pkt.zone, -1);
+		int rc = worker_expect_listed(wp, c);
 
 		pending = rc < 0 || w->xlist->n;
 	}

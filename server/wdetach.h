@@ -21,7 +21,7 @@ int worker_ct_update(struct worker *w, const struct cth_tuple *orig,
 void worker_detach_poll(struct worker *w, uint64_t now);
 /* The plugin asked to detach (c->detach): decide now or make it wait.
  * true when the caller must start the detach poll. */
-bool worker_detach_decide(struct worker *w, const struct worker_pkt *wp,
+bool worker_detach_decide(struct worker *w, struct worker_pkt *wp,
 			  struct pkt_call *c, uint64_t now);
 
 #endif

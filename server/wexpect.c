@@ -18,6 +18,36 @@ void worker_pkt_init(struct worker_pkt *wp, struct worker *w)
 	wp->w = w;
 	wp->has_exp = wp->exp_pinned = false;
 	wp->n_later = 0;
+	wp->listed = false;
+}
+
+void worker_kreq_begin(struct worker *w, const struct instance *in)
+{
+	w->kreq_left = WORKER_KREQ_MAX;
+	w->kreq_inst = in;
+}
+
+void worker_kreq_end(struct worker *w)
+{
+	w->kreq_inst = NULL;
+}
+
+/* One more request for the packet being helped: false past the bound. */
+static bool worker_kreq_take(struct worker *w)
+{
+	if (!w->kreq_inst)
+		return true;
+	if (w->kreq_left) {
+		w->kreq_left--;
+		return true;
+	}
+	worker_count(w, w->kreq_inst, STATS_H_KERNEL_CAPPED);
+	if (w->now_ms >= w->kreq_log_ms) {
+		log_warn("%s: a packet asked for more than %u kernel requests: refused (kernel_capped)",
+			 w->kreq_inst->name, WORKER_KREQ_MAX);
+		w->kreq_log_ms = w->now_ms + WORKER_KREQ_LOG_MS;
+	}
+	return false;
 }
 
 /*
@@ -30,8 +60,10 @@ void worker_pkt_init(struct worker_pkt *wp, struct worker *w)
  * sent.
  */
 int worker_ctnl_talk(struct worker *w, struct nlmsghdr *nlh, mnl_cb_t cb,
-			    void *data)
+		     void *data)
 {
+	if (!worker_kreq_take(w))
+		return -ENOSPC;
 	worker_verdict_flush(w);
 	return nlreq_talk_cb(&w->ctnl, nlh, cb, data);
 }
@@ -65,6 +97,64 @@ static int worker_expect_lookup(struct worker *w, const struct pkt_call *c,
 				    expect_master_cb, &own);
 
 	return rc < 0 ? rc : own.ours;
+}
+
+int worker_master_list(struct worker *w, const struct cth_tuple *orig,
+		       uint16_t zone, int class)
+{
+	struct expect_list *l = w->xlist;
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	int rc;
+
+	l->class = class;
+	l->n = 0;
+	l->truncated = false;
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_GET,
+			    NLM_F_DUMP, (uint8_t)orig->family);
+	if ((rc = expect_put_master(nlh, orig, zone)) < 0)
+		return rc;
+	return worker_ctnl_talk(w, nlh, expect_list_cb, l);
+}
+
+int worker_expect_listed(struct worker_pkt *wp, const struct pkt_call *c)
+{
+	if (wp->listed)
+		return wp->list_rc;
+	wp->list_rc = worker_master_list(wp->w, &c->pkt.tuple[CTH_DIR_ORIGINAL],
+					 c->pkt.zone, -1);
+	wp->listed = true;
+	if (wp->list_rc != -ENOSPC)     /* a capped one never left */
+		worker_count(wp->w, c->inst, STATS_H_EXPECT_DUMPS);
+	if (wp->w->xlist->truncated)
+		log_warn("%s: more than %u expectations for one connection: only the first %u are flushed",
+			 c->inst->name, EXPECT_LIST_MAX, EXPECT_LIST_MAX);
+	return wp->list_rc;
+}
+
+/* An expectation this packet created over ctnetlink joins the listing
+ * (a flush later in the packet removes it, as a fresh dump would).  Its
+ * tuple is taken from the request as the dump would give it; with no id
+ * it is deleted by tuple. */
+static void worker_expect_listed_add(struct worker_pkt *wp, const struct pkt_call *c,
+				     const struct cth_expect *e)
+{
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	struct expect_list *l = wp->w->xlist;
+
+	if (!wp->listed || wp->list_rc < 0)
+		return;
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_NEW, 0, e->family);
+	if (expect_put(nlh, e, &c->pkt, c->inst->name, true) == 0)
+		expect_list_cb(nlh, l);
+}
+
+/* Drop entry i of the listing (the last one takes its place). */
+static void worker_expect_listed_del(struct expect_list *l, unsigned int i)
+{
+	if (i != --l->n)
+		memcpy(&l->e[i], &l->e[l->n], sizeof(l->e[i]));
 }
 
 /* An expectation kept for after the verdict: to create (the master is
@@ -111,6 +201,8 @@ static int worker_expect_ctnl(struct worker_pkt *wp, const struct pkt_call *c,
 	 * plugin announces the same port again. */
 	rc = worker_expect_send(wp->w, c, e, IPCTNL_MSG_EXP_NEW,
 				NLM_F_CREATE | NLM_F_EXCL, NULL, NULL);
+	if (rc == 0)
+		worker_expect_listed_add(wp, c, e);
 	if (rc == -EEXIST && worker_expect_lookup(wp->w, c, e) == 1)
 		rc = 0;
 	log_debug("%s: expectation to port %u over ctnetlink: %s", c->inst->name,
@@ -194,55 +286,40 @@ static int worker_expect_forget(struct worker_pkt *wp, unsigned int op,
 	return n;
 }
 
-/* The master's expectations (of one class, or -1: all) into w->xlist:
- * 0 or a negative errno (-ENOENT: no such master). */
-int worker_master_list(struct worker *w, const struct cth_tuple *orig,
-			      uint16_t zone, int class)
-{
-	struct expect_list *l = w->xlist;
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
-	int rc;
-
-	l->class = class;
-	l->n = 0;
-	l->truncated = false;
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_GET,
-			    NLM_F_DUMP, (uint8_t)orig->family);
-	if ((rc = expect_put_master(nlh, orig, zone)) < 0)
-		return rc;
-	return worker_ctnl_talk(w, nlh, expect_list_cb, l);
-}
-
 /*
- * Linux 6.1 has no "delete by master": dump the master's expectations
- * (CTA_EXPECT_MASTER), then delete each by tuple and id (an expectation
- * created meanwhile with the same tuple is not touched).
+ * Linux 6.1 has no "delete by master": the master's expectations come
+ * from the packet's one dump (CTA_EXPECT_MASTER, worker_expect_listed()),
+ * then each of the class is deleted by tuple and id (an expectation
+ * created meanwhile with the same tuple is not touched) and leaves the
+ * listing: a second flush of the class in the same packet asks nothing.
  */
-static int worker_expect_flush(struct worker *w, const struct pkt_call *c,
+static int worker_expect_flush(struct worker_pkt *wp, const struct pkt_call *c,
 			       int class)
 {
-	struct expect_list *l = w->xlist;
+	struct expect_list *l = wp->w->xlist;
 	char buf[NLREQ_BUF];
 	struct nlmsghdr *nlh;
 	int rc, n = 0;
 
-	if ((rc = worker_master_list(w, &c->pkt.tuple[CTH_DIR_ORIGINAL],
-				     c->pkt.zone, class)) < 0)
+	if ((rc = worker_expect_listed(wp, c)) < 0)
 		return rc;
-	if (l->truncated)
-		log_warn("%s: more than %u expectations to flush: the first %u only",
-			 c->inst->name, EXPECT_LIST_MAX, EXPECT_LIST_MAX);
-	for (unsigned int i = 0; i < l->n; i++) {
+	for (unsigned int i = 0; i < l->n; ) {
+		if (class >= 0 && l->e[i].class != (uint32_t)class) {
+			i++;
+			continue;
+		}
 		nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_DELETE,
 				    0, c->pkt.tuple[0].family);
 		expect_list_put_del(nlh, l, i, c->pkt.zone);
-		rc = worker_ctnl_talk(w, nlh, NULL, NULL);
+		rc = worker_ctnl_talk(wp->w, nlh, NULL, NULL);
+		if (rc == -ENOSPC)
+			return rc;        /* the packet's bound: the rest stays */
 		if (rc == 0)
 			n++;
 		else if (rc != -ENOENT)   /* gone meanwhile: fine */
 			log_info("%s: cannot remove an expectation: %s", c->inst->name,
 				 strerror(-rc));
+		worker_expect_listed_del(l, i);
 	}
 	return n;
 }
@@ -370,7 +447,7 @@ int worker_expect_ctl(struct pkt_call *c, unsigned int op,
 	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED))
 		return n;
 	if (op == CTH_EXPECT_OP_FLUSH) {
-		rc = worker_expect_flush(wp->w, c, e ? (int)e->class : -1);
+		rc = worker_expect_flush(wp, c, e ? (int)e->class : -1);
 		return rc < 0 ? rc : n + rc;
 	}
 	rc = worker_expect_lookup(wp->w, c, e);

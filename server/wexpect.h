@@ -16,6 +16,23 @@
 
 #define WORKER_MAX_EXPECT PKT_EXPECT_PER_CALL
 
+/*
+ * Most ctnetlink requests (dumps, gets, creates, deletes, conntrack
+ * updates) one queued packet may cost, from its plugin call to what
+ * follows its verdict; past it a request fails with -ENOSPC, which the
+ * plugin sees, and counts as kernel_capped.  Each request is a
+ * synchronous round trip on the worker's thread, so without a bound one
+ * TCP segment of back-to-back SIP messages (each flushing three classes)
+ * held the queue for thousands of them.  A legitimate packet needs far
+ * fewer: one dump and a delete per expectation of its own to flush,
+ * then up to WORKER_MAX_EXPECT expectations at two requests each at
+ * most (a lookup, or a create answered EEXIST and its lookup), 33 plus
+ * the deletes.  A NAT port search past that finds the range crowded.
+ */
+#define WORKER_KREQ_MAX 64u
+/* A refused request is logged at most this often per worker. */
+#define WORKER_KREQ_LOG_MS 1000u
+
 /* Per-packet state the expect backend needs besides the pkt_call. */
 struct worker_pkt {
 	struct worker *w;
@@ -31,11 +48,23 @@ struct worker_pkt {
 	struct cth_expect later[WORKER_MAX_EXPECT];
 	bool later_timeout[WORKER_MAX_EXPECT];
 	char later_fn[WORKER_MAX_EXPECT][PKT_EXPECT_FN_MAX];
+	/* the master's expectations, every class, are in w->xlist: dumped
+	 * once per packet, then kept as this packet deletes and creates, so
+	 * however many flushes the packet asks for cost one dump */
+	bool listed;
+	int list_rc;                    /* the dump's answer, kept with it */
 };
 
 /* Start a packet's state (only the counters: the arrays are large and
  * filled as used). */
 void worker_pkt_init(struct worker_pkt *wp, struct worker *w);
+/* The bound on kernel requests starts for a packet of helper in, and
+ * ends (the detach poll has its own: DETACH_POLL_BATCH). */
+void worker_kreq_begin(struct worker *w, const struct instance *in);
+void worker_kreq_end(struct worker *w);
+/* The master's expectations of the packet into w->xlist, dumped once per
+ * packet: 0 or a negative errno (-ENOENT: no such master). */
+int worker_expect_listed(struct worker_pkt *wp, const struct pkt_call *c);
 /* Every ctnetlink request of the worker (the verdicts collected so far
  * go first): 0 or a negative errno. */
 int worker_ctnl_talk(struct worker *w, struct nlmsghdr *nlh, mnl_cb_t cb,

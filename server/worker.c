@@ -291,6 +291,7 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	c.truncated = m->truncated;
 	c.gso = m->gso;
 	c.keep = &w->keep;
+	worker_kreq_begin(w, in);
 	keep_join(&w->keep, &c, now);
 	verdict = overlay_call_run(&w->overlay, &c, m->kpriv, m->klen, now);
 	keep_done(&w->keep, &c, verdict, now);
@@ -306,6 +307,7 @@ out:
 		worker_expect_later(&wp, &c, verdict);
 	if (in && seqsync_needed(&c.pkt, sent_len))
 		worker_seqsync(w, &c);
+	worker_kreq_end(w);
 	pkt_call_release(&c);
 }
 

@@ -45,7 +45,13 @@ struct worker {
 	struct stats_block stats;       /* written by this worker only */
 	struct overlay overlay;        /* newest state of connections in flight */
 	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
-	struct expect_list *xlist;     /* scratch for a master's expectations */
+	struct expect_list *xlist;     /* a master's expectations (wexpect.c) */
+	/* the per-packet bound on ctnetlink requests (wexpect.h): left for
+	 * the packet being helped, whose helper it counts for (NULL: no
+	 * packet, no bound), and when a refusal may be logged again */
+	unsigned int kreq_left;
+	const struct instance *kreq_inst;
+	uint64_t kreq_log_ms;
 	struct detach detach;          /* detaches waiting for expectations (cth_detach) */
 };
 
