@@ -259,6 +259,23 @@ static bool worker_expect_same(const struct cth_expect *x, const struct cth_expe
 		 memcmp(&x->src, &e->src, n) == 0));
 }
 
+/* Drop deferred entry i: the last one moves into its slot, unless it is
+ * the last (copying a slot onto itself overlaps: strcpy and memcpy may
+ * not). */
+static void worker_expect_later_del(struct worker_pkt *wp, unsigned int i)
+{
+	unsigned int last = --wp->n_later;
+
+	if (i == last)
+		return;
+	wp->later_timeout[i] = wp->later_timeout[last];
+	wp->later[i] = wp->later[last];
+	if (wp->later[i].fn) {
+		memcpy(wp->later_fn[i], wp->later_fn[last], sizeof(wp->later_fn[i]));
+		wp->later[i].fn = wp->later_fn[i];
+	}
+}
+
 /* Expectations asked for in this call but not created yet. */
 static int worker_expect_forget(struct worker_pkt *wp, unsigned int op,
 				const struct cth_expect *e)
@@ -273,11 +290,7 @@ static int worker_expect_forget(struct worker_pkt *wp, unsigned int op,
 	for (unsigned int i = 0; i < wp->n_later; ) {
 		if (op == CTH_EXPECT_OP_FLUSH ? !e || wp->later[i].class == e->class
 					      : worker_expect_same(&wp->later[i], e)) {
-			wp->later_timeout[i] = wp->later_timeout[wp->n_later - 1];
-			wp->later[i] = wp->later[--wp->n_later];
-			if (wp->later[i].fn)
-				wp->later[i].fn = strcpy(wp->later_fn[i],
-							 wp->later_fn[wp->n_later]);
+			worker_expect_later_del(wp, i);
 			n++;
 		} else {
 			i++;
