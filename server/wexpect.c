@@ -32,6 +32,21 @@ void worker_kreq_end(struct worker *w)
 	w->kreq_inst = NULL;
 }
 
+/* What worker_expect_do() and worker_expect_defer() answer for an
+ * expectation past the per-packet limit: not made, and not an error
+ * (plugin.h cth_expect()). */
+#define WORKER_EXPECT_OVER 1
+
+/* May a packet past a limit be logged now?  Once per WORKER_LIMIT_LOG_MS:
+ * a flood of such packets would flood the log too. */
+static bool worker_limit_log(struct worker *w)
+{
+	if (w->now_ms < w->limit_log_ms)
+		return false;
+	w->limit_log_ms = w->now_ms + WORKER_LIMIT_LOG_MS;
+	return true;
+}
+
 /* One more request for the packet being helped: false past the bound. */
 static bool worker_kreq_take(struct worker *w)
 {
@@ -42,11 +57,9 @@ static bool worker_kreq_take(struct worker *w)
 		return true;
 	}
 	worker_count(w, w->kreq_inst, STATS_H_KERNEL_CAPPED);
-	if (w->now_ms >= w->kreq_log_ms) {
+	if (worker_limit_log(w))
 		log_warn("%s: a packet asked for more than %u kernel requests: refused (kernel_capped)",
 			 w->kreq_inst->name, WORKER_KREQ_MAX);
-		w->kreq_log_ms = w->now_ms + WORKER_KREQ_LOG_MS;
-	}
 	return false;
 }
 
@@ -158,14 +171,15 @@ static void worker_expect_listed_del(struct expect_list *l, unsigned int i)
 }
 
 /* An expectation kept for after the verdict: to create (the master is
- * not confirmed yet), or whose timeout to set. */
+ * not confirmed yet), or whose timeout to set.  0, or WORKER_EXPECT_OVER
+ * when the packet already keeps WORKER_MAX_EXPECT. */
 static int worker_expect_defer(struct worker_pkt *wp, const struct cth_expect *e,
 			       bool timeout)
 {
 	struct cth_expect *l = &wp->later[wp->n_later];
 
 	if (wp->n_later == WORKER_MAX_EXPECT)
-		return -ENOSPC;
+		return WORKER_EXPECT_OVER;
 	wp->later_timeout[wp->n_later] = timeout;
 	*l = *e;
 	if (e->fn)
@@ -352,16 +366,21 @@ static void worker_expect_hold(struct worker_pkt *wp, const struct cth_expect *e
 /* Make room on the verdict for an expectation that must ride on it. */
 static int worker_expect_slot_free(struct worker_pkt *wp, struct pkt_call *c)
 {
+	int rc;
+
 	if (!wp->has_exp)
 		return 0;
 	if (wp->exp_pinned)
 		return -EOPNOTSUPP;   /* the verdict carries one */
 	/* the held one was promised without an answer: create it now */
 	/* counted as created when it was held: a failure now counts too */
-	if (worker_expect_ctnl(wp, c, &wp->exp) < 0) {
+	rc = worker_expect_ctnl(wp, c, &wp->exp);
+	if (rc < 0) {
 		log_info("%s: expectation to port %u (moved off the verdict) failed",
 			 c->inst->name, wp->exp.dport);
 		worker_count(wp->w, c->inst, STATS_H_EXPECT_FAILED);
+	} else if (rc == WORKER_EXPECT_OVER) {
+		worker_count(wp->w, c->inst, STATS_H_EXPECT_OVER_LIMIT);
 	}
 	wp->has_exp = false;
 	return 0;
@@ -387,12 +406,12 @@ static int worker_expect_do(struct pkt_call *c, const struct cth_expect *e,
 
 	/* only created expectations count: a NAT port search may try many */
 	if (c->n_expect >= WORKER_MAX_EXPECT)
-		return -ENOSPC;
+		return WORKER_EXPECT_OVER;
 	if (helped && (rc = worker_expect_slot_free(wp, c)) < 0)
 		return rc;
 	if ((how & CTH_EXPECT_SYNC) || (!helped && wp->has_exp)) {
 		rc = worker_expect_ctnl(wp, c, e);
-		if (rc < 0)
+		if (rc < 0 || rc == WORKER_EXPECT_OVER)
 			return rc;
 		if (!helped) {
 			c->n_expect++;
@@ -404,15 +423,32 @@ static int worker_expect_do(struct pkt_call *c, const struct cth_expect *e,
 	return 0;
 }
 
+/* An expectation past the packet's limit: what fits was made, this one
+ * is counted, and the packet goes on (dropping it would drop its
+ * retransmission the same way: a SIP trunk would stall). */
+static void worker_expect_over(struct worker_pkt *wp, const struct pkt_call *c,
+			       const struct cth_expect *e)
+{
+	worker_count(wp->w, c->inst, STATS_H_EXPECT_OVER_LIMIT);
+	if (worker_limit_log(wp->w))
+		log_info("%s: more than %u expectations for one packet: the one to port %u "
+			 "and any further are not made (expectations_over_limit)",
+			 c->inst->name, WORKER_MAX_EXPECT, e->dport);
+}
+
 /* Counted by outcome; one deferred until after the verdict counts then
  * (worker_expect_later). */
 int worker_expect(struct pkt_call *c, const struct cth_expect *e,
-			 unsigned int how)
+		  unsigned int how)
 {
 	struct worker_pkt *wp = c->backend;
 	unsigned int later = wp->n_later;
 	int rc = worker_expect_do(c, e, how);
 
+	if (rc == WORKER_EXPECT_OVER) {
+		worker_expect_over(wp, c, e);
+		return 0;
+	}
 	if (rc < 0)
 		worker_count(wp->w, c->inst, STATS_H_EXPECT_FAILED);
 	else if (wp->n_later == later)
@@ -440,14 +476,15 @@ static int worker_expect_refresh(struct worker_pkt *wp, struct pkt_call *c,
 	if ((rc = worker_expect_slot_free(wp, c)) < 0)
 		return rc;
 	copy.flags &= ~(unsigned int)CTH_EXPECT_INACTIVE;
-	if (e->timeout && (rc = worker_expect_defer(wp, &copy, true)) < 0)
-		return rc;
+	/* past the limit the copy still rides, with the class's timeout */
+	if (e->timeout && worker_expect_defer(wp, &copy, true) == WORKER_EXPECT_OVER)
+		worker_expect_over(wp, c, e);
 	worker_expect_hold(wp, &copy, true);
 	return 0;
 }
 
 int worker_expect_ctl(struct pkt_call *c, unsigned int op,
-			     const struct cth_expect *e)
+		      const struct cth_expect *e)
 {
 	struct worker_pkt *wp = c->backend;
 	int n, rc;

@@ -30,8 +30,9 @@
  * the deletes.  A NAT port search past that finds the range crowded.
  */
 #define WORKER_KREQ_MAX 64u
-/* A refused request is logged at most this often per worker. */
-#define WORKER_KREQ_LOG_MS 1000u
+/* A packet past a limit (WORKER_KREQ_MAX, WORKER_MAX_EXPECT) is logged
+ * at most this often per worker: the counters say how many. */
+#define WORKER_LIMIT_LOG_MS 1000u
 
 /* Per-packet state the expect backend needs besides the pkt_call. */
 struct worker_pkt {

@@ -48,10 +48,11 @@ struct worker {
 	struct expect_list *xlist;     /* a master's expectations (wexpect.c) */
 	/* the per-packet bound on ctnetlink requests (wexpect.h): left for
 	 * the packet being helped, whose helper it counts for (NULL: no
-	 * packet, no bound), and when a refusal may be logged again */
+	 * packet, no bound); and when a packet past a limit (this bound,
+	 * WORKER_MAX_EXPECT) may be logged again */
 	unsigned int kreq_left;
 	const struct instance *kreq_inst;
-	uint64_t kreq_log_ms;
+	uint64_t limit_log_ms;
 	struct detach detach;          /* detaches waiting for expectations (cth_detach) */
 };
 

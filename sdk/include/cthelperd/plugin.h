@@ -395,10 +395,13 @@ extern const struct cth_plugin_desc cth_plugin;
  * @param how 0, or ::CTH_EXPECT_SYNC to learn the kernel's answer now
  * @return 0, or a negative errno (-EBUSY: tuple taken; -EINVAL: bad class,
  *         address, flags, or a function name of 32 bytes or more;
- *         -ENOSPC: too many expectations for one packet (16); -EOPNOTSUPP:
- *         a second ::CTH_EXPECT_HELPER expectation for one packet;
- *         -ENOSPC also when the packet used up the host's bound on kernel
- *         requests, 64, see below).  With
+ *         -EOPNOTSUPP: a second ::CTH_EXPECT_HELPER expectation for one
+ *         packet; -ENOSPC: the packet used up the host's bound on kernel
+ *         requests, see cth_expect_ctl()).  One packet makes at most 16
+ *         expectations: past them the host makes nothing more, counts
+ *         each one asked for as over the limit and still returns 0, so
+ *         the limit never becomes a dropped packet (a plugin that drops
+ *         on error would drop the retransmission too, for ever).  With
  *         ::CTH_EXPECT_SYNC, an expectation identical to one this
  *         connection already has (a retransmitted command asking again)
  *         is reported as created.
