@@ -36,6 +36,9 @@ void worker_kreq_end(struct worker *w)
  * expectation past the per-packet limit: not made, and not an error
  * (plugin.h cth_expect()). */
 #define WORKER_EXPECT_OVER 1
+/* What worker_expect_do() answers for one held for the verdict only: its
+ * outcome is never known (sent, not created: worker_expect_sent()). */
+#define WORKER_EXPECT_HELD 2
 
 /* May a packet past a limit be logged now?  Once per WORKER_LIMIT_LOG_MS:
  * a flood of such packets would flood the log too. */
@@ -354,26 +357,35 @@ static int worker_expect_flush(struct worker_pkt *wp, const struct pkt_call *c,
 /* Keep an expectation for the verdict's NFQA_EXP (the plugin's fn string
  * may not outlive the call). */
 static void worker_expect_hold(struct worker_pkt *wp, const struct cth_expect *e,
-			       bool pinned)
+			       bool pinned, bool unanswered)
 {
 	wp->exp = *e;
 	if (e->fn)
 		wp->exp.fn = strcpy(wp->fn, e->fn);
 	wp->has_exp = true;
 	wp->exp_pinned = pinned;
+	wp->exp_unanswered = unanswered;
+}
+
+void worker_expect_sent(struct worker_pkt *wp, const struct pkt_call *c)
+{
+	if (wp->has_exp && wp->exp_unanswered)
+		worker_count(wp->w, c->inst, STATS_H_EXPECT_SENT);
 }
 
 /* Make room on the verdict for an expectation that must ride on it. */
 static int worker_expect_slot_free(struct worker_pkt *wp, struct pkt_call *c)
 {
+	unsigned int later;
 	int rc;
 
 	if (!wp->has_exp)
 		return 0;
 	if (wp->exp_pinned)
 		return -EOPNOTSUPP;   /* the verdict carries one */
-	/* the held one was promised without an answer: create it now */
-	/* counted as created when it was held: a failure now counts too */
+	/* the held one was promised without an answer: create it now,
+	 * counted by this answer (or after the verdict, when deferred) */
+	later = wp->n_later;
 	rc = worker_expect_ctnl(wp, c, &wp->exp);
 	if (rc < 0) {
 		log_info("%s: expectation to port %u (moved off the verdict) failed",
@@ -381,6 +393,8 @@ static int worker_expect_slot_free(struct worker_pkt *wp, struct pkt_call *c)
 		worker_count(wp->w, c->inst, STATS_H_EXPECT_FAILED);
 	} else if (rc == WORKER_EXPECT_OVER) {
 		worker_count(wp->w, c->inst, STATS_H_EXPECT_OVER_LIMIT);
+	} else if (wp->n_later == later) {
+		worker_count(wp->w, c->inst, STATS_H_EXPECT_CREATED);
 	}
 	wp->has_exp = false;
 	return 0;
@@ -418,9 +432,9 @@ static int worker_expect_do(struct pkt_call *c, const struct cth_expect *e,
 			return 0;
 		}
 	}
-	worker_expect_hold(wp, e, helped);
+	worker_expect_hold(wp, e, helped, !(how & CTH_EXPECT_SYNC));
 	c->n_expect++;
-	return 0;
+	return how & CTH_EXPECT_SYNC ? 0 : WORKER_EXPECT_HELD;
 }
 
 /* An expectation past the packet's limit: what fits was made, this one
@@ -436,8 +450,9 @@ static void worker_expect_over(struct worker_pkt *wp, const struct pkt_call *c,
 			 c->inst->name, WORKER_MAX_EXPECT, e->dport);
 }
 
-/* Counted by outcome; one deferred until after the verdict counts then
- * (worker_expect_later). */
+/* Counted by outcome: one deferred until after the verdict counts then
+ * (worker_expect_later), one the verdict alone carries as sent
+ * (worker_expect_sent), one made over ctnetlink by its ack. */
 int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 		  unsigned int how)
 {
@@ -449,6 +464,8 @@ int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 		worker_expect_over(wp, c, e);
 		return 0;
 	}
+	if (rc == WORKER_EXPECT_HELD)
+		return 0;     /* counted when the verdict carries it */
 	if (rc < 0)
 		worker_count(wp->w, c->inst, STATS_H_EXPECT_FAILED);
 	else if (wp->n_later == later)
@@ -479,7 +496,7 @@ static int worker_expect_refresh(struct worker_pkt *wp, struct pkt_call *c,
 	/* past the limit the copy still rides, with the class's timeout */
 	if (e->timeout && worker_expect_defer(wp, &copy, true) == WORKER_EXPECT_OVER)
 		worker_expect_over(wp, c, e);
-	worker_expect_hold(wp, &copy, true);
+	worker_expect_hold(wp, &copy, true, false);
 	return 0;
 }
 

@@ -43,6 +43,8 @@ struct worker_pkt {
 	 * an fn of PKT_EXPECT_FN_MAX bytes or more before it gets here */
 	char fn[PKT_EXPECT_FN_MAX];
 	bool exp_pinned;                /* it must ride on the verdict (helper, refresh) */
+	bool exp_unanswered;            /* asked for by cth_expect() and not made
+					 * over ctnetlink: the verdict's is all */
 	/* right after the verdict: creations for a master not confirmed
 	 * yet, timeout updates of refreshed expectations */
 	unsigned int n_later;
@@ -77,6 +79,10 @@ int worker_master_list(struct worker *w, const struct cth_tuple *orig,
 /* The pkt_call's expect_fn and expect_ctl_fn. */
 int worker_expect(struct pkt_call *c, const struct cth_expect *e, unsigned int how);
 int worker_expect_ctl(struct pkt_call *c, unsigned int op, const struct cth_expect *e);
+/* The verdict carried wp's expectation (NFQA_EXP): one asked for by
+ * cth_expect() and made nowhere else counts as sent, its outcome unknown
+ * to the worker. */
+void worker_expect_sent(struct worker_pkt *wp, const struct pkt_call *c);
 /* After the verdict: what waited for the master's confirmation. */
 void worker_expect_later(struct worker_pkt *wp, struct pkt_call *c, int verdict);
 

@@ -303,8 +303,10 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 out:
 	sent_len = worker_verdict(w, m->queue, m->id, verdict, in ? &c : NULL,
 				  wp.has_exp ? &wp.exp : NULL);
-	if (in)
+	if (in) {
+		worker_expect_sent(&wp, &c);
 		worker_expect_later(&wp, &c, verdict);
+	}
 	if (in && seqsync_needed(&c.pkt, sent_len))
 		worker_seqsync(w, &c);
 	worker_kreq_end(w);
