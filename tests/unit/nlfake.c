@@ -5,6 +5,7 @@
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <libnetfilter_conntrack/libnetfilter_conntrack.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "expect.h"
 #include "nlfake.h"
@@ -118,20 +119,31 @@ static int nlfake_answer(const struct nlfake_exp *x, mnl_cb_t cb, void *data)
 }
 
 /* A tuple of the request: one parsed alone (a dump's master) gets no
- * family from the parser, the request's nfgenmsg has it. */
+ * family from the parser, the request's nfgenmsg has it.  (Read field by
+ * field: nfct_clone() of a conntrack inside a parsed nf_expect reads
+ * uninitialised fields.) */
 static void nlfake_get_tuple(const struct nlmsghdr *nlh, const struct nf_expect *exp,
 			     int attr, struct cth_tuple *t)
 {
 	const struct nfgenmsg *nfg = mnl_nlmsg_get_payload(nlh);
-	struct nf_conntrack *ct;
+	const struct nf_conntrack *ct;
 
 	memset(t, 0, sizeof(*t));
-	if (!nfexp_attr_is_set(exp, attr) || !(ct = nfct_clone(nfexp_get_attr(exp, attr))))
+	if (!nfexp_attr_is_set(exp, attr) || !(ct = nfexp_get_attr(exp, attr)))
 		return;
-	if (!nfct_attr_is_set(ct, ATTR_ORIG_L3PROTO))
-		nfct_set_attr_u8(ct, ATTR_ORIG_L3PROTO, nfg->nfgen_family);
-	expect_ct_get_tuple(ct, false, t);
-	nfct_destroy(ct);
+	t->family = nfct_attr_is_set(ct, ATTR_ORIG_L3PROTO) ?
+		    nfct_get_attr_u8(ct, ATTR_ORIG_L3PROTO) : nfg->nfgen_family;
+	t->proto = nfct_get_attr_u8(ct, ATTR_ORIG_L4PROTO);
+	t->sport = ntohs(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_SRC));
+	t->dport = ntohs(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_DST));
+	if (t->family == AF_INET) {
+		t->src.ip = nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC);
+		t->dst.ip = nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_DST);
+	} else if (nfct_attr_is_set(ct, ATTR_ORIG_IPV6_SRC) &&
+		   nfct_attr_is_set(ct, ATTR_ORIG_IPV6_DST)) {
+		memcpy(t->src.raw, nfct_get_attr(ct, ATTR_ORIG_IPV6_SRC), 16);
+		memcpy(t->dst.raw, nfct_get_attr(ct, ATTR_ORIG_IPV6_DST), 16);
+	}
 }
 
 static int nlfake_dump(const struct cth_tuple *master, mnl_cb_t cb, void *data)
