@@ -142,7 +142,7 @@ int worker_expect_listed(struct worker_pkt *wp, const struct pkt_call *c)
 	wp->listed = true;
 	if (wp->list_rc != -ENOSPC)     /* a capped one never left */
 		worker_count(wp->w, c->inst, STATS_H_EXPECT_DUMPS);
-	if (wp->w->xlist->truncated)
+	if (wp->w->xlist->truncated && worker_limit_log(wp->w))
 		log_warn("%s: more than %u expectations for one connection: only the first %u are flushed",
 			 c->inst->name, EXPECT_LIST_MAX, EXPECT_LIST_MAX);
 	return wp->list_rc;
