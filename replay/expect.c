@@ -102,8 +102,12 @@ int rp_expect_fn(struct pkt_call *c, const struct cth_expect *e, unsigned int ho
 
 	x->last[0] = 0;
 	x->last_id = 0;
-	if (c->n_expect >= PKT_EXPECT_PER_CALL)
-		return -ENOSPC;
+	/* the daemon's limit: not made, not an error (plugin.h cth_expect) */
+	if (c->n_expect >= PKT_EXPECT_PER_CALL) {
+		snprintf(x->last, sizeof(x->last), "not created: over the limit of %u per packet",
+			 PKT_EXPECT_PER_CALL);
+		return 0;
+	}
 	if (helped && x->helped_in_call)
 		return -EOPNOTSUPP;
 	for (old = x->head; old; old = old->next)

@@ -312,6 +312,7 @@ int expect_list_cb(const struct nlmsghdr *nlh, void *data)
 	memcpy(l->e[l->n].tuple, mnl_attr_get_payload(tuple), l->e[l->n].tuple_len);
 	l->e[l->n].has_id = id != NULL;
 	l->e[l->n].id = id ? mnl_attr_get_u32(id) : 0;
+	l->e[l->n].class = class;
 	l->n++;
 	return MNL_CB_OK;
 }

@@ -66,6 +66,7 @@ struct expect_list {
 		uint16_t tuple_len;
 		bool has_id;
 		uint32_t id;          /* network order */
+		uint32_t class;
 	} e[EXPECT_LIST_MAX];
 };
 int expect_list_cb(const struct nlmsghdr *nlh, void *data);

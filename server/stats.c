@@ -17,7 +17,7 @@ const struct stats_info stats_helper_info[STATS_H_N] = {
 	[STATS_H_DROPS] = { "drops",
 		"Plugin calls that ended in a DROP verdict." },
 	[STATS_H_EXPECT_CREATED] = { "expectations_created",
-		"Expectations created: acknowledged over ctnetlink, or sent on the verdict (NFQA_EXP, whose outcome the kernel does not report)." },
+		"Expectations created: acknowledged over ctnetlink (those sent on the verdict count in expectations_sent)." },
 	[STATS_H_EXPECT_FAILED] = { "expectations_failed",
 		"Expectations the plugin asked for that were refused (an error returned to the plugin, e.g. EBUSY in a NAT port search) or failed after the verdict." },
 	[STATS_H_MANGLED] = { "mangled_packets",
@@ -37,7 +37,7 @@ const struct stats_info stats_helper_info[STATS_H_N] = {
 	[STATS_H_MARK_MASKED] = { "marks_masked",
 		"cth_set_mark calls that asked for bits outside the helper's mark_mask (those bits were left alone)." },
 	[STATS_H_KERNEL_CAPPED] = { "kernel_requests_capped",
-		"Kernel requests a plugin call asked for beyond the per-packet bound (refused with EAGAIN)." },
+		"Kernel requests a plugin call asked for beyond the per-packet bound (refused with ENOSPC, which the plugin sees)." },
 	[STATS_H_EXPECT_DUMPS] = { "expectation_dumps",
 		"Expectation table dumps made for the helper (flushes and listings: at most one per packet)." },
 };

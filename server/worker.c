@@ -22,6 +22,8 @@
 
 #include "detach.h"
 #include "expect.h"
+#include "wdetach.h"
+#include "wexpect.h"
 #include "keep.h"
 #include "overlay.h"
 #include "log.h"
@@ -54,44 +56,6 @@
  * largest single verdict, a rewritten GSO packet with an expectation. */
 #define WORKER_VB_GOAL 3072u
 #define WORKER_SO_RCVBUF (8 * 1024 * 1024)
-#define WORKER_MAX_EXPECT PKT_EXPECT_PER_CALL
-
-/* Per-packet state the expect backend needs besides the pkt_call. */
-struct worker_pkt {
-	struct worker *w;
-	bool has_exp;                   /* one rides on the verdict (NFQA_EXP) */
-	struct cth_expect exp;
-	/* the plugin's strings may not outlive the call; packet.c refuses
-	 * an fn of PKT_EXPECT_FN_MAX bytes or more before it gets here */
-	char fn[PKT_EXPECT_FN_MAX];
-	bool exp_pinned;                /* it must ride on the verdict (helper, refresh) */
-	/* right after the verdict: creations for a master not confirmed
-	 * yet, timeout updates of refreshed expectations */
-	unsigned int n_later;
-	struct cth_expect later[WORKER_MAX_EXPECT];
-	bool later_timeout[WORKER_MAX_EXPECT];
-	char later_fn[WORKER_MAX_EXPECT][PKT_EXPECT_FN_MAX];
-};
-
-/* A helper counter of in (its slot outlasts a reload: stats.h). */
-static void worker_count(struct worker *w, const struct instance *in,
-			 enum stats_helper_counter k)
-{
-	stats_add(&w->stats.h[in->slot][k], 1);
-}
-
-/* The same for a helper known by name only (a waiting detach). */
-static void worker_count_name(struct worker *w, const char *name,
-			      enum stats_helper_counter k)
-{
-	const struct runtime *rt = atomic_load(w->rtp);
-
-	for (size_t i = 0; i < rt->n_inst; i++)
-		if (strcmp(rt->inst[i].name, name) == 0) {
-			worker_count(w, &rt->inst[i], k);
-			return;
-		}
-}
 
 static void worker_qcount(struct worker *w, enum stats_queue_counter k)
 {
@@ -104,7 +68,7 @@ static void worker_qcount(struct worker *w, enum stats_queue_counter k)
  * once.  A refusal of one verdict comes back later as its own error
  * message (worker_batch()).
  */
-static void worker_verdict_flush(struct worker *w)
+void worker_verdict_flush(struct worker *w)
 {
 	struct vbatch *b = &w->vb;
 
@@ -120,22 +84,6 @@ static void worker_verdict_flush(struct worker *w)
 				stats_add(&w->stats.h[b->tag[i]][STATS_H_MANGLED], 1);
 	}
 	vbatch_clear(b);
-}
-
-/*
- * Every ctnetlink request of the worker.  The verdicts collected so far
- * go first: the kernel then sees verdicts and ctnetlink requests in the
- * order it saw them when each verdict had its own sendto().  What a
- * request reads or changes may depend on an earlier verdict (an
- * expectation it carried, a detach, a master it confirmed), and what
- * must follow this packet's verdict (worker_expect_later()) finds it
- * sent.
- */
-static int worker_ctnl_talk(struct worker *w, struct nlmsghdr *nlh, mnl_cb_t cb,
-			    void *data)
-{
-	worker_verdict_flush(w);
-	return nlreq_talk_cb(&w->ctnl, nlh, cb, data);
 }
 
 /* The queue's copy mode, flags and length, in one CONFIG message. */
@@ -244,352 +192,6 @@ int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
 	return 0;
 }
 
-/* One ctnetlink expectation request about e (its tuple, master, zone,
- * class...), answered through cb when given: 0 or a negative errno. */
-static int worker_expect_send(struct worker *w, const struct pkt_call *c,
-			      const struct cth_expect *e, uint8_t type,
-			      uint16_t flags, mnl_cb_t cb, void *data)
-{
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
-	int rc;
-
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, type, flags, e->family);
-	if ((rc = expect_put(nlh, e, &c->pkt, c->inst->name, true)) < 0)
-		return rc;
-	return worker_ctnl_talk(w, nlh, cb, data);
-}
-
-/* Is there an expectation with e's tuple, and is it this connection's
- * (same master and class)?  1 ours, 0 another's, -ENOENT none. */
-static int worker_expect_lookup(struct worker *w, const struct pkt_call *c,
-				const struct cth_expect *e)
-{
-	struct expect_owner own = {
-		.master = &c->pkt.tuple[CTH_DIR_ORIGINAL],
-		.class = e->class,
-	};
-	int rc = worker_expect_send(w, c, e, IPCTNL_MSG_EXP_GET, 0,
-				    expect_master_cb, &own);
-
-	return rc < 0 ? rc : own.ours;
-}
-
-/* An expectation kept for after the verdict: to create (the master is
- * not confirmed yet), or whose timeout to set. */
-static int worker_expect_defer(struct worker_pkt *wp, const struct cth_expect *e,
-			       bool timeout)
-{
-	struct cth_expect *l = &wp->later[wp->n_later];
-
-	if (wp->n_later == WORKER_MAX_EXPECT)
-		return -ENOSPC;
-	wp->later_timeout[wp->n_later] = timeout;
-	*l = *e;
-	if (e->fn)
-		l->fn = strcpy(wp->later_fn[wp->n_later], e->fn);
-	wp->n_later++;
-	return 0;
-}
-
-/*
- * IPCTNL_MSG_EXP_NEW with an ack: the kernel's answer now.  A master that
- * is not confirmed yet (the first packet of a UDP flow, queued) cannot
- * get one over ctnetlink (ENOENT, Linux 6.1): the tuple is checked now
- * (taken by another master: -EBUSY, so a NAT port search works) and the
- * expectation created right after the verdict, which confirms the master
- * before sendto() returns.
- */
-static int worker_expect_ctnl(struct worker_pkt *wp, const struct pkt_call *c,
-			      const struct cth_expect *e)
-{
-	int rc;
-
-	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED)) {
-		rc = worker_expect_lookup(wp->w, c, e);
-		if (rc == -ENOENT)
-			return worker_expect_defer(wp, e, false);
-		return rc < 0 ? rc : rc ? 0 : -EBUSY;
-	}
-	/* NLM_F_EXCL: a NAT port search must not mistake another master's
-	 * expectation for a free port.  EEXIST says the tuple is taken, not
-	 * by whom: when this very master and class hold it (a retransmitted
-	 * PORT/227 asking again), the kernel's own helpers would simply
-	 * replace it (nf_ct_expect_related), so it counts as created and the
-	 * plugin announces the same port again. */
-	rc = worker_expect_send(wp->w, c, e, IPCTNL_MSG_EXP_NEW,
-				NLM_F_CREATE | NLM_F_EXCL, NULL, NULL);
-	if (rc == -EEXIST && worker_expect_lookup(wp->w, c, e) == 1)
-		rc = 0;
-	log_debug("%s: expectation to port %u over ctnetlink: %s", c->inst->name,
-		  e->dport, rc ? strerror(-rc) : "created");
-	return rc;
-}
-
-/* EXP_NEW without NLM_F_EXCL on an existing expectation restarts its
- * timer with CTA_EXPECT_TIMEOUT (Linux 6.1 ctnetlink_change_expect). */
-static int worker_expect_timeout(struct worker *w, const struct pkt_call *c,
-				 const struct cth_expect *e)
-{
-	return worker_expect_send(w, c, e, IPCTNL_MSG_EXP_NEW, 0, NULL, NULL);
-}
-
-/* After the verdict: what waited for the master's confirmation. */
-static void worker_expect_later(struct worker_pkt *wp, struct pkt_call *c,
-				int verdict)
-{
-	if (!wp->n_later)
-		return;
-	if (verdict == CTH_VERDICT_DROP) {
-		log_info("%s: %u expectation(s) not created: the packet was dropped",
-			 c->inst->name, wp->n_later);
-		for (unsigned int i = 0; i < wp->n_later; i++)
-			if (!wp->later_timeout[i])
-				worker_count(wp->w, c->inst, STATS_H_EXPECT_FAILED);
-		return;
-	}
-	c->pkt.ct_status |= CTH_CT_CONFIRMED;
-	for (unsigned int i = 0; i < wp->n_later; i++) {
-		int rc = wp->later_timeout[i] ? worker_expect_timeout(wp->w, c, &wp->later[i])
-					      : worker_expect_ctnl(wp, c, &wp->later[i]);
-
-		if (rc < 0)
-			log_info("%s: expectation to port %u after the verdict: %s",
-				 c->inst->name, wp->later[i].dport, strerror(-rc));
-		if (!wp->later_timeout[i])
-			worker_count(wp->w, c->inst, rc < 0 ? STATS_H_EXPECT_FAILED
-							    : STATS_H_EXPECT_CREATED);
-	}
-}
-
-/* Does e (the plugin's selector) name the tuple of x? */
-static bool worker_expect_same(const struct cth_expect *x, const struct cth_expect *e)
-{
-	size_t n = e->family == AF_INET6 ? 16 : 4;
-
-	return x->family == e->family && x->proto == e->proto &&
-	       x->dport == e->dport && x->sport == e->sport &&
-	       memcmp(&x->dst, &e->dst, n) == 0 &&
-	       ((x->flags & e->flags & CTH_EXPECT_ANY_SRC) ||
-		(!((x->flags | e->flags) & CTH_EXPECT_ANY_SRC) &&
-		 memcmp(&x->src, &e->src, n) == 0));
-}
-
-/* Expectations asked for in this call but not created yet. */
-static int worker_expect_forget(struct worker_pkt *wp, unsigned int op,
-				const struct cth_expect *e)
-{
-	int n = 0;
-
-	if (wp->has_exp && (op == CTH_EXPECT_OP_FLUSH ? !e || wp->exp.class == e->class
-						       : worker_expect_same(&wp->exp, e))) {
-		wp->has_exp = wp->exp_pinned = false;
-		n++;
-	}
-	for (unsigned int i = 0; i < wp->n_later; ) {
-		if (op == CTH_EXPECT_OP_FLUSH ? !e || wp->later[i].class == e->class
-					      : worker_expect_same(&wp->later[i], e)) {
-			wp->later_timeout[i] = wp->later_timeout[wp->n_later - 1];
-			wp->later[i] = wp->later[--wp->n_later];
-			if (wp->later[i].fn)
-				wp->later[i].fn = strcpy(wp->later_fn[i],
-							 wp->later_fn[wp->n_later]);
-			n++;
-		} else {
-			i++;
-		}
-	}
-	return n;
-}
-
-/* The master's expectations (of one class, or -1: all) into w->xlist:
- * 0 or a negative errno (-ENOENT: no such master). */
-static int worker_master_list(struct worker *w, const struct cth_tuple *orig,
-			      uint16_t zone, int class)
-{
-	struct expect_list *l = w->xlist;
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
-	int rc;
-
-	l->class = class;
-	l->n = 0;
-	l->truncated = false;
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_GET,
-			    NLM_F_DUMP, (uint8_t)orig->family);
-	if ((rc = expect_put_master(nlh, orig, zone)) < 0)
-		return rc;
-	return worker_ctnl_talk(w, nlh, expect_list_cb, l);
-}
-
-/*
- * Linux 6.1 has no "delete by master": dump the master's expectations
- * (CTA_EXPECT_MASTER), then delete each by tuple and id (an expectation
- * created meanwhile with the same tuple is not touched).
- */
-static int worker_expect_flush(struct worker *w, const struct pkt_call *c,
-			       int class)
-{
-	struct expect_list *l = w->xlist;
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
-	int rc, n = 0;
-
-	if ((rc = worker_master_list(w, &c->pkt.tuple[CTH_DIR_ORIGINAL],
-				     c->pkt.zone, class)) < 0)
-		return rc;
-	if (l->truncated)
-		log_warn("%s: more than %u expectations to flush: the first %u only",
-			 c->inst->name, EXPECT_LIST_MAX, EXPECT_LIST_MAX);
-	for (unsigned int i = 0; i < l->n; i++) {
-		nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_DELETE,
-				    0, c->pkt.tuple[0].family);
-		expect_list_put_del(nlh, l, i, c->pkt.zone);
-		rc = worker_ctnl_talk(w, nlh, NULL, NULL);
-		if (rc == 0)
-			n++;
-		else if (rc != -ENOENT)   /* gone meanwhile: fine */
-			log_info("%s: cannot remove an expectation: %s", c->inst->name,
-				 strerror(-rc));
-	}
-	return n;
-}
-
-/* Keep an expectation for the verdict's NFQA_EXP (the plugin's fn string
- * may not outlive the call). */
-static void worker_expect_hold(struct worker_pkt *wp, const struct cth_expect *e,
-			       bool pinned)
-{
-	wp->exp = *e;
-	if (e->fn)
-		wp->exp.fn = strcpy(wp->fn, e->fn);
-	wp->has_exp = true;
-	wp->exp_pinned = pinned;
-}
-
-/* Make room on the verdict for an expectation that must ride on it. */
-static int worker_expect_slot_free(struct worker_pkt *wp, struct pkt_call *c)
-{
-	if (!wp->has_exp)
-		return 0;
-	if (wp->exp_pinned)
-		return -EOPNOTSUPP;   /* the verdict carries one */
-	/* the held one was promised without an answer: create it now */
-	/* counted as created when it was held: a failure now counts too */
-	if (worker_expect_ctnl(wp, c, &wp->exp) < 0) {
-		log_info("%s: expectation to port %u (moved off the verdict) failed",
-			 c->inst->name, wp->exp.dport);
-		worker_count(wp->w, c->inst, STATS_H_EXPECT_FAILED);
-	}
-	wp->has_exp = false;
-	return 0;
-}
-
-/*
- * Which path an expectation takes.  The verdict carries one (NFQA_EXP,
- * its result is never known); everything else, and whatever needs an
- * answer, goes over ctnetlink.  Measured on Linux 6.1 (docs/
- * architecture.md): ctnetlink EXP_NEW ignores the helper name, only
- * NFQA_EXP gives the expected connection a helper, so a
- * CTH_EXPECT_HELPER expectation always takes the verdict's place; with
- * CTH_EXPECT_SYNC it is also created over ctnetlink first for the answer,
- * and the verdict's copy replaces it (same tuple, class and master:
- * nf_ct_expect_related() replaces rather than refuses).
- */
-static int worker_expect_do(struct pkt_call *c, const struct cth_expect *e,
-			    unsigned int how)
-{
-	struct worker_pkt *wp = c->backend;
-	bool helped = e->flags & CTH_EXPECT_HELPER;
-	int rc;
-
-	/* only created expectations count: a NAT port search may try many */
-	if (c->n_expect >= WORKER_MAX_EXPECT)
-		return -ENOSPC;
-	if (helped && (rc = worker_expect_slot_free(wp, c)) < 0)
-		return rc;
-	if ((how & CTH_EXPECT_SYNC) || (!helped && wp->has_exp)) {
-		rc = worker_expect_ctnl(wp, c, e);
-		if (rc < 0)
-			return rc;
-		if (!helped) {
-			c->n_expect++;
-			return 0;
-		}
-	}
-	worker_expect_hold(wp, e, helped);
-	c->n_expect++;
-	return 0;
-}
-
-/* Counted by outcome; one deferred until after the verdict counts then
- * (worker_expect_later). */
-static int worker_expect(struct pkt_call *c, const struct cth_expect *e,
-			 unsigned int how)
-{
-	struct worker_pkt *wp = c->backend;
-	unsigned int later = wp->n_later;
-	int rc = worker_expect_do(c, e, how);
-
-	if (rc < 0)
-		worker_count(wp->w, c->inst, STATS_H_EXPECT_FAILED);
-	else if (wp->n_later == later)
-		worker_count(wp->w, c->inst, STATS_H_EXPECT_CREATED);
-	return rc;
-}
-
-/*
- * REFRESH: the expectation must be this connection's; its copy rides on
- * the verdict without CTH_EXPECT_INACTIVE (Linux replaces an expectation
- * of the same master, tuple and class, and an inactive one cannot be
- * activated over ctnetlink), and a timeout is set after the verdict.
- */
-static int worker_expect_refresh(struct worker_pkt *wp, struct pkt_call *c,
-				 const struct cth_expect *e)
-{
-	struct cth_expect copy = *e;
-	int rc;
-
-	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED))
-		return -ENOENT;      /* nothing of it can be in the kernel yet */
-	rc = worker_expect_lookup(wp->w, c, e);
-	if (rc != 1)
-		return rc < 0 && rc != -ENOENT ? rc : -ENOENT;
-	if ((rc = worker_expect_slot_free(wp, c)) < 0)
-		return rc;
-	copy.flags &= ~(unsigned int)CTH_EXPECT_INACTIVE;
-	if (e->timeout && (rc = worker_expect_defer(wp, &copy, true)) < 0)
-		return rc;
-	worker_expect_hold(wp, &copy, true);
-	return 0;
-}
-
-static int worker_expect_ctl(struct pkt_call *c, unsigned int op,
-			     const struct cth_expect *e)
-{
-	struct worker_pkt *wp = c->backend;
-	int n, rc;
-
-	if (op == CTH_EXPECT_OP_REFRESH)
-		return worker_expect_refresh(wp, c, e);
-	n = worker_expect_forget(wp, op, e);
-
-	/* an unconfirmed master has nothing in the kernel yet */
-	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED))
-		return n;
-	if (op == CTH_EXPECT_OP_FLUSH) {
-		rc = worker_expect_flush(wp->w, c, e ? (int)e->class : -1);
-		return rc < 0 ? rc : n + rc;
-	}
-	rc = worker_expect_lookup(wp->w, c, e);
-	if (rc != 1)
-		return rc == -ENOENT || rc == 0 ? n : rc;
-	rc = worker_expect_send(wp->w, c, e, IPCTNL_MSG_EXP_DELETE, 0, NULL, NULL);
-	if (rc < 0)
-		return rc == -ENOENT ? n : rc;
-	return n + 1;
-}
-
 /*
  * Add the packet's verdict to the batch (sent at the end of this receive,
  * before any ctnetlink request, or now when the batch is full).  A
@@ -614,22 +216,6 @@ static size_t worker_verdict(struct worker *w, uint16_t queue, uint32_t id,
 	verdict_put(buf, queue, id, drop, c, pkt, len, exp);
 	vbatch_add(&w->vb, id, pkt ? (int)c->inst->slot : -1);
 	return pkt ? len : 0;
-}
-
-/* Update an existing connection (no NLM_F_CREATE): set its helper, or
- * with helper NULL change nothing (expect_ct_put_conn()). */
-static int worker_ct_update(struct worker *w, const struct cth_tuple *orig,
-			    uint16_t zone, const char *helper)
-{
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
-	int rc;
-
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK, IPCTNL_MSG_CT_NEW, 0,
-			    (uint8_t)orig->family);
-	if ((rc = expect_ct_put_conn(nlh, orig, zone, helper)) < 0)
-		return rc;
-	return worker_ctnl_talk(w, nlh, NULL, NULL);
 }
 
 /* After a verdict that changed a TCP payload's length: a no-op update,
@@ -659,87 +245,14 @@ static uint64_t worker_mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* Detach e's connection over ctnetlink (it is not queued right now):
- * an empty helper name is the detach (Linux 6.1
- * ctnetlink_change_helper()). */
-static int worker_detach_send(struct worker *w, const struct detach_entry *e)
-{
-	return worker_ct_update(w, &e->orig, e->zone, "");
-}
-
-/* Check a few waiting connections: detach those whose expectations are
- * all gone, forget those whose conntrack is gone. */
 static void worker_detach_poll_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
 	struct worker *w = t->data;
-	uint64_t now = worker_mono_ms();
-	unsigned int n = w->detach.waiting < DETACH_POLL_BATCH ?
-			 w->detach.waiting : DETACH_POLL_BATCH;
 
 	(void)revents;
-	while (n--) {
-		struct detach_entry *e = detach_next_waiting(&w->detach);
-		int rc;
-
-		if (!e)
-			break;
-		rc = worker_master_list(w, &e->orig, e->zone, -1);
-		if (rc == -ENOENT) {
-			detach_settle(&w->detach, e, false, now);
-			continue;
-		}
-		if (rc < 0 || w->xlist->n)
-			continue;     /* still expecting, or ask again later */
-		rc = worker_detach_send(w, e);
-		if (rc < 0 && rc != -ENOENT)
-			log_warn("%s: cannot detach a connection whose expectations are done: %s",
-				 e->helper, strerror(-rc));
-		else
-			log_debug("%s: connection detached, its expectations are done",
-				  e->helper);
-		if (rc == 0)
-			worker_count_name(w, e->helper, STATS_H_DETACH_DONE);
-		detach_settle(&w->detach, e, rc == 0, now);
-	}
+	worker_detach_poll(w, worker_mono_ms());
 	if (!w->detach.waiting)
 		ev_timer_stop(loop, t);
-}
-
-/*
- * The plugin asked to detach (cth_detach()): on this verdict when the
- * connection expects nothing, else once its expectations are used or
- * expired (detach.h says why).  An answer-less error counts as expecting.
- */
-static void worker_detach_decide(struct worker *w, const struct worker_pkt *wp,
-				 struct pkt_call *c, uint64_t now)
-{
-	bool pending = wp->has_exp || wp->n_later || c->n_expect;
-
-	if (detach_lookup(&w->detach, &c->pkt, now) == DETACH_WAIT) {
-		c->detach = false;
-		return;
-	}
-	if (!pending && (c->pkt.ct_status & CTH_CT_CONFIRMED)) {
-		int rc = worker_master_list(w, &c->pkt.tuple[CTH_DIR_ORIGINAL],
-					    c->pkt.zone, -1);
-
-		pending = rc < 0 || w->xlist->n;
-	}
-	if (!pending) {
-		detach_add(&w->detach, &c->pkt, c->inst->name, DETACH_DONE, now);
-		worker_count(w, c->inst, STATS_H_DETACH_DONE);
-		return;
-	}
-	c->detach = false;
-	if (detach_add(&w->detach, &c->pkt, c->inst->name, DETACH_WAIT, now) < 0) {
-		log_warn("%s: %u connections already wait to detach: this one stays helped",
-			 c->inst->name, DETACH_ENTRIES);
-		return;
-	}
-	worker_count(w, c->inst, STATS_H_DETACH_DEFERRED);
-	log_debug("%s: detach waits for the connection's expectations", c->inst->name);
-	if (!ev_is_active(&w->detach_poll))
-		ev_timer_start(w->loop, &w->detach_poll);
 }
 
 /* Run the plugin for a packet with payload and send its verdict. */
@@ -756,9 +269,7 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	uint64_t now;
 	size_t sent_len;
 
-	wp.w = w;
-	wp.has_exp = wp.exp_pinned = false;
-	wp.n_later = 0;
+	worker_pkt_init(&wp, w);
 	if (qmsg_conn_read(m) < 0) {
 		log_debug("queue %u: packet %u: incomplete conntrack, accepted",
 			  m->queue, m->id);
@@ -786,6 +297,7 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 	c.truncated = m->truncated;
 	c.gso = m->gso;
 	c.keep = &w->keep;
+	worker_kreq_begin(w, in);
 	keep_join(&w->keep, &c, now);
 	verdict = overlay_call_run(&w->overlay, &c, m->kpriv, m->klen, now);
 	keep_done(&w->keep, &c, verdict, now);
@@ -795,15 +307,19 @@ static void worker_packet_help(struct worker *w, struct qmsg *m)
 		stats_add(&w->stats.h[in->slot][STATS_H_EXPECT_REFUSED], c.n_refused);
 	if (c.mark_masked)
 		worker_count(w, in, STATS_H_MARK_MASKED);
-	if (c.detach)
-		worker_detach_decide(w, &wp, &c, now);
+	if (c.detach && worker_detach_decide(w, &wp, &c, now) &&
+	    !ev_is_active(&w->detach_poll))
+		ev_timer_start(w->loop, &w->detach_poll);
 out:
 	sent_len = worker_verdict(w, m->queue, m->id, verdict, in ? &c : NULL,
 				  wp.has_exp ? &wp.exp : NULL);
-	if (in)
+	if (in) {
+		worker_expect_sent(&wp, &c);
 		worker_expect_later(&wp, &c, verdict);
+	}
 	if (in && seqsync_needed(&c.pkt, sent_len))
 		worker_seqsync(w, &c);
+	worker_kreq_end(w);
 	pkt_call_release(&c);
 }
 

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cthelper.h"
 #include "detach.h"
@@ -45,11 +46,41 @@ struct worker {
 	struct stats_block stats;       /* written by this worker only */
 	struct overlay overlay;        /* newest state of connections in flight */
 	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
-	struct expect_list *xlist;     /* scratch for a master's expectations */
+	struct expect_list *xlist;     /* a master's expectations (wexpect.c) */
+	/* the per-packet bound on ctnetlink requests (wexpect.h): left for
+	 * the packet being helped, whose helper it counts for (NULL: no
+	 * packet, no bound); and when a packet past a limit (this bound,
+	 * WORKER_MAX_EXPECT) may be logged again */
+	unsigned int kreq_left;
+	const struct instance *kreq_inst;
+	uint64_t limit_log_ms;
 	struct detach detach;          /* detaches waiting for expectations (cth_detach) */
 	struct watchdog wd;            /* busy since (watchdog.h) */
 	bool abandoned;                /* a stop timed out: the thread runs on */
 };
+
+/* A helper counter of in (its slot outlasts a reload: stats.h). */
+static inline void worker_count(struct worker *w, const struct instance *in,
+				enum stats_helper_counter k)
+{
+	stats_add(&w->stats.h[in->slot][k], 1);
+}
+
+/* The same for a helper known by name only (a waiting detach). */
+static inline void worker_count_name(struct worker *w, const char *name,
+				     enum stats_helper_counter k)
+{
+	const struct runtime *rt = atomic_load(w->rtp);
+
+	for (size_t i = 0; i < rt->n_inst; i++)
+		if (strcmp(rt->inst[i].name, name) == 0) {
+			worker_count(w, &rt->inst[i], k);
+			return;
+		}
+}
+
+/* Send the verdicts collected so far (before any ctnetlink request). */
+void worker_verdict_flush(struct worker *w);
 
 /* Open and bind the queue (before helpers are enabled, so no packet is
  * ever queued to nobody).  Returns 0 or a negative errno, logged. */

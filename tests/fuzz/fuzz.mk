@@ -54,3 +54,7 @@ $(B)/fuzz/fuzz_replay_%: tests/fuzz/fuzz_replay.c $(FUZZ_REPLAY_SRC) $$(FUZZ_REP
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ireplay $(FUZZ_REPLAY_DEFS_$*) -o $@ $(filter %.c,$^) \
 	  $(PKG_LIBS) $(FUZZ_REPLAY_LIBS)
 FUZZ_SRC_fuzz_record := server/record.c
+# The worker's expectation backend and detach glue against the emulated
+# kernel table of the unit tests (tests/unit/nlfake.c in place of nlreq.c).
+FUZZ_SRC_fuzz_wexpect := server/wexpect.c server/wdetach.c server/expect.c server/detach.c \
+                         server/log.c tests/unit/nlfake.c tests/unit/nlfake.h

@@ -280,7 +280,11 @@ enum cth_expect_how {
 enum cth_expect_op {
 	/** Remove the connection's expectations: all of them (@p exp NULL)
 	 *  or those of class exp->class.  Done before the verdict, so an
-	 *  expectation asked for later in the same call is not removed. */
+	 *  expectation asked for later in the same call is not removed.
+	 *  The host lists the connection's expectations once per packet,
+	 *  so flushing several classes, or the same class for each message
+	 *  a packet holds, costs one listing; a repeated flush removes
+	 *  nothing more and asks the kernel nothing. */
 	CTH_EXPECT_OP_FLUSH = 1,
 	/** Remove the connection's expectation with the tuple of @p exp
 	 *  (family, proto, src unless ::CTH_EXPECT_ANY_SRC, dst, sport,
@@ -391,12 +395,17 @@ extern const struct cth_plugin_desc cth_plugin;
  * @param how 0, or ::CTH_EXPECT_SYNC to learn the kernel's answer now
  * @return 0, or a negative errno (-EBUSY: tuple taken; -EINVAL: bad class,
  *         address, flags, or a function name of 32 bytes or more;
- *         -ENOSPC: too many expectations for one packet (16); -EOPNOTSUPP:
- *         a second ::CTH_EXPECT_HELPER expectation for one packet; -EPERM:
- *         refused by the host's rule, whatever the plugin: neither end of
- *         the expected connection is an address of this connection, an
- *         address lies outside the helper's @c expect_networks, or a NAT
- *         target is not this connection's, see cthelperd.conf(5)).  With
+ *         -EOPNOTSUPP: a second ::CTH_EXPECT_HELPER expectation for one
+ *         packet; -ENOSPC: the packet used up the host's bound on kernel
+ *         requests, see cth_expect_ctl(); -EPERM: refused by the host's
+ *         rule, whatever the plugin: neither end of the expected
+ *         connection is an address of this connection, an address lies
+ *         outside the helper's @c expect_networks, or a NAT target is not
+ *         this connection's, see cthelperd.conf(5)).  One packet makes at
+ *         most 16 expectations: past them the host makes nothing more,
+ *         counts each one asked for as over the limit and still returns 0,
+ *         so the limit never becomes a dropped packet (a plugin that drops
+ *         on error would drop the retransmission too, for ever).  With
  *         ::CTH_EXPECT_SYNC, an expectation identical to one this
  *         connection already has (a retransmitted command asking again)
  *         is reported as created.
@@ -420,7 +429,14 @@ static inline int cth_expect(struct cth_ctx *ctx, const struct cth_expect *exp,
  *         REFRESH: 0, or -ENOENT when the connection has no such
  *         expectation; or -EINVAL (bad op or arguments), -EOPNOTSUPP (a
  *         host without this call, or a second helped expectation for the
- *         verdict), or another negative errno from the kernel
+ *         verdict), -ENOSPC (the packet used up the host's bound on
+ *         kernel requests), or another negative errno from the kernel
+ *
+ * Every request to the kernel (a listing, a lookup, a creation, a
+ * removal) is a round trip the packet waits for; the host allows one
+ * packet 64 of them, from cth_expect() and cth_expect_ctl() together,
+ * and refuses the rest with -ENOSPC (counted as kernel_capped).  A
+ * plugin that loops per message or per port should stop on -ENOSPC.
  */
 static inline int cth_expect_ctl(struct cth_ctx *ctx, unsigned int op,
 				 const struct cth_expect *exp)
