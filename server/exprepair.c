@@ -21,7 +21,11 @@
  * original destination) to the master's reply source, each keeping the
  * port: the port our plugins choose first when they rewrite.  Nothing
  * else is touched: an expectation that has a NAT, whose helper is not
- * ours, or that is for any other address.
+ * ours, that is for any other address, or that this daemon created
+ * itself (the event's netlink port id is one of ours, portids.h): those
+ * are without NAT on purpose, and giving them the master's NAT would
+ * open a port forward (issue 27).  A repair also passes the host's rule
+ * for every expectation (guard.h).
  *
  * How: NFNLGRP_CONNTRACK_EXP_NEW events in the main loop; the master is
  * looked up (IPCTNL_MSG_CT_GET) for its tuples; the expectation is
@@ -257,8 +261,10 @@ int exprepair_event(const struct nlmsghdr *nlh, void *data)
 	enum portid_kind kind = portids_kind(nlh->nlmsg_pid);
 	struct nf_expect *exp;
 
+	/* port id 0: the kernel's own (nf_ct_expect_related() reports 0),
+	 * never for a master of ours, and never without its NAT */
 	if (NFNL_MSG_TYPE(nlh->nlmsg_type) != IPCTNL_MSG_EXP_NEW ||
-	    kind == PORTID_REQUEST ||
+	    kind == PORTID_REQUEST || nlh->nlmsg_pid == 0 ||
 	    (kind == PORTID_NONE && exprepair_has(nlh, CTA_EXPECT_NAT)))
 		return MNL_CB_OK;
 	if (!(exp = nfexp_new()))

@@ -21,10 +21,23 @@ void nlfake_reset(void)
 	nlfake.next_id = 1;
 }
 
+void nlfake_master_add_nat(const struct cth_tuple *orig, const struct cth_tuple *reply)
+{
+	if (nlfake.n_master < NLFAKE_MASTER_MAX) {
+		nlfake.master_reply[nlfake.n_master] = *reply;
+		nlfake.master[nlfake.n_master++] = *orig;
+	}
+}
+
 void nlfake_master_add(const struct cth_tuple *orig)
 {
-	if (nlfake.n_master < NLFAKE_MASTER_MAX)
-		nlfake.master[nlfake.n_master++] = *orig;
+	struct cth_tuple reply = *orig;
+
+	reply.src = orig->dst;
+	reply.dst = orig->src;
+	reply.sport = orig->dport;
+	reply.dport = orig->sport;
+	nlfake_master_add_nat(orig, &reply);
 }
 
 static bool nlfake_master_known(const struct cth_tuple *t)
@@ -231,6 +244,50 @@ static int nlfake_exp(const struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 	return rc;
 }
 
+/* IPCTNL_MSG_CT_GET of a connection by its original tuple: both tuples. */
+static int nlfake_ct_get(const struct nlmsghdr *req, mnl_cb_t cb, void *data)
+{
+	struct nf_conntrack *ct = nfct_new();
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	struct cth_tuple orig;
+	int rc = -ENOENT;
+
+	nlfake.gets++;
+	if (nfct_nlmsg_parse(req, ct) < 0) {
+		nfct_destroy(ct);
+		return -EINVAL;
+	}
+	expect_ct_get_tuple(ct, false, &orig);
+	nfct_destroy(ct);
+	for (unsigned int i = 0; i < nlfake.n_master; i++) {
+		const struct cth_tuple *r = &nlfake.master_reply[i];
+
+		if (!pkt_tuple_eq(&nlfake.master[i], &orig))
+			continue;
+		ct = nfct_new();
+		expect_ct_set_tuple(ct, &orig);
+		nfct_set_attr_u8(ct, ATTR_REPL_L3PROTO, orig.family);
+		nfct_set_attr_u8(ct, ATTR_REPL_L4PROTO, orig.proto);
+		if (orig.family == AF_INET) {
+			nfct_set_attr_u32(ct, ATTR_REPL_IPV4_SRC, r->src.ip);
+			nfct_set_attr_u32(ct, ATTR_REPL_IPV4_DST, r->dst.ip);
+		} else {
+			nfct_set_attr(ct, ATTR_REPL_IPV6_SRC, r->src.raw);
+			nfct_set_attr(ct, ATTR_REPL_IPV6_DST, r->dst.raw);
+		}
+		nfct_set_attr_u16(ct, ATTR_REPL_PORT_SRC, htons(r->sport));
+		nfct_set_attr_u16(ct, ATTR_REPL_PORT_DST, htons(r->dport));
+		nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK, IPCTNL_MSG_CT_NEW, 0, orig.family);
+		rc = nfct_nlmsg_build(nlh, ct) < 0 ? -EINVAL : 0;
+		nfct_destroy(ct);
+		if (!rc && cb && cb(nlh, data) < 0)
+			rc = -EBADMSG;
+		break;
+	}
+	return rc;
+}
+
 /* IPCTNL_MSG_CT_NEW on an existing connection: an empty helper detaches
  * it, and its expectations go with the helper. */
 static int nlfake_ct(const struct nlmsghdr *nlh)
@@ -272,6 +329,8 @@ int nlreq_talk_cb(struct nlreq *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data
 		return nlfake_exp(nlh, cb, data);
 	if (subsys == NFNL_SUBSYS_CTNETLINK && (nlh->nlmsg_type & 0xff) == IPCTNL_MSG_CT_NEW)
 		return nlfake_ct(nlh);
+	if (subsys == NFNL_SUBSYS_CTNETLINK && (nlh->nlmsg_type & 0xff) == IPCTNL_MSG_CT_GET)
+		return nlfake_ct_get(nlh, cb, data);
 	return -EOPNOTSUPP;
 }
 

@@ -7,7 +7,8 @@
  * 6.1 ctnetlink: EXP_NEW needs a known master (ENOENT) and a free tuple
  * (EEXIST with NLM_F_EXCL, else the existing one is updated); a master
  * dump of an unknown master is ENOENT; EXP_DELETE matches tuple and id;
- * CT_NEW with an empty helper name detaches (its expectations go).
+ * CT_NEW with an empty helper name detaches (its expectations go); CT_GET
+ * answers a known master with both its tuples.
  * Also links worker_verdict_flush(): these tests hold no verdicts.
  */
 #ifndef CTH_TEST_NLFAKE_H
@@ -32,6 +33,7 @@ struct nlfake {
 	unsigned int n;
 	uint32_t next_id;
 	struct cth_tuple master[NLFAKE_MASTER_MAX];
+	struct cth_tuple master_reply[NLFAKE_MASTER_MAX];  /* for CT_GET */
 	unsigned int n_master;
 	/* requests seen, by kind */
 	unsigned int requests, dumps, gets, news, dels, ct_updates, detaches;
@@ -42,6 +44,8 @@ extern struct nlfake nlfake;
 
 void nlfake_reset(void);
 void nlfake_master_add(const struct cth_tuple *orig);
+/* A master with its reply tuple (NAT shows there), for IPCTNL_MSG_CT_GET. */
+void nlfake_master_add_nat(const struct cth_tuple *orig, const struct cth_tuple *reply);
 /* Expectations of this master in the table. */
 unsigned int nlfake_count(const struct cth_tuple *master);
 
