@@ -202,6 +202,15 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 			     &hp->addr, port);
 		return CTH_VERDICT_ACCEPT;
 	}
+	/* SDP names where its sender receives media, never where the
+	 * message goes: such an offer would open the receiver's side to
+	 * whoever sends there (issue 27), and under NAT to the address a
+	 * failover peer would forward inside */
+	if (cth_addr_equal(s->family, &hp->addr, &s->own->dst)) {
+		cth_log_addr(s->ctx, CTH_LOG_INFO, "media announced for the receiver's own address: "
+			     "nothing expected", s->family, &hp->addr, port);
+		return CTH_VERDICT_ACCEPT;
+	}
 	if (!sip_media_mapped(s, &hp->addr)) {
 		ret = sip_media_plain(s, md->type, &hp->addr, port);
 		if (ret < 0) {

@@ -2287,6 +2287,25 @@ static void test_plugin_nat_calls(struct fake *f)
 	check_pair(&ck, f, 0, 1, NULL, "192.0.2.99", 4000);
 	check_end(&ck);
 
+	/* issue 27: the callee's answer names the caller's public address
+	 * (the packet's own destination) as its media: expecting any source
+	 * there would, once a failover peer's repair gives it the master's
+	 * NAT, forward any outside host to the phone */
+	check_start(&ck, "nat_direct_media_no_receiver_address");
+	snat_conn(&c);
+	conn_configure(&c, "sip_direct_media", "no");
+	v = run(f, &c, R, response(200, 1, "INVITE", sdp_body(V4, PUB4, AUDIO)));
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0 && f->n_mangle == 0,
+		   "%u expectations, %u edits", f->n_exp, f->n_mangle);
+	check_end(&ck);
+
+	check_start(&ck, "plugin_direct_media_no_receiver_address");
+	phone_conn(&c);
+	conn_configure(&c, "sip_direct_media", "no");
+	v = run(f, &c, R, response(200, 1, "INVITE", sdp_body(V4, PHONE4, AUDIO)));
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "%u expectations", f->n_exp);
+	check_end(&ck);
+
 	/* $1 host:port, $2 host, $3 port as before; From and Contact name
 	 * the phone without its port ($4), Contact in another spelling ($5):
 	 * both get the public address and port */
