@@ -59,6 +59,7 @@ log_level = debug
 plugin = probe
 protocol = both
 queue = $Q
+mark_mask = 0xff
 EOC
 "$BUILD/cthelperd" -c "$W/probe.conf" >"$LOGS/cthelperd.log" 2>&1 &
 CTH_PID=$!
@@ -309,6 +310,60 @@ control "REFRESH 7221 0 40\n"
 grep -q "REFRESH 7221: -2" "$LOGS/cthelperd.log" ||
 	why="${why:+$why; }REFRESH of another connection's expectation did not return -ENOENT"
 check expect-refresh "$why"
+
+# --- the host's rule (issue 27, guard.c): an expectation with neither end
+# an address of its master is refused, on both paths, whatever the plugin
+progress guard
+control "EXP 7131 0 x\nEXP 7132 0 xs\n"
+why=
+for p in 7131 7132; do
+	[ -z "$(exp_line $p)" ] || why="${why:+$why; }a third-party expectation to port $p was made: $(exp_line $p)"
+done
+grep -q "EXP 7131 class 0 x: -1" "$LOGS/cthelperd.log" || why="${why:+$why; }EXP 7131 x not refused with -EPERM"
+grep -q "EXP 7132 class 0 xs: -1" "$LOGS/cthelperd.log" || why="${why:+$why; }EXP 7132 xs not refused with -EPERM"
+check expect-third-party-refused "$why"
+
+# --- mark_mask = 0xff: cth_set_mark(0x1234) changes the low byte only; the
+# ruleset's 0x500 stays (the verdict's CTA_MARK_MASK, ctnetlink_change_mark)
+progress mark-mask
+"$IPT" -t mangle -A PREROUTING -p tcp --dport 7000 -j CONNMARK --set-xmark 0x500/0xf00
+control "MARK 4660\n"
+"$IPT" -t mangle -D PREROUTING -p tcp --dport 7000 -j CONNMARK --set-xmark 0x500/0xf00
+marks=$(conntrack -L -p tcp --dport 7000 2>/dev/null | sed -n 's/.*mark=\([0-9]*\).*/\1/p' | sort -u | tr '\n' ' ')
+echo "# mark-mask: marks of the control connections: $marks"
+why=
+grep -q "MARK: 0" "$LOGS/cthelperd.log" || why="the plugin's MARK did not run"
+grep -qw 1332 <<<"$marks" || why="${why:+$why; }no control connection with mark 1332 (0x534): $marks"
+! grep -qw 4660 <<<"$marks" || why="${why:+$why; }mark 4660: the plugin set bits outside mark_mask"
+check mark-mask "$why"
+
+# --- our own NAT-less expectation is not "repaired" (issue 27): behind
+# MASQUERADE the probe expects any -> the router's public address:7133
+# (7134 over ctnetlink) without NAT; the repair of a failover peer's
+# commits would give it the master's NAT and forward the server to the
+# client's 7133.  Our events carry our queue's (or ctnetlink socket's)
+# port id and are left alone: the server's connection ends at the router.
+progress no-repair-own
+topo_mode masq
+in_client python3 "$PEER" serve 7133 7134 >"$LOGS/peer-client.log" 2>&1 &
+CLIENT_PEER=$!
+sleep 1
+control "EXP 7133 0 r\nEXP 7134 0 rs\n"
+sleep 1
+why=
+for p in 7133 7134; do
+	line=$(exp_line "$p")
+	echo "# no-repair-own: $p: ${line:-<none>}"
+	[ -n "$line" ] || why="${why:+$why; }no expectation to $R_SV4:$p"
+	if in_server timeout 10 python3 "$PEER" bulk "$R_SV4" "$p" 1000 >>"$LOGS/bulk.log" 2>&1; then
+		why="${why:+$why; }the server reached the client's $p through the router's $R_SV4:$p (a port forward)"
+	fi
+done
+! grep -q "came without its NAT" "$LOGS/cthelperd.log" ||
+	why="${why:+$why; }our own expectation was re-created: $(grep 'came without its NAT' "$LOGS/cthelperd.log" | head -n 1)"
+check no-repair-own-expectation "$why"
+kill "$CLIENT_PEER" 2>/dev/null
+topo_mode plain
 
 grep -q 'data packet on an expected connection' "$LOGS/cthelperd.log" ||
 	fail plugin-saw-helped-data "the plugin never saw a packet of a helped expected connection"

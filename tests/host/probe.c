@@ -5,7 +5,12 @@
  *
  *   EXP <port> <class> [flags]   expect client -> server:<port> (TCP, any
  *                                source port); flags: h = CTH_EXPECT_HELPER,
- *                                s = CTH_EXPECT_SYNC, p = permanent
+ *                                s = CTH_EXPECT_SYNC, p = permanent; the
+ *                                destination is, with r, the reply
+ *                                direction's (the master's SNAT address),
+ *                                with x, PROBE_THIRD_PARTY (neither end
+ *                                the master's: the host refuses it)
+ *   MARK <n>                     cth_set_mark(n)
  *   DETACH                       cth_detach()
  *   FLUSH [class]                cth_expect_ctl(FLUSH): all, or one class
  *   REMOVE <port>                cth_expect_ctl(REMOVE) of EXP <port>
@@ -27,6 +32,7 @@
  * Packets of helped expected connections are logged, change the private
  * state, set mark 77 on their connection and try cth_detach().
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +42,9 @@
 #include <cthelperd/plugin.h>
 
 #define PROBE_DATA_MARK 77u
+/* TEST-NET-3: no end of any master in the VM's topology */
+#define PROBE_THIRD_PARTY "203.0.113.77"
+#define PROBE_THIRD_PARTY6 "2001:db8:77::77"
 
 static void probe_exp(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		      const char *line)
@@ -61,6 +70,12 @@ static void probe_exp(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		e.flags |= CTH_EXPECT_INACTIVE;
 	if (strchr(flags, 's'))
 		how = CTH_EXPECT_SYNC;
+	if (strchr(flags, 'r'))
+		e.dst = pkt->tuple[CTH_DIR_REPLY].dst;
+	if (strchr(flags, 'x') &&
+	    inet_pton(t->family, t->family == AF_INET ? PROBE_THIRD_PARTY : PROBE_THIRD_PARTY6,
+		      e.dst.raw) != 1)
+		return;
 	cth_log(ctx, CTH_LOG_NOTICE, "EXP %u class %u %s: %d", port, cls, flags,
 		cth_expect(ctx, &e, how));
 }
@@ -198,6 +213,9 @@ static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			probe_refresh(ctx, pkt, line);
 		else if (strcmp(line, "HANG") == 0)
 			probe_hang(ctx);
+		else if (strncmp(line, "MARK ", 5) == 0)
+			cth_log(ctx, CTH_LOG_NOTICE, "MARK: %d",
+				cth_set_mark(ctx, (uint32_t)strtoul(line + 5, NULL, 0)));
 	}
 	return CTH_VERDICT_ACCEPT;
 }
