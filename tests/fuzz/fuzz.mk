@@ -10,7 +10,8 @@ FUZZ_SRC_fuzz_host := $(FUZZ_HOST_SRC)
 FUZZ_SRC_fuzz_ftp  := $(FUZZ_HOST_SRC) plugins/ftp/ftp.c plugins/ftp/ftp_parse.c \
                       sdk/lib/util.c
 FUZZ_CFLAGS = $(FUZZ_FLAGS) -std=gnu11 $(CWARN) \
-              -D_GNU_SOURCE $(SDK_INC) -Iserver -Itests/fuzz $(PKG_CFLAGS)
+              -D_GNU_SOURCE $(SDK_INC) -Iserver -Itests/fuzz $(PKG_CFLAGS) \
+              -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"'
 
 .PHONY: fuzz
 fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/%)
@@ -58,3 +59,7 @@ FUZZ_SRC_fuzz_record := server/record.c
 # kernel table of the unit tests (tests/unit/nlfake.c in place of nlreq.c).
 FUZZ_SRC_fuzz_wexpect := server/wexpect.c server/wdetach.c server/expect.c server/detach.c \
                          server/log.c tests/unit/nlfake.c tests/unit/nlfake.h
+# exprepair.c's event path against the emulated kernel (nlfake.c for nlreq.c)
+FUZZ_SRC_fuzz_exprepair := server/exprepair.c server/portids.c server/expect.c server/guard.c \
+                           server/runtime.c server/loader.c server/dlfresh.c server/config.c \
+                           server/log.c tests/unit/nlfake.c tests/unit/nlfake.h
