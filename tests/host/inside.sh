@@ -422,4 +422,96 @@ grep -q "worker did not stop within" "$LOGS/cthelperd-hang.log" ||
 ! nfct_list_probe | grep -q 'status = enabled' || why="${why:+$why; }helper probe left enabled: $(nfct_list_probe)"
 wait "$hpid" 2>/dev/null
 check worker-stuck "$why"
+
+# --- the SIP plugin under issue 27, with a daemon of its own (queue 5,
+# sip_direct_media = no): a TCP segment full of BYEs costs one expectation
+# dump per packet, not three per BYE; behind MASQUERADE the callee's
+# answer naming the caller's public address opens nothing
+progress sip-review
+SIPPY=$REPO/tests/lib/sip.py
+ssock=$W/sip.sock
+cat >"$W/sip.conf" <<EOC
+[server]
+plugin_dir = $BUILD/plugins
+log_level = debug
+control_socket = $ssock
+[helper sip]
+plugin = sip
+queue = 5
+sip_direct_media = no
+EOC
+"$BUILD/cthelperd" -c "$W/sip.conf" >"$LOGS/cthelperd-sip.log" 2>&1 &
+CTH_PID=$!
+for _ in $(seq 1 100); do grep -q ready "$LOGS/cthelperd-sip.log" && break; sleep 0.2; done
+for pr in udp tcp; do
+	"$IPT" -t raw -A PREROUTING -p $pr --dport 5060 -j CT --helper sip
+	"$IPT" -I FORWARD -p $pr --dport 5060 -m conntrack --ctstate NEW -j ACCEPT
+done
+# jstat NAME: the sum of a counter over the daemon's JSON stats
+jstat() {
+	"$BUILD/cthelperctl" -s "$ssock" -j stats 2>/dev/null | python3 -c '
+import json, sys
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == sys.argv[1] and isinstance(v, int):
+                yield v
+            else:
+                yield from walk(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from walk(v)
+try:
+    print(sum(walk(json.load(sys.stdin))))
+except ValueError:
+    print("?")' "$1"
+}
+why=
+grep -q ready "$LOGS/cthelperd-sip.log" || why="the sip daemon did not get ready"
+in_server python3 "$PEER" serve 5060 >"$LOGS/peer-5060.log" 2>&1 &
+SIP_PEER=$!
+sleep 1
+d0=$(jstat expectation_dumps)
+in_client timeout 30 python3 "$SIPPY" tcp-byes "$SV4" 60 >"$LOGS/byes.log" 2>&1 ||
+	why="${why:+$why; }the BYE connection failed: $(tail -n 1 "$LOGS/byes.log")"
+sleep 1
+d1=$(jstat expectation_dumps)
+q=$(awk '$1 == 5 { print $8 }' /proc/net/netfilter/nfnetlink_queue)
+echo "# sip-byes: $(cat "$LOGS/byes.log"); expectation dumps $d0 -> $d1; packets queued on 5: $q"
+{ [ "$d1" != "?" ] && [ "$d0" != "?" ] && [ $((d1 - d0)) -ge 1 ] && [ $((d1 - d0)) -le 20 ]; } ||
+	why="${why:+$why; }$d0 -> $d1 expectation dumps for 60 BYEs in a few segments, want 1..20 (one per packet at most)"
+kill "$SIP_PEER" 2>/dev/null
+check sip-bye-flood-one-dump-per-packet "$why"
+
+progress sip-public-media
+topo_mode masq
+why=
+in_client python3 "$PEER" udp-agent 3306 30000 >"$LOGS/agent-client.log" 2>&1 &
+AGENT=$!
+for _ in $(seq 1 25); do grep -q ready "$LOGS/agent-client.log" && break; sleep 0.2; done
+in_server timeout 20 python3 "$SIPPY" udp-answer "$SV4" "$R_SV4" 3306 >"$LOGS/uas.log" 2>&1 &
+UAS=$!
+sleep 0.5
+ans=$(in_client timeout 20 python3 "$SIPPY" udp-invite "$CL4" "$SV4" 30000 2>&1)
+wait "$UAS"
+echo "# sip-public-media: caller got '$ans'; expectations: $(conntrack -L expect 2>/dev/null | grep -c dport=)"
+conntrack -L expect 2>/dev/null | sed 's/^/# sip-public-media: /'
+[[ $ans == "SIP/2.0 200 OK"* ]] || why="the call was not answered: $ans"
+for i in 1 2 3; do
+	in_server python3 "$PEER" udp "$R_SV4" 3306 "hole $i" >/dev/null 2>&1
+	in_server python3 "$PEER" udp "$R_SV4" 30000 "media $i" >/dev/null 2>&1
+done
+sleep 1.5
+kill "$AGENT" 2>/dev/null
+! grep -q "^got 3306" "$LOGS/agent-client.log" ||
+	why="${why:+$why; }an outside host reached the phone's UDP 3306 (the callee named the router's public address)"
+grep -q "^got 30000" "$LOGS/agent-client.log" ||
+	why="${why:+$why; }the phone's own media (30000, sip_direct_media = no) did not pass: the case proves nothing"
+check sip-callee-media-at-caller-public-address "$why"
+topo_mode plain
+for pr in udp tcp; do
+	"$IPT" -t raw -D PREROUTING -p $pr --dport 5060 -j CT --helper sip
+done
+kill "$CTH_PID"; wait "$CTH_PID"; CTH_PID=
+for f in inet inet6; do for pr in udp tcp; do nfct helper delete sip $f $pr >/dev/null 2>&1; done; done
 exit 0

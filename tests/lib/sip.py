@@ -14,6 +14,18 @@
       Every message sent and received goes to MSG-LOG in sipp's
       -trace_msg format (so the test reads it like sipp's logs).
       Exit 0: the call was made and ended; else 1 with "error: why".
+
+  sip.py udp-answer LOCAL-IP MEDIA-ADDR MEDIA-PORT
+      A callee on UDP LOCAL-IP:5060 that answers the first INVITE with a
+      200 OK whose SDP names MEDIA-ADDR:MEDIA-PORT (whatever address: the
+      review's callee names the caller's public one), prints "answered".
+  sip.py udp-invite LOCAL-IP REMOTE-IP MEDIA-PORT
+      A caller from UDP LOCAL-IP:5060 to REMOTE-IP:5060 (its own media on
+      MEDIA-PORT); prints the final response's first line.
+  sip.py tcp-byes REMOTE-IP COUNT
+      One TCP connection to REMOTE-IP:5060 that sends COUNT BYEs in one
+      send() (one segment as far as the MSS allows), then waits 2 s for
+      answers it ignores; prints "sent BYTES".
 """
 import select
 import socket
@@ -192,10 +204,76 @@ def split_call(local, remote, rport, sdp_port, call_id, log):
     print("done", flush=True)
 
 
-def main():
-    if len(sys.argv) != 8 or sys.argv[1] != "split-call":
-        sys.exit(__doc__)
+def sdp(addr, port):
+    return ("v=0\r\no=- 1 1 IN IP4 %s\r\ns=-\r\nc=IN IP4 %s\r\nt=0 0\r\n"
+            "m=audio %d RTP/AVP 0\r\n" % (addr, addr, port))
+
+
+def invite(local, remote, body, transport="UDP", cseq=1, method="INVITE"):
+    return ("%s sip:callee@%s SIP/2.0\r\n"
+            "Via: SIP/2.0/%s %s:5060;branch=z9hG4bK-%s%d\r\n"
+            "From: <sip:caller@%s>;tag=1\r\nTo: <sip:callee@%s>\r\n"
+            "Call-ID: review-%s@%s\r\nCSeq: %d %s\r\n"
+            "Contact: <sip:caller@%s:5060>\r\nMax-Forwards: 70\r\n"
+            "Content-Type: application/sdp\r\nContent-Length: %d\r\n\r\n%s"
+            % (method, remote, transport, local, method.lower(), cseq, local, remote,
+               method.lower(), local, cseq, method, local, len(body), body))
+
+
+def udp_answer(local, media_addr, media_port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((local, 5060))
+    s.settimeout(RESPONSE_WAIT)
+    msg, src = s.recvfrom(65535)
+    head = msg.decode("utf-8", "replace").split("\r\n\r\n")[0].split("\r\n")
+    keep = [h for h in head[1:] if h.split(":")[0].lower() in
+            ("via", "from", "to", "call-id", "cseq")]
+    body = sdp(media_addr, media_port)
+    ans = ("SIP/2.0 200 OK\r\n" + "\r\n".join(keep) + "\r\n"
+           "Contact: <sip:callee@%s:5060>\r\nContent-Type: application/sdp\r\n"
+           "Content-Length: %d\r\n\r\n%s" % (local, len(body), body))
+    s.sendto(ans.encode(), src)
+    print("answered", flush=True)
+
+
+def udp_invite(local, remote, media_port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((local, 5060))
+    s.settimeout(RESPONSE_WAIT)
+    s.sendto(invite(local, remote, sdp(local, media_port)).encode(), (remote, 5060))
+    msg, _ = s.recvfrom(65535)
+    print(msg.decode("utf-8", "replace").split("\r\n")[0], flush=True)
+
+
+def tcp_byes(remote, count):
+    s = socket.create_connection((remote, 5060), timeout=RESPONSE_WAIT)
+    local = s.getsockname()[0]
+    data = "".join(invite(local, remote, "", "TCP", i + 2, "BYE")
+                   for i in range(count)).encode()
+    s.sendall(data)
+    print("sent %d" % len(data), flush=True)
+    s.settimeout(2)
     try:
+        while s.recv(65536):
+            pass
+    except OSError:
+        pass
+    s.close()
+
+
+def main():
+    try:
+        if len(sys.argv) == 5 and sys.argv[1] == "udp-answer":
+            udp_answer(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+            return
+        if len(sys.argv) == 5 and sys.argv[1] == "udp-invite":
+            udp_invite(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+            return
+        if len(sys.argv) == 4 and sys.argv[1] == "tcp-byes":
+            tcp_byes(sys.argv[2], int(sys.argv[3]))
+            return
+        if len(sys.argv) != 8 or sys.argv[1] != "split-call":
+            sys.exit(__doc__)
         split_call(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]),
                    sys.argv[6], sys.argv[7])
     except (Fail, OSError) as e:
