@@ -731,14 +731,18 @@ static void cfg_shards_check(struct cfg *cfg)
 		const struct cfg_helper *h = &cfg->helpers[i];
 
 		total += h->shards;
+		/* reported where the total first passes the limit, whichever
+		 * section that is: a plain one after a sharded one too
+		 * (cfg_shards_expand() writes every entry into helpers[]) */
+		if (total > CFG_MAX_HELPERS && total - h->shards <= CFG_MAX_HELPERS)
+			cfg_error(cfg, h->shards > 1 ? h->shards_line : h->line,
+				  "helper '%s': %zu helpers in all with the shards (max %d)",
+				  h->name, total, CFG_MAX_HELPERS);
 		if (h->shards == 1)
 			continue;
 		if (cfg_queue_last(h) > 65535)
 			cfg_error(cfg, h->shards_line, "shards = %u: helper '%s' from queue %u needs queues up to %u (the last is 65535)",
 				  h->shards, h->name, h->queue, cfg_queue_last(h));
-		if (total > CFG_MAX_HELPERS && total - h->shards <= CFG_MAX_HELPERS)
-			cfg_error(cfg, h->shards_line, "shards = %u: %zu helpers in all with the shards (max %d)",
-				  h->shards, total, CFG_MAX_HELPERS);
 	}
 	for (size_t i = 0; i < cfg->n_helpers; i++)
 		for (size_t j = 0; j < i; j++)
@@ -780,6 +784,9 @@ static int cfg_shards_expand(struct cfg *cfg)
 
 	for (size_t i = 0; i < sections; i++)
 		total += cfg->helpers[i].shards;
+	/* cfg_shards_check() refused it; never write past helpers[] */
+	if (total > CFG_MAX_HELPERS)
+		return -E2BIG;
 	/* cfg_free() sees every slot; those past the sections are zero
 	 * (calloc) until filled */
 	cfg->n_helpers = end = total;

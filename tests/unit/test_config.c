@@ -220,7 +220,7 @@ static void test_shards_bad(void)
 			n += (size_t)snprintf(text + n, sizeof(text) - n,
 					      "[helper h%u]\nqueue = %u\nshards = 16\n", i, i * 16);
 		snprintf(text + n, sizeof(text) - n, "[helper last]\nqueue = 100\nshards = 2\n");
-		expect_error("config/shards-too-many", text, 15, "shards = 2: 66 helpers in all with the shards (max 64)");
+		expect_error("config/shards-too-many", text, 15, "helper 'last': 66 helpers in all with the shards (max 64)");
 		text[n] = '\0';
 		{
 			struct cfg *cfg;
@@ -232,6 +232,39 @@ static void test_shards_bad(void)
 			cfg_free(cfg);
 		}
 	}
+}
+
+/* issue 27: the limit was checked only at sharded sections, so plain
+ * ones after a sharded one were written past helpers[64] (ASan:
+ * heap-buffer-overflow in cfg_shards_expand()) */
+static void test_shards_then_plain(void)
+{
+	static char text[8192];
+	size_t n = (size_t)snprintf(text, sizeof(text), "[helper a]\nqueue = 100\nshards = 16\n");
+	int line = 4;
+
+	for (unsigned int i = 0; i < 49; i++, line += 2)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "[helper p%u]\nqueue = %u\n", i, i);
+	/* the 49th plain section (line - 2) makes 65 */
+	expect_error("config/shards-then-plain-too-many", text, line - 2,
+		     "helper 'p48': 65 helpers in all with the shards (max 64)");
+	/* 48 plain ones fit exactly */
+	text[n - strlen("[helper p48]\nqueue = 48\n")] = '\0';
+	{
+		struct cfg *cfg;
+		int rc = parse_str(text, &cfg);
+
+		CHECK("config/shards-then-plain-64-fit", rc == 0 && cfg && cfg->n_helpers == 64,
+		      "rc=%d %s", rc, err_text);
+		cfg_free(cfg);
+	}
+	/* and plain sections first, the sharded one last */
+	n = 0;
+	for (unsigned int i = 0; i < 49; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "[helper p%u]\nqueue = %u\n", i, i);
+	snprintf(text + n, sizeof(text) - n, "[helper a]\nqueue = 100\nshards = 16\n");
+	expect_error("config/plain-then-shards-too-many", text, 49 * 2 + 3,
+		     "helper 'a': 65 helpers in all with the shards (max 64)");
 }
 
 static void test_garbage(void)
@@ -269,6 +302,7 @@ int main(void)
 	test_bad();
 	test_shards();
 	test_shards_bad();
+	test_shards_then_plain();
 	test_garbage();
 	return check_exit();
 }
