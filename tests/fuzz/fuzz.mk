@@ -63,3 +63,6 @@ FUZZ_SRC_fuzz_wexpect := server/wexpect.c server/wdetach.c server/expect.c serve
 FUZZ_SRC_fuzz_exprepair := server/exprepair.c server/portids.c server/expect.c server/guard.c \
                            server/runtime.c server/loader.c server/dlfresh.c server/config.c \
                            server/log.c tests/unit/nlfake.c tests/unit/nlfake.h
+# the whole configuration path: parse, shards, checks, a reload's plan
+FUZZ_SRC_fuzz_config := server/config.c server/guard.c server/record.c server/reload_plan.c \
+                        server/dlfresh.c server/strbuf.c server/log.c

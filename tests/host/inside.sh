@@ -486,7 +486,8 @@ check sip-bye-flood-one-dump-per-packet "$why"
 progress sip-public-media
 topo_mode masq
 why=
-in_client python3 "$PEER" udp-agent 3306 30000 >"$LOGS/agent-client.log" 2>&1 &
+# the agent reads lines to send from stdin: a pipe that stays open
+sleep 30 | in_client python3 "$PEER" udp-agent 3306 30000 >"$LOGS/agent-client.log" 2>&1 &
 AGENT=$!
 for _ in $(seq 1 25); do grep -q ready "$LOGS/agent-client.log" && break; sleep 0.2; done
 in_server timeout 20 python3 "$SIPPY" udp-answer "$SV4" "$R_SV4" 3306 >"$LOGS/uas.log" 2>&1 &
