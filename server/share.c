@@ -51,6 +51,48 @@ int share_path(char *buf, size_t len, const char *dir, const char *name,
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* Whose files may we trust?  root's, or our own user's. */
+static bool share_owner_ok(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
+/*
+ * The directory: a directory (not a link to one) of root or ours that
+ * nobody else may write to, or anybody could replace a lock file with
+ * one they hold (-EPERM).
+ */
+static int share_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || !share_owner_ok(st.st_uid) || (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
+/*
+ * A lock file only its owner can open: flock(2) needs nothing but read
+ * access, so a 0644 file let any local user hold a shared lock and make
+ * every stop and --release leave the helper registered (issue 27).  One
+ * of another owner is refused; our own is made 0600 whatever the umask
+ * it was created under.
+ */
+static int share_file_check(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || !share_owner_ok(st.st_uid))
+		return -EPERM;
+	if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0)
+		return -errno;
+	return 0;
+}
+
 static int share_open(const char *dir, const char *name, int family, int proto)
 {
 	char path[4096];
@@ -58,17 +100,24 @@ static int share_open(const char *dir, const char *name, int family, int proto)
 
 	if ((rc = share_path(path, sizeof(path), dir, name, family, proto)) < 0)
 		return rc;
-	/* read-only is enough for flock(2), and works where the directory is
-	 * mounted read-only once its files exist (a hardened unit) */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd >= 0 || errno != ENOENT)
-		return fd < 0 ? -errno : fd;
 	/* 0755: a daemon that dropped privileges (user =) still stops right,
 	 * since it locks the descriptor it opened as root */
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	return fd < 0 ? -errno : fd;
+	if ((rc = share_dir_check(dir)) < 0)
+		return rc;
+	/* read-only is enough for flock(2), and works where the directory is
+	 * mounted read-only once its files exist (a hardened unit) */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if ((rc = share_file_check(fd)) < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
 }
 
 static void share_nap(void)

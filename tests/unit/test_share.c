@@ -107,6 +107,57 @@ static void test_paths(void)
 					   IPPROTO_TCP) == -ENAMETOOLONG, "no error");
 }
 
+/* issue 27: lock files only their owner can open, whatever the umask;
+ * a directory others may write to, or a file of another user, refused */
+static void test_modes(void)
+{
+	char sub[128], path[192];
+	struct stat st;
+	mode_t old = umask(022);
+	int fd;
+
+	snprintf(sub, sizeof(sub), "%s/modes", dir);
+	fd = share_hold(sub, "ftp", AF_INET, IPPROTO_UDP);
+	snprintf(path, sizeof(path), "%s/ftp.ipv4.udp", sub);
+	CHECK("share/file-0600-umask-022", fd >= 0 && stat(path, &st) == 0 &&
+	      (st.st_mode & 07777) == 0600, "fd %d mode %o", fd, (unsigned)(st.st_mode & 07777));
+	if (fd >= 0)
+		close(fd);
+	chmod(path, 0644);
+	fd = share_hold(sub, "ftp", AF_INET, IPPROTO_UDP);
+	CHECK("share/file-0644-made-0600", fd >= 0 && stat(path, &st) == 0 &&
+	      (st.st_mode & 07777) == 0600, "fd %d mode %o", fd, (unsigned)(st.st_mode & 07777));
+	if (fd >= 0)
+		close(fd);
+	if (geteuid() == 0) {
+		if (chown(path, 65534, 65534) == 0) {
+			fd = share_hold(sub, "ftp", AF_INET, IPPROTO_UDP);
+			CHECK("share/file-of-another-user-refused", fd == -EPERM, "got %d", fd);
+			if (fd >= 0)
+				close(fd);
+			if (chown(path, 0, 0) < 0)
+				printf("# chown back: %s\n", strerror(errno));
+		}
+		chmod(sub, 0777);
+		fd = share_hold(sub, "ftp", AF_INET, IPPROTO_UDP);
+		CHECK("share/dir-world-writable-refused", fd == -EPERM, "got %d", fd);
+		if (fd >= 0)
+			close(fd);
+		chmod(sub, 0755);
+		if (chown(sub, 65534, 65534) == 0) {
+			fd = share_hold(sub, "ftp", AF_INET, IPPROTO_UDP);
+			CHECK("share/dir-of-another-user-refused", fd == -EPERM, "got %d", fd);
+			if (fd >= 0)
+				close(fd);
+			if (chown(sub, 0, 0) < 0)
+				printf("# chown back: %s\n", strerror(errno));
+		}
+	} else {
+		printf("# share modes: not root, the other-owner checks need chown\n");
+	}
+	umask(old);
+}
+
 int main(void)
 {
 	char sub[96];
@@ -122,6 +173,7 @@ int main(void)
 	test_probe();
 	test_wait();
 	test_paths();
+	test_modes();
 	/* share_hold() makes a missing share_dir (one level) */
 	snprintf(sub, sizeof(sub), "%s/sub", dir);
 	{
