@@ -412,27 +412,58 @@ static int control_path_free(const char *path)
 	return unlink(path) < 0 ? -errno : 0;
 }
 
+/*
+ * Bound in a private directory made next to the socket's path, given its
+ * group and mode there, then renamed into place: chown(2) and chmod(2)
+ * follow a path, and in a directory others can write a path swapped
+ * between bind and chmod would hand the group and mode to another file
+ * (issue 27).  Nobody else can reach inside a fresh 0700 directory, and
+ * rename(2) replaces the name atomically.  (fchmod() on the socket's
+ * descriptor does not change the bound file's mode on Linux.)
+ */
+static int control_bind_private(int fd, const struct cfg *cfg)
+{
+	const char *path = cfg->control_socket, *slash = strrchr(path, '/');
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char tmpdir[sizeof(sa.sun_path) - 2];
+	size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+	mode_t old;
+	int rc = 0;
+
+	if (dlen + sizeof(".cthctl-XXXXXX/s") > sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	snprintf(tmpdir, sizeof(tmpdir), "%.*s.cthctl-XXXXXX", (int)dlen, path);
+	if (!mkdtemp(tmpdir))
+		return -errno;
+	memcpy(sa.sun_path, tmpdir, strlen(tmpdir));
+	memcpy(sa.sun_path + strlen(tmpdir), "/s", 3);
+	/* and nobody may connect before mode and group are what was asked */
+	old = umask(0177);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		rc = -errno;
+	umask(old);
+	if (!rc && cfg->control_gid >= 0 &&
+	    chown(sa.sun_path, (uid_t)-1, (gid_t)cfg->control_gid) < 0)
+		rc = -errno;
+	if (!rc && chmod(sa.sun_path, (mode_t)cfg->control_mode) < 0)
+		rc = -errno;
+	if (!rc && rename(sa.sun_path, path) < 0)
+		rc = -errno;
+	if (rc)
+		unlink(sa.sun_path);
+	rmdir(tmpdir);
+	return rc;
+}
+
 static int control_listen(struct control *c, const struct cfg *cfg)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	mode_t old;
 	int rc;
 
 	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->fd < 0)
 		return -errno;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", cfg->control_socket);
-	/* nobody may connect before mode and group are what was asked */
-	old = umask(0177);
-	rc = bind(c->fd, (struct sockaddr *)&sa, sizeof(sa));
-	umask(old);
-	if (rc < 0)
-		return -errno;
-	if (cfg->control_gid >= 0 &&
-	    chown(cfg->control_socket, (uid_t)-1, (gid_t)cfg->control_gid) < 0)
-		return -errno;
-	if (chmod(cfg->control_socket, (mode_t)cfg->control_mode) < 0)
-		return -errno;
+	if ((rc = control_bind_private(c->fd, cfg)) < 0)
+		return rc;
 	return listen(c->fd, CONTROL_CONNS_MAX) < 0 ? -errno : 0;
 }
 

@@ -469,10 +469,20 @@ static void test_socket(void)
 		abort();
 	close(fd);
 	fake_control(&c);
+	mode_t um = umask(0);
 	rc = control_open(&c, loop);
+	umask(um);
 	CHECK("socket/open-replaces-stale", rc == 0, "rc=%d", rc);
 	CHECK("socket/mode", stat(sock_path, &st) == 0 && (st.st_mode & 0777) == 0640,
-	      "mode %o", st.st_mode & 0777);
+	      "mode %o (umask 0)", st.st_mode & 0777);
+	/* bound in a private directory and renamed into place (issue 27):
+	 * nothing of it is left */
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "ls -a /tmp | grep -q '^\\.cthctl-'");
+		CHECK("socket/private-dir-gone", system(cmd) != 0, "a /tmp/.cthctl-* directory was left");
+	}
 
 	/* a second daemon on the same path is refused */
 	static struct control c2;
