@@ -89,3 +89,68 @@ int log_capturing(void)
 {
 	return log_cap_fn != NULL;
 }
+
+static uint64_t (*log_rl_now)(void);
+
+void log_rl_clock_set(uint64_t (*now_ms)(void))
+{
+	log_rl_now = now_ms;
+}
+
+static uint64_t log_rl_clock(void)
+{
+	struct timespec ts;
+
+	if (log_rl_now)
+		return log_rl_now();
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+#define LOG_RL_TOKEN_MS (1000u / LOG_RL_PER_SEC)
+
+/* Take a token: 1 and *was the lines suppressed before, or 0. */
+static int log_rl_take(struct log_rl *rl, uint64_t *was)
+{
+	uint64_t now = log_rl_clock(), full = (uint64_t)LOG_RL_BURST * LOG_RL_TOKEN_MS;
+	int ok = 0;
+
+	pthread_mutex_lock(&rl->lock);
+	if (!rl->started) {
+		rl->started = 1;
+		rl->tokens_ms = full;
+	} else if (now > rl->last_ms) {
+		rl->tokens_ms += now - rl->last_ms;
+		if (rl->tokens_ms > full)
+			rl->tokens_ms = full;
+	}
+	rl->last_ms = now;
+	if (rl->tokens_ms >= LOG_RL_TOKEN_MS) {
+		rl->tokens_ms -= LOG_RL_TOKEN_MS;
+		*was = rl->suppressed;
+		rl->suppressed = 0;
+		ok = 1;
+	} else {
+		rl->suppressed++;
+	}
+	pthread_mutex_unlock(&rl->lock);
+	return ok;
+}
+
+int log_rl_msg(struct log_rl *rl, int level, const char *fmt, ...)
+{
+	uint64_t was = 0;
+	va_list ap;
+
+	if (!log_enabled(level) && !(log_cap_fn && level <= LOG_L_WARNING))
+		return 0;
+	if (!log_rl_take(rl, &was))
+		return 1;
+	if (was)
+		log_msg(level, "(%llu lines like the next one suppressed)",
+			(unsigned long long)was);
+	va_start(ap, fmt);
+	log_vmsg(level, NULL, fmt, ap);
+	va_end(ap);
+	return 0;
+}

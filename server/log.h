@@ -2,7 +2,9 @@
 #ifndef CTH_LOG_H
 #define CTH_LOG_H
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 
 /* syslog numbering, shared with the SDK's cth_log_level */
 enum { LOG_L_ERR = 3, LOG_L_WARNING = 4, LOG_L_NOTICE = 5, LOG_L_INFO = 6,
@@ -26,6 +28,43 @@ void log_msg(int level, const char *fmt, ...)
 typedef void log_capture_fn(void *arg, int level, const char *line);
 void log_capture_set(log_capture_fn *fn, void *arg);
 int log_capturing(void);
+
+/*
+ * Rate-limited lines, for everything network input can trigger (a flood
+ * of bad packets must not become a flood of log lines): a token bucket
+ * per call site, LOG_RL_BURST lines at once, then LOG_RL_PER_SEC a
+ * second.  The first line let through after some were suppressed is
+ * preceded by a line saying how many.  The site's state is shared by
+ * every thread that logs there, under its own lock (taken only when
+ * the line's level is logged at all).
+ */
+#define LOG_RL_BURST 10u
+#define LOG_RL_PER_SEC 5u
+
+struct log_rl {
+	pthread_mutex_t lock;
+	uint64_t last_ms;           /* the bucket was last filled */
+	uint64_t tokens_ms;         /* tokens, in ms of refill (1000 / PER_SEC each) */
+	uint64_t suppressed;        /* since the last line let through */
+	int started;
+};
+#define LOG_RL_INIT { .lock = PTHREAD_MUTEX_INITIALIZER }
+
+/* 1: the line was suppressed (for a counter), 0: logged or below the
+ * log level. */
+int log_rl_msg(struct log_rl *rl, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The clock the limiter reads, in ms (tests; NULL: CLOCK_MONOTONIC_COARSE). */
+void log_rl_clock_set(uint64_t (*now_ms)(void));
+
+/* A site of its own at each use. */
+#define log_rl(level, ...) __extension__ ({                                   \
+		static struct log_rl log_rl_site_ = LOG_RL_INIT;               \
+		log_rl_msg(&log_rl_site_, (level), __VA_ARGS__); })
+#define log_rl_err(...)   log_rl(LOG_L_ERR, __VA_ARGS__)
+#define log_rl_warn(...)  log_rl(LOG_L_WARNING, __VA_ARGS__)
+#define log_rl_info(...)  log_rl(LOG_L_INFO, __VA_ARGS__)
+#define log_rl_debug(...) (log_enabled(LOG_L_DEBUG) ? log_rl(LOG_L_DEBUG, __VA_ARGS__) : 0)
 
 #define log_err(...)    log_msg(LOG_L_ERR, __VA_ARGS__)
 #define log_warn(...)   log_msg(LOG_L_WARNING, __VA_ARGS__)

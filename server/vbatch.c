@@ -5,7 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <arpa/inet.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nfnetlink.h>
+
 #include "vbatch.h"
+#include "verdict.h"
 
 int vbatch_init(struct vbatch *b, size_t cap, size_t goal)
 {
@@ -48,4 +53,61 @@ void vbatch_clear(struct vbatch *b)
 {
 	b->len = 0;
 	b->n = 0;
+}
+
+static bool vbatch_transient(int err)
+{
+	return err == -ENOBUFS || err == -ENOMEM || err == -EAGAIN || err == -EINTR;
+}
+
+/* One datagram, again while it fails for want of memory. */
+static int vbatch_send_tries(vbatch_send_fn *send, void *arg, const void *buf,
+			     size_t len)
+{
+	int rc = 0;
+
+	for (unsigned int t = 0; t < VBATCH_TRIES; t++)
+		if (!vbatch_transient(rc = send(arg, buf, len)))
+			break;
+	return rc;
+}
+
+/* The last resort for the verdict message nlh: a DROP of its packet. */
+static int vbatch_send_drop(const struct nlmsghdr *nlh, uint32_t id,
+			    vbatch_send_fn *send, void *arg)
+{
+	char buf[VERDICT_HEAD_MAX];
+	const struct nfgenmsg *g = mnl_nlmsg_get_payload(nlh);
+	struct nlmsghdr *d = verdict_put(buf, ntohs(g->res_id), id, true, NULL,
+					 NULL, 0, NULL);
+
+	return vbatch_send_tries(send, arg, d, d->nlmsg_len);
+}
+
+void vbatch_send(const struct vbatch *b, vbatch_send_fn *send, void *arg,
+		 struct vbatch_sent *r)
+{
+	const char *at = b->buf;
+
+	memset(r, 0, sizeof(*r));
+	if (!b->n)
+		return;
+	r->err = send(arg, b->buf, b->len);
+	if (r->err == 0) {
+		for (unsigned int i = 0; i < b->n; i++)
+			r->ok[i] = true;
+		return;
+	}
+	for (unsigned int i = 0; i < b->n; i++) {
+		const struct nlmsghdr *nlh = (const void *)at;
+
+		at += MNL_ALIGN(nlh->nlmsg_len);
+		r->retried++;
+		if (vbatch_send_tries(send, arg, nlh, nlh->nlmsg_len) == 0)
+			r->ok[i] = true;
+		else if (vbatch_send_drop(nlh, b->id[i], send, arg) == 0)
+			r->dropped++;
+		else
+			r->lost++;
+	}
 }

@@ -2,6 +2,7 @@
 #ifndef CTH_VBATCH_H
 #define CTH_VBATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,5 +42,36 @@ char *vbatch_room(const struct vbatch *b, size_t need);
 void vbatch_add(struct vbatch *b, uint32_t id, int tag);
 /* Sent (or lost): empty again. */
 void vbatch_clear(struct vbatch *b);
+
+/*
+ * Sending: send() puts one datagram on the wire, 0 or a negative errno.
+ * Verdicts carry no NLM_F_ACK (nfq_nlmsg_put() sets NLM_F_REQUEST
+ * only), so a failed sendmsg() on netlink never means a reply queue
+ * overflowed: the kernel runs a datagram's messages synchronously inside
+ * sendmsg() and only fails it before (Linux 6.1 netlink_sendmsg(): skb
+ * allocation, ENOBUFS/ENOMEM), so a failed datagram reached the kernel
+ * not at all and no verdict of it may be lost: each is sent again alone,
+ * a transient failure (ENOBUFS, ENOMEM, EAGAIN, EINTR) retried up to
+ * VBATCH_TRIES times without waiting.  A verdict that still fails
+ * becomes a bare DROP (a header only, the smallest allocation; the
+ * sender retransmits, the helper sees the packet again with its old
+ * state): a packet without a verdict would hold its queue slot and
+ * conntrack entry for ever.  Only when even that fails is it lost.
+ */
+#define VBATCH_TRIES 4u
+
+typedef int vbatch_send_fn(void *arg, const void *buf, size_t len);
+
+struct vbatch_sent {
+	unsigned int retried;       /* messages sent again alone */
+	unsigned int dropped;       /* sent as a bare DROP instead */
+	unsigned int lost;          /* no verdict at all */
+	int err;                    /* the batch's failure, 0 if it went */
+	bool ok[VBATCH_MAX];        /* message i went as written */
+};
+
+/* Send b's messages (b is not cleared); what happened in *r. */
+void vbatch_send(const struct vbatch *b, vbatch_send_fn *send, void *arg,
+		 struct vbatch_sent *r);
 
 #endif

@@ -62,27 +62,43 @@ static void worker_qcount(struct worker *w, enum stats_queue_counter k)
 	stats_add(&w->stats.q[k], 1);
 }
 
+/* The queue socket's send, for vbatch_send(). */
+static int worker_nfq_send(void *arg, const void *buf, size_t len)
+{
+	struct worker *w = arg;
+
+	return mnl_socket_sendto(w->nfq.nl, buf, len) < 0 ? -errno : 0;
+}
+
+/* What a failed batch cost (vbatch.h: no verdict of it was applied). */
+static void worker_verdict_failed(struct worker *w, const struct vbatch_sent *r)
+{
+	stats_add(&w->stats.q[STATS_Q_VERDICT_RETRIES], r->retried);
+	stats_add(&w->stats.q[STATS_Q_VERDICT_ERRORS], r->dropped + r->lost);
+	if (r->dropped || r->lost)
+		log_err("queue %u: %u verdicts could not be sent (%s): %u dropped instead, "
+			"%u lost (their packets stay queued)", w->queue,
+			r->dropped + r->lost, strerror(-r->err), r->dropped, r->lost);
+}
+
 /*
- * Send the verdicts collected so far, in one datagram (vbatch.h).  A
- * failed send loses all of them: each counts as a verdict error, logged
- * once.  A refusal of one verdict comes back later as its own error
- * message (worker_batch()).
+ * Send the verdicts collected so far, in one datagram (vbatch.h); when
+ * that fails, one by one.  A refusal of one verdict comes back later as
+ * its own error message (worker_batch()).
  */
 void worker_verdict_flush(struct worker *w)
 {
 	struct vbatch *b = &w->vb;
+	struct vbatch_sent r;
 
 	if (!b->n)
 		return;
-	if (mnl_socket_sendto(w->nfq.nl, b->buf, b->len) < 0) {
-		stats_add(&w->stats.q[STATS_Q_VERDICT_ERRORS], b->n);
-		log_err("queue %u: verdict for packet %u (and %u more sent with it): %s",
-			w->queue, b->id[0], b->n - 1, strerror(errno));
-	} else {
-		for (unsigned int i = 0; i < b->n; i++)
-			if (b->tag[i] >= 0)     /* a rewritten packet: its helper's slot */
-				stats_add(&w->stats.h[b->tag[i]][STATS_H_MANGLED], 1);
-	}
+	vbatch_send(b, worker_nfq_send, w, &r);
+	if (r.err)
+		worker_verdict_failed(w, &r);
+	for (unsigned int i = 0; i < b->n; i++)
+		if (r.ok[i] && b->tag[i] >= 0)  /* a rewritten packet: its helper's slot */
+			stats_add(&w->stats.h[b->tag[i]][STATS_H_MANGLED], 1);
 	vbatch_clear(b);
 }
 

@@ -12,6 +12,7 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netfilter/nfnetlink_queue.h>
+#include <errno.h>
 #include <string.h>
 
 #include "check.h"
@@ -241,9 +242,107 @@ static void test_batch(void)
 	vbatch_free(&b);
 }
 
+/* A send that fails the first `fail_batch` datagrams of several
+ * messages and the first `fail_single` single ones, recording which
+ * packet ids went and with which verdict. */
+struct fake {
+	unsigned int fail_batch, fail_single, sends;
+	int err;
+	unsigned int n;
+	uint32_t id[64], verdict[64];
+};
+
+static int fake_send(void *arg, const void *buf, size_t len)
+{
+	struct fake *f = arg;
+	const struct nlmsghdr *nlh = buf;
+	int rem = (int)len;
+	bool single = mnl_nlmsg_ok(nlh, rem) && nlh->nlmsg_len >= len - 3;
+
+	f->sends++;
+	if (!single && f->fail_batch) {
+		f->fail_batch--;
+		return f->err;
+	}
+	if (single && f->fail_single) {
+		f->fail_single--;
+		return f->err;
+	}
+	for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+		struct seen s = seen_read(nlh);
+
+		f->id[f->n] = s.id;
+		f->verdict[f->n++] = s.verdict;
+	}
+	return 0;
+}
+
+static void batch_fill(struct vbatch *b, unsigned int n)
+{
+	vbatch_clear(b);
+	for (uint32_t id = 1; id <= n; id++)
+		batch_add(b, id, -1);
+}
+
+static void test_batch_retry(void)
+{
+	struct vbatch b;
+	struct vbatch_sent r;
+	struct fake f = { .err = -ENOBUFS, .fail_batch = 1 };
+	bool all = true;
+
+	if (vbatch_init(&b, verdict_size_max(PKT_OUT_MAX, true), 3072) < 0) {
+		printf("FAIL vbatch/retry-init\n");
+		return;
+	}
+	batch_fill(&b, 5);
+	vbatch_send(&b, fake_send, &f, &r);
+	for (unsigned int i = 0; i < 5; i++)
+		all &= f.id[i] == i + 1 && f.verdict[i] == NF_ACCEPT && r.ok[i];
+	CHECK("vbatch/enobufs-batch-resent-one-by-one",
+	      r.err == -ENOBUFS && f.n == 5 && all && r.retried == 5 && !r.dropped &&
+	      !r.lost && f.sends == 6, "err %d, %u verdicts, %u sends, retried %u",
+	      r.err, f.n, f.sends, r.retried);
+
+	/* a single verdict failing VBATCH_TRIES times: a bare DROP instead */
+	memset(&f, 0, sizeof(f));
+	f.err = -ENOMEM;
+	f.fail_batch = 1;
+	f.fail_single = VBATCH_TRIES;
+	batch_fill(&b, 3);
+	vbatch_send(&b, fake_send, &f, &r);
+	CHECK("vbatch/unsendable-verdict-becomes-drop",
+	      f.n == 3 && f.id[0] == 1 && f.verdict[0] == NF_DROP && !r.ok[0] &&
+	      f.id[1] == 2 && f.verdict[1] == NF_ACCEPT && r.ok[1] && r.ok[2] &&
+	      r.dropped == 1 && !r.lost, "%u verdicts, first %u/%u, dropped %u lost %u",
+	      f.n, f.id[0], f.verdict[0], r.dropped, r.lost);
+
+	/* a transient failure of a single one is retried, bounded */
+	memset(&f, 0, sizeof(f));
+	f.err = -ENOBUFS;
+	f.fail_batch = 1;
+	f.fail_single = 2;
+	batch_fill(&b, 2);
+	vbatch_send(&b, fake_send, &f, &r);
+	CHECK("vbatch/single-retried", f.n == 2 && r.ok[0] && r.ok[1] && !r.dropped &&
+	      f.sends == 1 + 3 + 1, "%u verdicts %u sends", f.n, f.sends);
+
+	/* nothing goes: every packet is counted lost, no endless loop */
+	memset(&f, 0, sizeof(f));
+	f.err = -ENOBUFS;
+	f.fail_batch = 1;
+	f.fail_single = 1000;
+	batch_fill(&b, 2);
+	vbatch_send(&b, fake_send, &f, &r);
+	CHECK("vbatch/lost-bounded", f.n == 0 && r.lost == 2 &&
+	      f.sends == 1 + 2 * 2 * VBATCH_TRIES, "%u sends lost %u", f.sends, r.lost);
+	vbatch_free(&b);
+}
+
 int main(void)
 {
 	test_verdict_contents();
 	test_batch();
+	test_batch_retry();
 	return check_exit();
 }
