@@ -217,13 +217,13 @@ static void exprepair_one(struct exprepair *x, const struct nf_expect *exp)
 	inet_ntop(t.family, t.dst.raw, a, sizeof(a));
 	inet_ntop(t.family, nat.addr.raw, b, sizeof(b));
 	if (rc) {
-		log_warn("%s: expectation for %s:%u came without its NAT and could not be "
-			 "re-created: %s", helper, a, t.dport, strerror(-rc));
+		log_rl_warn("%s: expectation for %s:%u came without its NAT and could not be "
+			    "re-created: %s", helper, a, t.dport, strerror(-rc));
 		return;
 	}
-	log_notice("%s: expectation for %s:%u came without its NAT (conntrackd's "
-		   "commit on a failover peer loses it): re-created mapping to %s:%u, "
-		   "as its master's NAT does", helper, a, t.dport, b, nat.port);
+	log_rl(LOG_L_NOTICE, "%s: expectation for %s:%u came without its NAT (conntrackd's "
+	       "commit on a failover peer loses it): re-created mapping to %s:%u, "
+	       "as its master's NAT does", helper, a, t.dport, b, nat.port);
 }
 
 /*
@@ -291,7 +291,7 @@ static void exprepair_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 	if (n < 0) {
 		/* ENOBUFS: events lost in a burst; later ones still come */
 		if (errno != EAGAIN && errno != EINTR)
-			log_warn("expectation events: %s", strerror(errno));
+			log_rl_warn("expectation events: %s", strerror(errno));
 		return;
 	}
 	mnl_cb_run(buf, (size_t)n, 0, 0, exprepair_event, x);

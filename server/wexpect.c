@@ -40,16 +40,6 @@ void worker_kreq_end(struct worker *w)
  * outcome is never known (sent, not created: worker_expect_sent()). */
 #define WORKER_EXPECT_HELD 2
 
-/* May a packet past a limit be logged now?  Once per WORKER_LIMIT_LOG_MS:
- * a flood of such packets would flood the log too. */
-static bool worker_limit_log(struct worker *w)
-{
-	if (w->now_ms < w->limit_log_ms)
-		return false;
-	w->limit_log_ms = w->now_ms + WORKER_LIMIT_LOG_MS;
-	return true;
-}
-
 /* One more request for the packet being helped: false past the bound. */
 static bool worker_kreq_take(struct worker *w)
 {
@@ -60,9 +50,8 @@ static bool worker_kreq_take(struct worker *w)
 		return true;
 	}
 	worker_count(w, w->kreq_inst, STATS_H_KERNEL_CAPPED);
-	if (worker_limit_log(w))
-		log_warn("%s: a packet asked for more than %u kernel requests: refused (kernel_capped)",
-			 w->kreq_inst->name, WORKER_KREQ_MAX);
+	log_rl_warn("%s: a packet asked for more than %u kernel requests: refused (kernel_capped)",
+		    w->kreq_inst->name, WORKER_KREQ_MAX);
 	return false;
 }
 
@@ -142,9 +131,9 @@ int worker_expect_listed(struct worker_pkt *wp, const struct pkt_call *c)
 	wp->listed = true;
 	if (wp->list_rc != -ENOSPC)     /* a capped one never left */
 		worker_count(wp->w, c->inst, STATS_H_EXPECT_DUMPS);
-	if (wp->w->xlist->truncated && worker_limit_log(wp->w))
-		log_warn("%s: more than %u expectations for one connection: only the first %u are flushed",
-			 c->inst->name, EXPECT_LIST_MAX, EXPECT_LIST_MAX);
+	if (wp->w->xlist->truncated)
+		log_rl_warn("%s: more than %u expectations for one connection: only the first %u are flushed",
+			    c->inst->name, EXPECT_LIST_MAX, EXPECT_LIST_MAX);
 	return wp->list_rc;
 }
 
@@ -444,10 +433,9 @@ static void worker_expect_over(struct worker_pkt *wp, const struct pkt_call *c,
 			       const struct cth_expect *e)
 {
 	worker_count(wp->w, c->inst, STATS_H_EXPECT_OVER_LIMIT);
-	if (worker_limit_log(wp->w))
-		log_info("%s: more than %u expectations for one packet: the one to port %u "
-			 "and any further are not made (expectations_over_limit)",
-			 c->inst->name, WORKER_MAX_EXPECT, e->dport);
+	log_rl_info("%s: more than %u expectations for one packet: the one to port %u "
+		    "and any further are not made (expectations_over_limit)",
+		    c->inst->name, WORKER_MAX_EXPECT, e->dport);
 }
 
 /* Counted by outcome: one deferred until after the verdict counts then

@@ -31,8 +31,7 @@
  */
 #define WORKER_KREQ_MAX 64u
 /* A packet past a limit (WORKER_KREQ_MAX, WORKER_MAX_EXPECT) is logged
- * at most this often per worker: the counters say how many. */
-#define WORKER_LIMIT_LOG_MS 1000u
+ * rate-limited (log_rl_*, log.h): a flood of them would flood the log. */
 
 /* Per-packet state the expect backend needs besides the pkt_call. */
 struct worker_pkt {

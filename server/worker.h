@@ -53,7 +53,6 @@ struct worker {
 	 * WORKER_MAX_EXPECT) may be logged again */
 	unsigned int kreq_left;
 	const struct instance *kreq_inst;
-	uint64_t limit_log_ms;
 	struct detach detach;          /* detaches waiting for expectations (cth_detach) */
 	struct watchdog wd;            /* busy since (watchdog.h) */
 	bool abandoned;                /* a stop timed out: the thread runs on */
