@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "detach.h"
+#include "log.h"
 #include "packet.h"
+#include "stats.h"
 
 static bool detach_entry_is(const struct detach_entry *e, const struct cth_packet *p)
 {
@@ -69,6 +71,21 @@ static struct detach_entry *detach_slot(struct detach *d, enum detach_state stat
 	return NULL;
 }
 
+/* A full table keeps a connection helped that asked to detach: counted,
+ * and logged at a bounded rate (a flood of such connections is input). */
+static void detach_full(struct detach *d, const char *helper)
+{
+	int quiet;
+
+	d->refused++;
+	quiet = log_rl_warn("%s: %u connections already wait to detach: this one stays helped",
+			    helper, DETACH_ENTRIES);
+	if (!d->stats)
+		return;
+	stats_add(&d->stats->q[STATS_Q_DETACH_FULL], 1);
+	stats_add(&d->stats->q[STATS_Q_LOG_SUPPRESSED], (uint64_t)quiet);
+}
+
 int detach_add(struct detach *d, const struct cth_packet *p, const char *helper,
 	       enum detach_state state, uint64_t now_ms)
 {
@@ -81,7 +98,7 @@ int detach_add(struct detach *d, const struct cth_packet *p, const char *helper,
 			break;
 		}
 	if (!e && !(e = detach_slot(d, state, now_ms))) {
-		d->refused++;
+		detach_full(d, helper);
 		return -ENOSPC;
 	}
 	e->state = (uint8_t)state;

@@ -65,6 +65,8 @@ struct detach {
 	unsigned int used, waiting;
 	unsigned int next;          /* round robin start of the next poll */
 	unsigned long deferred, detached, refused;
+	/* the worker's counters (STATS_Q_DETACH_FULL), or NULL */
+	struct stats_block *stats;
 };
 
 /* The connection's entry state (a DONE entry past DETACH_DONE_MS is

@@ -242,6 +242,7 @@ static void exprepair_count_ours(struct exprepair *x, const struct nf_expect *ex
 	if (!mct || !helper || !x->stats)
 		return;
 	expect_ct_get_tuple(mct, false, &t);
+	/* a kernel helper's (port id 0 too) has a master that is not ours */
 	in = runtime_find(rt, helper, t.family, t.proto);
 	if (in)
 		stats_add(&x->stats->h[in->slot][STATS_H_EXPECT_CREATED], 1);
@@ -252,25 +253,27 @@ static void exprepair_count_ours(struct exprepair *x, const struct nf_expect *ex
  * daemon created without NAT was meant so (sip_direct_media = no makes
  * one to whatever address the SDP names), and giving it the master's NAT
  * would forward any outside host to the inside one (issue 27).  Ours are
- * told apart by the event's port id (portids.h); a failover peer's
- * conntrackd commits under its own.
+ * told apart by the event's port id: our request sockets' (portids.h)
+ * for ctnetlink, 0 for a verdict's NFQA_EXP (measured on 6.1, see
+ * docs/architecture.md; a queue socket's is taken as ours too).  Port id
+ * 0 is also the kernel's own helpers', whose masters are never ours; a
+ * failover peer's conntrackd commits under its own socket's.
  */
 int exprepair_event(const struct nlmsghdr *nlh, void *data)
 {
 	struct exprepair *x = data;
 	enum portid_kind kind = portids_kind(nlh->nlmsg_pid);
+	bool verdict = kind == PORTID_QUEUE || nlh->nlmsg_pid == 0;
 	struct nf_expect *exp;
 
-	/* port id 0: the kernel's own (nf_ct_expect_related() reports 0),
-	 * never for a master of ours, and never without its NAT */
 	if (NFNL_MSG_TYPE(nlh->nlmsg_type) != IPCTNL_MSG_EXP_NEW ||
-	    kind == PORTID_REQUEST || nlh->nlmsg_pid == 0 ||
-	    (kind == PORTID_NONE && exprepair_has(nlh, CTA_EXPECT_NAT)))
+	    kind == PORTID_REQUEST ||
+	    (!verdict && exprepair_has(nlh, CTA_EXPECT_NAT)))
 		return MNL_CB_OK;
 	if (!(exp = nfexp_new()))
 		return MNL_CB_OK;
 	if (nfexp_nlmsg_parse(nlh, exp) == 0) {
-		if (kind == PORTID_QUEUE)
+		if (verdict)
 			exprepair_count_ours(x, exp);
 		else
 			exprepair_one(x, exp);

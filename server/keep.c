@@ -19,6 +19,7 @@
 #include "keep.h"
 #include "log.h"
 #include "packet.h"
+#include "stats.h"
 
 static bool keep_same_conn(const struct keep_entry *e, const struct cth_packet *p)
 {
@@ -55,6 +56,21 @@ static struct keep_entry *keep_find(struct keep *k, const struct cth_packet *p,
 	return found;
 }
 
+/* Evicting kept bytes may cost a helper the start of a message: an
+ * operator must see it (counted, logged at a bounded rate). */
+static void keep_evicted(struct keep *k)
+{
+	int quiet;
+
+	k->evictions++;
+	quiet = log_rl_warn("kept bytes: all %u entries in use, the oldest evicted",
+			    KEEP_ENTRIES);
+	if (!k->stats)
+		return;
+	stats_add(&k->stats->q[STATS_Q_KEEP_EVICTED], 1);
+	stats_add(&k->stats->q[STATS_Q_LOG_SUPPRESSED], (uint64_t)quiet);
+}
+
 /* A free entry, else the oldest one (its connection has most likely
  * moved on: a live one sends its next segment within an RTT). */
 static struct keep_entry *keep_slot(struct keep *k)
@@ -67,7 +83,7 @@ static struct keep_entry *keep_slot(struct keep *k)
 		if (k->e[i].stored_ms < old->stored_ms)
 			old = &k->e[i];
 	}
-	k->evictions++;
+	keep_evicted(k);
 	keep_drop(k, old);
 	return old;
 }

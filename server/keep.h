@@ -51,9 +51,12 @@ struct keep {
 	 * keep_done() */
 	struct keep_entry *joined;
 	unsigned long joins, misses, expired, evictions;
+	/* the worker's counters (STATS_Q_KEEP_EVICTED), or NULL */
+	struct stats_block *stats;
 };
 
 struct pkt_call;
+struct stats_block;
 
 /* cth_keep() after packet.c's checks: copy payload[off..] now (the bytes
  * as shown, whatever edits follow).  0, -ENOSPC or -ENOMEM. */

@@ -2,7 +2,9 @@
 #include <string.h>
 
 #include "overlay.h"
+#include "log.h"
 #include "packet.h"
+#include "stats.h"
 
 /* FNV-1a: the key only has to tell apart connections that share an id. */
 static uint32_t overlay_hash(uint32_t h, const void *p, size_t n)
@@ -66,6 +68,21 @@ const uint8_t *overlay_get(struct overlay *o, uint32_t id, uint32_t key,
 	return e->state;
 }
 
+/* An evicted state: the plugin may see the kernel's older snapshot for
+ * that connection's next packet (counted, logged at a bounded rate). */
+static void overlay_evicted(struct overlay *o)
+{
+	int quiet;
+
+	o->evictions++;
+	quiet = log_rl(LOG_L_NOTICE, "in-flight helper state: a set of %u is full, "
+		       "the oldest evicted", OVERLAY_WAYS);
+	if (!o->stats)
+		return;
+	stats_add(&o->stats->q[STATS_Q_OVERLAY_EVICTED], 1);
+	stats_add(&o->stats->q[STATS_Q_LOG_SUPPRESSED], (uint64_t)quiet);
+}
+
 void overlay_put(struct overlay *o, uint32_t id, uint32_t key,
 		 const uint8_t *state, size_t len, uint64_t now_ms)
 {
@@ -83,7 +100,7 @@ void overlay_put(struct overlay *o, uint32_t id, uint32_t key,
 			if (!s[i].written_ms || s[i].written_ms < e->written_ms)
 				e = &s[i];
 		if (e->written_ms)
-			o->evictions++;
+			overlay_evicted(o);
 	}
 	e->id = id;
 	e->key = key;

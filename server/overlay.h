@@ -30,6 +30,8 @@ struct overlay_entry {
 struct overlay {
 	struct overlay_entry set[OVERLAY_SETS][OVERLAY_WAYS];
 	unsigned long hits, evictions;
+	/* the worker's counters (STATS_Q_OVERLAY_EVICTED), or NULL */
+	struct stats_block *stats;
 };
 
 /* The connection key: zone and original tuple, hashed. */

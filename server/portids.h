@@ -6,14 +6,14 @@
 
 /*
  * The netlink port ids of this process's own sockets, so that a kernel
- * event can be told from one another program caused.  Linux puts the
- * requester's port id in a conntrack expectation event
- * (nf_ct_expect_related_report() -> nf_ct_expect_event_report() ->
- * ctnetlink_expect_event(): nlmsg_pid = item->portid): the ctnetlink
- * request's socket for IPCTNL_MSG_EXP_NEW, the queue socket for an
- * NFQA_EXP on a verdict (nfqnl_recv_verdict() passes NETLINK_CB(skb).portid
- * to ctnetlink_glue_attach_expect()), 0 for the kernel's own helpers.
- * Measured in the VM (docs/architecture.md, tests/host portid-*).
+ * event can be told from one another program caused.  A conntrack
+ * expectation event carries the port id of the ctnetlink socket that
+ * asked for it (IPCTNL_MSG_EXP_NEW); for an NFQA_EXP on a verdict, 6.1
+ * reports 0, as for the kernel's own helpers, although the source reads
+ * as if the queue socket's were passed (nfqnl_recv_verdict() ->
+ * ctnetlink_glue_attach_expect()).  Measured in the VM
+ * (docs/architecture.md, tests/host verdict-expectations-counted); a
+ * queue socket's port id is registered anyway, for a kernel that does.
  *
  * A fixed table of atomics: workers' sockets come and go with reloads in
  * the main thread, events are read there too, but nothing here assumes it.

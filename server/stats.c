@@ -29,7 +29,7 @@ const struct stats_info stats_helper_info[STATS_H_N] = {
 	[STATS_H_SEQADJ_SYNCED] = { "seqadj_synced",
 		"TCP rewrites that changed a payload's length, announced to conntrack event listeners (conntrackd's state sync) so the sequence adjustment reaches a backup firewall." },
 	[STATS_H_EXPECT_SENT] = { "expectations_sent",
-		"Expectations sent on the verdict (NFQA_EXP): the kernel does not answer there; they count as created (or failed) too once their creation event is seen." },
+		"Expectations sent on the verdict (NFQA_EXP): the kernel does not answer there; they count as created too once their creation event is seen (failures give no event)." },
 	[STATS_H_EXPECT_REFUSED] = { "expectations_refused",
 		"Expectations the host refused because they broke a rule: neither end an endpoint of the master connection (outside expect_networks), or a bad field." },
 	[STATS_H_EXPECT_OVER_LIMIT] = { "expectations_over_limit",

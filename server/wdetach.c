@@ -93,11 +93,8 @@ bool worker_detach_decide(struct worker *w, struct worker_pkt *wp,
 		return false;
 	}
 	c->detach = false;
-	if (detach_add(&w->detach, &c->pkt, c->inst->name, DETACH_WAIT, now) < 0) {
-		log_warn("%s: %u connections already wait to detach: this one stays helped",
-			 c->inst->name, DETACH_ENTRIES);
-		return false;
-	}
+	if (detach_add(&w->detach, &c->pkt, c->inst->name, DETACH_WAIT, now) < 0)
+		return false;   /* counted and logged (rate-limited) by detach_add() */
 	worker_count(w, c->inst, STATS_H_DETACH_DEFERRED);
 	log_debug("%s: detach waits for the connection's expectations", c->inst->name);
 	return true;

@@ -183,6 +183,7 @@ int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
 	w->queue = queue;
 	w->rtp = rtp;
 	w->xlist = malloc(sizeof(*w->xlist));
+	w->keep.stats = w->overlay.stats = w->detach.stats = &w->stats;
 	if (rxvec_init(&w->rx, WORKER_RX_SLOTS, WORKER_RX_SLOT) < 0 ||
 	    vbatch_init(&w->vb, verdict_size_max(PKT_OUT_MAX, true), WORKER_VB_GOAL) < 0 ||
 	    !w->xlist)

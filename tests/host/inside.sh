@@ -51,9 +51,11 @@ done
 in_server python3 "$PEER" serve 7000 $(seq 7101 7130) 7221 7231 7232 7233 >"$LOGS/peer.log" 2>&1 &
 PEER_PID=$!
 
+PSOCK=$W/probe.sock
 cat >"$W/probe.conf" <<EOC
 [server]
 plugin_dir = $BUILD/tests/plugins
+control_socket = $PSOCK
 log_level = debug
 [helper probe]
 plugin = probe
@@ -73,6 +75,26 @@ for t in "$IPT" "$IP6T"; do
 	"$t" -t raw -A PREROUTING -p udp --dport 7000 -j CT --helper probe
 done
 for _ in $(seq 1 50); do grep -q ready "$LOGS/peer.log" && break; sleep 0.2; done
+
+# jstat SOCKET NAME: the sum of a counter over a daemon's JSON stats
+jstat() {
+	"$BUILD/cthelperctl" -s "$1" -j stats 2>/dev/null | python3 -c '
+import json, sys
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == sys.argv[1] and isinstance(v, int):
+                yield v
+            else:
+                yield from walk(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from walk(v)
+try:
+    print(sum(walk(json.load(sys.stdin))))
+except ValueError:
+    print("?")' "$2"
+}
 
 # control TEXT [HOLD]: one control connection (client -> server:7000)
 control() { in_client timeout 20 python3 "$PEER" send "$SV4" 7000 "$1" "${2:-0.3}" >>"$LOGS/control.log" 2>&1; }
@@ -348,8 +370,19 @@ topo_mode masq
 in_client python3 "$PEER" serve 7133 7134 >"$LOGS/peer-client.log" 2>&1 &
 CLIENT_PEER=$!
 sleep 1
+# Both expectations' creation events reach the daemon (NFNLGRP_CONNTRACK_
+# EXP_NEW): the verdict's with port id 0 (6.1; docs/architecture.md), the
+# ctnetlink one with the worker's request socket's.  The first counts
+# created from its event (sent when it went out), the second from its ack.
+s1=$(jstat "$PSOCK" expectations_sent); c1=$(jstat "$PSOCK" expectations_created)
 control "EXP 7133 0 r\nEXP 7134 0 rs\n"
 sleep 1
+s2=$(jstat "$PSOCK" expectations_sent); c2=$(jstat "$PSOCK" expectations_created)
+echo "# no-repair-own: one verdict-borne and one ctnetlink expectation: sent +$((s2 - s1)), created +$((c2 - c1))"
+why=
+[ $((s2 - s1)) = 1 ] && [ $((c2 - c1)) = 2 ] ||
+	why="sent +$((s2 - s1)) created +$((c2 - c1)), want +1 and +2 (the verdict's expectation counted created from its event)"
+check verdict-expectations-counted "$why"
 why=
 for p in 7133 7134; do
 	line=$(exp_line "$p")
@@ -375,7 +408,7 @@ check clean-stop "$([ $rc = 0 ] || echo "exit status $rc")"
 # within its bounded join instead of hanging in it
 progress hang
 sock=$W/hang.sock
-sed "s|^\[server\]\$|[server]\ncontrol_socket = $sock|" "$W/probe.conf" >"$W/hang.conf"
+sed "s|^control_socket = .*|control_socket = $sock|" "$W/probe.conf" >"$W/hang.conf"
 "$BUILD/cthelperd" -c "$W/hang.conf" >"$LOGS/cthelperd-hang.log" 2>&1 &
 CTH_PID=$!
 for _ in $(seq 1 100); do grep -q ready "$LOGS/cthelperd-hang.log" && break; sleep 0.2; done
@@ -389,20 +422,7 @@ grep -q "queue $Q: worker stuck" "$LOGS/cthelperd-hang.log" || why="${why:+$why;
 st=$("$BUILD/cthelperctl" -s "$sock" status 2>&1)
 grep -q "^ready *no: queue $Q: worker stuck" <<<"$st" ||
 	why="${why:+$why; }status does not say stuck: $(grep '^ready' <<<"$st")"
-stalls=$("$BUILD/cthelperctl" -s "$sock" -j stats 2>&1 | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-def walk(o):
-    if isinstance(o, dict):
-        for k, v in o.items():
-            if k == "stalls":
-                yield v
-            else:
-                yield from walk(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from walk(v)
-print(sum(v for v in walk(d) if isinstance(v, int)))' 2>&1)
+stalls=$(jstat "$sock" stalls)
 [ "$stalls" = 1 ] || why="${why:+$why; }stalls counter '$stalls', want 1"
 n=$(grep -c "worker stuck" "$LOGS/cthelperd-hang.log")
 [ "$n" = 1 ] || why="${why:+$why; }'worker stuck' logged $n times, want once per episode"
@@ -447,35 +467,16 @@ for pr in udp tcp; do
 	"$IPT" -t raw -A PREROUTING -p $pr --dport 5060 -j CT --helper sip
 	"$IPT" -I FORWARD -p $pr --dport 5060 -m conntrack --ctstate NEW -j ACCEPT
 done
-# jstat NAME: the sum of a counter over the daemon's JSON stats
-jstat() {
-	"$BUILD/cthelperctl" -s "$ssock" -j stats 2>/dev/null | python3 -c '
-import json, sys
-def walk(o):
-    if isinstance(o, dict):
-        for k, v in o.items():
-            if k == sys.argv[1] and isinstance(v, int):
-                yield v
-            else:
-                yield from walk(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from walk(v)
-try:
-    print(sum(walk(json.load(sys.stdin))))
-except ValueError:
-    print("?")' "$1"
-}
 why=
 grep -q ready "$LOGS/cthelperd-sip.log" || why="the sip daemon did not get ready"
 in_server python3 "$PEER" serve 5060 >"$LOGS/peer-5060.log" 2>&1 &
 SIP_PEER=$!
 sleep 1
-d0=$(jstat expectation_dumps)
+d0=$(jstat "$ssock" expectation_dumps)
 in_client timeout 30 python3 "$SIPPY" tcp-byes "$SV4" 60 >"$LOGS/byes.log" 2>&1 ||
 	why="${why:+$why; }the BYE connection failed: $(tail -n 1 "$LOGS/byes.log")"
 sleep 1
-d1=$(jstat expectation_dumps)
+d1=$(jstat "$ssock" expectation_dumps)
 q=$(awk '$1 == 5 { print $8 }' /proc/net/netfilter/nfnetlink_queue)
 echo "# sip-byes: $(cat "$LOGS/byes.log"); expectation dumps $d0 -> $d1; packets queued on 5: $q"
 { [ "$d1" != "?" ] && [ "$d0" != "?" ] && [ $((d1 - d0)) -ge 1 ] && [ $((d1 - d0)) -le 20 ]; } ||

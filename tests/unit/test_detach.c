@@ -20,8 +20,10 @@
 
 #include "check.h"
 #include "detach.h"
+#include "log.h"
 #include "expect.h"
 #include "seqsync.h"
+#include "stats.h"
 
 static struct cth_packet pkt_make(uint32_t id, uint16_t sport)
 {
@@ -73,8 +75,11 @@ static void test_lookup(void)
 static void test_bound(void)
 {
 	struct detach *d = calloc(1, sizeof(*d));
+	static struct stats_block st;
 	struct cth_packet p;
 	unsigned int i, rr = 0;
+
+	d->stats = &st;
 
 	for (i = 0; i < DETACH_ENTRIES; i++) {
 		p = pkt_make(100 + i, (uint16_t)(30000 + i));
@@ -85,6 +90,13 @@ static void test_bound(void)
 	p = pkt_make(9999, 9999);
 	CHECK("detach/full-refuses-wait", detach_add(d, &p, "tns", DETACH_WAIT, 500) == -ENOSPC &&
 	      d->refused == 1, "not refused");
+	/* a flood of refusals: each counted, the lines beyond the burst not logged */
+	for (i = 0; i < 2 * LOG_RL_BURST; i++)
+		detach_add(d, &p, "tns", DETACH_WAIT, 500);
+	CHECK("detach/full-counted", st.q[STATS_Q_DETACH_FULL] == 1 + 2 * LOG_RL_BURST &&
+	      st.q[STATS_Q_LOG_SUPPRESSED] >= LOG_RL_BURST, "full %llu suppressed %llu",
+	      (unsigned long long)st.q[STATS_Q_DETACH_FULL],
+	      (unsigned long long)st.q[STATS_Q_LOG_SUPPRESSED]);
 	/* a waiting entry is never evicted, not even for a done one */
 	CHECK("detach/full-refuses-done", detach_add(d, &p, "tns", DETACH_DONE, 500) == -ENOSPC,
 	      "a waiting entry was evicted");

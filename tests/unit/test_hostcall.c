@@ -18,6 +18,7 @@
 #include "check.h"
 #include "overlay.h"
 #include "packet.h"
+#include "stats.h"
 
 extern const struct cth_plugin_desc cth_plugin;
 
@@ -139,6 +140,7 @@ static void test_back_to_back(void)
 static void test_entry_life(void)
 {
 	struct overlay *o = calloc(1, sizeof(*o));
+	static struct stats_block st;
 	uint8_t s0[CTH_PRIV_MAX] = { 0 }, s1[CTH_PRIV_MAX] = { 1 };
 
 	if (!o)
@@ -157,12 +159,18 @@ static void test_entry_life(void)
 					     1000 + OVERLAY_TTL_MS + 1) == NULL,
 	      "entry older than the TTL used");
 	/* many connections in one set: bounded, the oldest go */
+	o->stats = &st;
 	for (uint32_t i = 0; i < 4 * OVERLAY_SETS * OVERLAY_WAYS; i++)
 		overlay_put(o, i, i, s1, 8, 2000 + i);
 	CHECK("overlay/bounded-evicts", o->evictions > 0 &&
 	      overlay_get(o, 4 * OVERLAY_SETS * OVERLAY_WAYS - 1,
 			  4 * OVERLAY_SETS * OVERLAY_WAYS - 1, s0, 8, 4000) != NULL,
 	      "evictions %lu", o->evictions);
+	CHECK("overlay/eviction-counted", o->evictions > 0 &&
+	      st.q[STATS_Q_OVERLAY_EVICTED] == o->evictions &&
+	      st.q[STATS_Q_LOG_SUPPRESSED] > 0, "STATS_Q_OVERLAY_EVICTED %llu of %lu, "
+	      "suppressed %llu", (unsigned long long)st.q[STATS_Q_OVERLAY_EVICTED],
+	      o->evictions, (unsigned long long)st.q[STATS_Q_LOG_SUPPRESSED]);
 	free(o);
 }
 

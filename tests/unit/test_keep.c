@@ -28,6 +28,7 @@
 #include "check.h"
 #include "keep.h"
 #include "packet.h"
+#include "stats.h"
 #include "../fuzz/pktcheck.h"
 
 /* ------------------------------------------------------------ plugin */
@@ -286,7 +287,8 @@ static void test_expiry(void)
 /* KEEP_ENTRIES connection directions at most: the oldest goes. */
 static void test_bound(void)
 {
-	struct keep k = { 0 };
+	static struct stats_block st;
+	struct keep k = { .stats = &st };
 	struct seg s = { 0 };
 	uint32_t id;
 
@@ -297,6 +299,8 @@ static void test_bound(void)
 	}
 	CHECK("keep/bounded", k.used == KEEP_ENTRIES && k.evictions == 1,
 	      "%u entries, %lu evictions", k.used, k.evictions);
+	CHECK("keep/eviction-counted", st.q[STATS_Q_KEEP_EVICTED] == 1,
+	      "STATS_Q_KEEP_EVICTED %llu", (unsigned long long)st.q[STATS_Q_KEEP_EVICTED]);
 	s.id = 1;
 	deliver(&k, &s, 101, "y", 2000);
 	CHECK("keep/oldest-evicted", seen.kept == 0, "the oldest entry was kept");
