@@ -8,67 +8,103 @@
 
 CC       ?= cc
 # PKGS are linked; PKGS_DLOPEN only lend their headers: the daemon loads
-# them with dlopen() when a feature needs them (server/dynlib.h), since a
-# linked library costs its RSS at every start, used or not (issue 17)
+# them with dlopen() when a feature needs them (server/base/dynlib.h),
+# since a linked library costs its RSS at every start, used or not
 PKGS        := libmnl libnetfilter_queue libnetfilter_conntrack inih libcap-ng
 PKGS_DLOPEN := libmicrohttpd libsystemd
-CWARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+# Warnings are errors for developers and CI; a distributor builds with
+# `make WERROR=` (a newer compiler's new warning must not break a package).
+WERROR   ?= -Werror
+CWARN    := -Wall -Wextra $(WERROR) -Wshadow -Wstrict-prototypes \
             -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla
+# CFLAGS, CPPFLAGS and LDFLAGS are the builder's (optimisation,
+# sanitizers, a distribution's hardening flags) and reach every binary,
+# plugin and test; warnings and the language level always apply.
 CFLAGS   ?= -O2 -g
-# CFLAGS is the user's (optimisation, sanitizers); warnings always apply
-ALL_CFLAGS = $(CFLAGS) -std=gnu11 $(CWARN) -D_GNU_SOURCE
+ALL_CPPFLAGS = $(CPPFLAGS) -D_GNU_SOURCE
+ALL_CFLAGS   = $(ALL_CPPFLAGS) $(CFLAGS) -std=gnu11 $(CWARN)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
 B        ?= build
 SDK_INC  := -Isdk/include
 
-SERVER_SRC := $(sort $(wildcard server/*.c))
-SERVER_LIB_SRC := $(filter-out server/main.c,$(SERVER_SRC))
+# server/ by concern, dependencies one way (tests/layers.sh checks them;
+# docs/architecture.md "Source map" says what each holds)
+SERVER_SRC := $(sort $(wildcard server/*/*.c))
+# what the replay tool links: the plugin host and what it stands on
+HOST_SRC   := $(sort $(wildcard server/base/*.c server/runtime/*.c server/host/*.c))
 SDK_SRC    := $(sort $(wildcard sdk/lib/*.c))
 PLUGINS    := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard plugins/*/*.c)))))
 
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null) \
-             $(shell pkg-config --cflags $(PKGS_DLOPEN) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lev -ldl -lpthread
+# $(call pkg,FLAGS,PACKAGES): pkg-config's answer, or the build stops
+# naming the packages it cannot find.  Expanded only when a recipe needs
+# it, after `make deps` (in `make deps check`) has installed them.
+pkg = $(if $(strip $(foreach p,$(2),$(if $(shell pkg-config --exists $(p) && echo y),,$(p)))),$(error \
+        pkg-config cannot find: $(strip $(foreach p,$(2),$(if $(shell pkg-config --exists $(p) && echo y),,$(p)))) \
+        (run `make deps` as root, or install their -dev packages)),$(shell pkg-config $(1) $(2)))
+# each asked of pkg-config once, when first used
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(PKGS) $(PKGS_DLOPEN)))$(PKG_CFLAGS)
+PKG_LIBS   = $(eval PKG_LIBS := $(call pkg,--libs,$(PKGS)) -lev -ldl -lpthread)$(PKG_LIBS)
+# A target built from several sources in one command (a plugin, a test)
+# gets its header dependencies from a second, preprocessor-only pass:
+# -MMD there would write one .d per command, the last source's.
+# $(call deps_of,FLAGS): after the recipe's compile, into $@.d
+deps_of = $(CC) $(1) -MM -MP -MT $@ -MF $@.d $(filter %.c,$^)
 
-.PHONY: all deps check unit unit-asan e2e demo bench clean install uninstall
+.PHONY: all deps check unit unit-asan demo bench clean install uninstall layers
 all: $(B)/cthelperd $(B)/cthelperctl $(B)/cthelper-replay $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so)
 
 # --- SDK utility library: linked statically into plugins (PIC) ---------
-$(B)/sdk/%.o: sdk/lib/%.c $(wildcard sdk/include/cthelperd/*.h) | $(B)/sdk
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(SDK_INC) -c -o $@ $<
+$(B)/sdk/%.o: sdk/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -fPIC -fvisibility=hidden $(SDK_INC) -c -o $@ $<
 $(B)/libcthsdk.a: $(SDK_SRC:sdk/lib/%.c=$(B)/sdk/%.o)
 	$(AR) rcs $@ $^
 
 # --- plugins: each only against sdk/ -----------------------------------
 # The daemon refuses a plugin whose file or directory is group- or
-# world-writable (server/loader.c): whatever the builder's umask (0002 is
-# common), built plugins and their directories are made writable by their
-# owner only, so the tests and `make demo` load them.
+# world-writable (server/runtime/loader.c): whatever the builder's umask
+# (0002 is common), built plugins and their directories are made writable
+# by their owner only, so the tests and `make demo` load them.
 PLUGIN_PERMS = chmod go-w $@ $(@D)
+PLUGIN_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(SDK_INC)
 .SECONDEXPANSION:
-$(B)/plugins/%.so: $$(wildcard plugins/%/*.c plugins/%/*.h) $(B)/libcthsdk.a | $(B)/plugins
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) \
-	  -Wl,-z,defs -Wl,--no-undefined -o $@ $(filter %.c,$^) $(B)/libcthsdk.a
+$(B)/plugins/%.so: $$(wildcard plugins/%/*.c) $(B)/libcthsdk.a
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_CFLAGS) -shared $(LDFLAGS) -Wl,-z,defs -Wl,--no-undefined \
+	  -o $@ $(filter %.c,$^) $(B)/libcthsdk.a
+	$(call deps_of,$(PLUGIN_CFLAGS))
 	$(PLUGIN_PERMS)
 # --- daemon -------------------------------------------------------------
-$(B)/server/%.o: server/%.c $(wildcard server/*.h sdk/include/cthelperd/*.h) | $(B)/server
-	$(CC) $(ALL_CFLAGS) -fvisibility=hidden $(SDK_INC) $(PKG_CFLAGS) \
-	  -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"' -c -o $@ $<
-$(B)/cthelperd: $(SERVER_SRC:server/%.c=$(B)/server/%.o)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
-# the replay tool: the daemon's host code (the plugin call, edits, kept
-# bytes, loader, config parser) with an emulated kernel (replay/)
-REPLAY_HOST := packet mangle keep log loader dlfresh config guard runtime
+SERVER_DEFS = -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' \
+              -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"'
+$(B)/server/%.o: server/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -fvisibility=hidden $(SDK_INC) -Iserver $(PKG_CFLAGS) \
+	  $(SERVER_DEFS) -c -o $@ $<
+$(B)/cthelperd: $(SERVER_SRC:%.c=$(B)/%.o)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+# the replay tool: the daemon's plugin host (server/host/ and what it
+# stands on) with an emulated kernel (replay/)
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
-REPLAY_LIBS  = $(shell pkg-config --libs libpcap libnetfilter_queue inih 2>/dev/null) -ldl
-$(B)/replay/%.o: replay/%.c $(wildcard replay/*.h server/*.h sdk/include/cthelperd/*.h) | $(B)/replay
-	$(CC) $(ALL_CFLAGS) $(SDK_INC) -Iserver $(PKG_CFLAGS) -DCTH_VERSION='"$(VERSION)"' -c -o $@ $<
-$(B)/cthelper-replay: $(REPLAY_SRC:replay/%.c=$(B)/replay/%.o) $(REPLAY_HOST:%=$(B)/server/%.o)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(REPLAY_LIBS)
+REPLAY_LIBS  = $(eval REPLAY_LIBS := $(call pkg,--libs,libpcap libnetfilter_queue inih) -ldl)$(REPLAY_LIBS)
+$(B)/replay/%.o: replay/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP $(SDK_INC) -Iserver $(PKG_CFLAGS) -DCTH_VERSION='"$(VERSION)"' -c -o $@ $<
+$(B)/cthelper-replay: $(REPLAY_SRC:%.c=$(B)/%.o) $(HOST_SRC:%.c=$(B)/%.o)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(REPLAY_LIBS)
 # the control client: the socket protocol only, nothing of the daemon
-$(B)/cthelperctl: ctl/cthelperctl.c | $(B)
-	$(CC) $(ALL_CFLAGS) -o $@ $<
+$(B)/cthelperctl: ctl/cthelperctl.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $<
+
+# every .d the rules above wrote (a missing header is then a rebuild, not an error)
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# The include rules between server/'s folders, the replay tool, the SDK
+# and the plugins (tests/layers.sh); part of `make check`.
+layers:
+	tests/layers.sh
 
 VERSION    ?= 0.1.0
 # Compiled in as defaults and used by `make install`: one set of paths.
@@ -83,7 +119,7 @@ INCLUDEDIR ?= $(PREFIX)/include
 LIBDIR     ?= $(PREFIX)/lib
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
-$(B) $(B)/sdk $(B)/plugins $(B)/server $(B)/replay $(B)/tests:
+$(B) $(B)/tests:
 	mkdir -p $@
 
 # --- tests --------------------------------------------------------------
@@ -103,7 +139,7 @@ BENCH_BIN := $(B)/bench/cthbench-floor $(B)/bench/cthbench-load
 $(B)/bench:
 	mkdir -p $@
 $(B)/bench/cthbench-%: tests/bench/%.c | $(B)/bench
-	$(CC) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP $(PKG_CFLAGS) $(LDFLAGS) -o $@ $< $(PKG_LIBS)
 bench: all $(BENCH_BIN)
 	CTH_BUILD=$(B) tests/bench/run.sh
 

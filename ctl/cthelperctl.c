@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cthelperctl: one request to cthelperd's control socket, its answer on
- * stdout.  The protocol (server/control.h) is a line each way plus a
+ * stdout.  The protocol (server/control/control.h) is a line each way plus a
  * body, so this stays independent of the daemon's internals.
  */
 #include <errno.h>

@@ -93,7 +93,7 @@ static unsigned int cthd_generation = 1;
 /*
  * Beyond the in-tree module (off by default, so the two behave alike):
  * packets without transport payload pass without the trip to user space.
- * cthelperd answers them unread anyway (server/qmsg.c), and nothing a
+ * cthelperd answers them unread anyway (server/worker/qmsg.c), and nothing a
  * helper's queue verdict carries depends on them: the NAT sequence
  * adjustment is applied to every packet by conntrack's confirm step, not
  * by the helper (Linux 6.1: nf_confirm() calls nf_ct_seq_adjust() once

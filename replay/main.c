@@ -18,8 +18,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "config.h"
-#include "log.h"
+#include "runtime/config.h"
+#include "base/log.h"
 #include "replay.h"
 
 #ifndef CTH_VERSION

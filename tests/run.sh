@@ -32,6 +32,11 @@ run_units() {
 	done
 }
 
+# Which folder may include which (server/'s layers, replay, plugins, SDK).
+run_suite layers tests/layers.sh
+# The builder's CPPFLAGS/CFLAGS/LDFLAGS everywhere, WERROR=, header deps.
+run_suite buildflags tests/buildflags.sh
+
 if make -s unit >"$LOG/build.txt" 2>&1; then
 	run_units build
 else

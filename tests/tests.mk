@@ -6,11 +6,11 @@
 UNIT_TESTS := $(notdir $(basename $(wildcard tests/unit/test_*.c)))
 -include $(wildcard tests/unit/*.mk)
 
-UNIT_CFLAGS = $(ALL_CFLAGS) $(SDK_INC) -Iserver -Itests/unit $(PKG_CFLAGS) \
-              -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"'
+UNIT_CFLAGS = $(ALL_CFLAGS) $(SDK_INC) -Iserver -Itests/unit $(PKG_CFLAGS) $(SERVER_DEFS)
 
-$(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) $(wildcard tests/unit/*.h server/*.h sdk/include/cthelperd/*.h) | $(B)/tests
-	$(CC) $(UNIT_CFLAGS) $(UNIT_DEFS_$*) -o $@ $(filter %.c,$^) $(PKG_LIBS)
+$(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) | $(B)/tests
+	$(CC) $(UNIT_CFLAGS) $(UNIT_DEFS_$*) $(LDFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
+	$(call deps_of,$(UNIT_CFLAGS) $(UNIT_DEFS_$*))
 
 # Plugins built only for the loader test: one source, one -D set each.
 BAD_PLUGIN_DEFS_good         :=
@@ -31,10 +31,11 @@ BAD_PLUGIN_DEFS_long_class   := -DCLS2='"a_class_name_longer_than_the_kernel_all
 BAD_PLUGIN_DEFS_long_name    := -DDECLARED_NAME='"long_name_$(shell printf "%0100d" 0)"'
 BAD_PLUGINS := $(patsubst BAD_PLUGIN_DEFS_%,%,$(filter BAD_PLUGIN_DEFS_%,$(.VARIABLES)))
 
-$(B)/tests/bad/%.so: tests/unit/bad_plugin.c $(wildcard sdk/include/cthelperd/*.h)
+$(B)/tests/bad/%.so: tests/unit/bad_plugin.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(SDK_INC) -DNAME='"$*"' \
-	  $(BAD_PLUGIN_DEFS_$*) -o $@ $<
+	  $(BAD_PLUGIN_DEFS_$*) $(LDFLAGS) -o $@ $<
+	$(call deps_of,$(ALL_CFLAGS) $(SDK_INC))
 	$(PLUGIN_PERMS)
 
 unit: all $(UNIT_TESTS:%=$(B)/tests/%) $(BAD_PLUGINS:%=$(B)/tests/bad/%.so)
@@ -43,24 +44,27 @@ unit-asan:
 	$(MAKE) B=build-asan CFLAGS="-O1 -g $(SANFLAGS)" unit
 
 # Test-only plugins driven by their payload (tests/host/).
-$(B)/tests/plugins/%.so: tests/host/%.c $(wildcard sdk/include/cthelperd/*.h)
+$(B)/tests/plugins/%.so: tests/host/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) -o $@ $<
+	$(CC) $(PLUGIN_CFLAGS) -shared $(LDFLAGS) -o $@ $<
+	$(call deps_of,$(PLUGIN_CFLAGS))
 	$(PLUGIN_PERMS)
 unit: $(B)/tests/plugins/probe.so
 
 # ftp.so as a rebuild that reports another version: tests/ops replaces the
 # installed one with it and reloads.
-$(B)/tests/ftp-next/ftp.so: $(wildcard plugins/ftp/*.c plugins/ftp/*.h) $(B)/libcthsdk.a
+$(B)/tests/ftp-next/ftp.so: $(wildcard plugins/ftp/*.c) $(B)/libcthsdk.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) \
+	$(CC) $(PLUGIN_CFLAGS) -shared $(LDFLAGS) \
 	  -DFTP_PLUGIN_VERSION='"1.0.1-next"' -o $@ $(filter %.c,$^) $(B)/libcthsdk.a
+	$(call deps_of,$(PLUGIN_CFLAGS) -DFTP_PLUGIN_VERSION='"1.0.1-next"')
 unit: $(B)/tests/ftp-next/ftp.so
 
 # The SDK example built in tree, for its replay cases (tests/replay/).
 $(B)/tests/toydata/toydata.so: sdk/examples/toydata/toydata.c $(B)/libcthsdk.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -shared $(SDK_INC) -o $@ $< $(B)/libcthsdk.a
+	$(CC) $(PLUGIN_CFLAGS) -shared $(LDFLAGS) -o $@ $< $(B)/libcthsdk.a
+	$(call deps_of,$(PLUGIN_CFLAGS))
 	$(PLUGIN_PERMS)
 unit: $(B)/tests/toydata/toydata.so
 

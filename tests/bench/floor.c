@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-/* as server/worker.c: one GSO packet of 64 KiB plus its attributes fits */
+/* as server/worker/worker.c: one GSO packet of 64 KiB plus its attributes fits */
 #define FLOOR_RBUF (256u * 1024u)
 #define FLOOR_RCVBUF (8 * 1024 * 1024)
 

@@ -5,22 +5,22 @@ FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_TARGETS := $(filter-out fuzz_replay,$(notdir $(basename $(wildcard tests/fuzz/fuzz_*.c))))
-FUZZ_HOST_SRC := server/mangle.c server/packet.c server/guard.c server/keep.c server/log.c
+FUZZ_HOST_SRC := server/host/mangle.c server/host/packet.c server/runtime/guard.c server/host/keep.c server/base/log.c
 FUZZ_SRC_fuzz_host := $(FUZZ_HOST_SRC)
 FUZZ_SRC_fuzz_ftp  := $(FUZZ_HOST_SRC) plugins/ftp/ftp.c plugins/ftp/ftp_parse.c \
                       sdk/lib/util.c
-FUZZ_CFLAGS = $(FUZZ_FLAGS) -std=gnu11 $(CWARN) \
-              -D_GNU_SOURCE $(SDK_INC) -Iserver -Itests/fuzz $(PKG_CFLAGS) \
+FUZZ_CFLAGS = $(ALL_CPPFLAGS) $(FUZZ_FLAGS) -std=gnu11 $(CWARN) \
+              $(SDK_INC) -Iserver -Itests/fuzz $(PKG_CFLAGS) \
               -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"'
 
 .PHONY: fuzz
 fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/%)
 
-$(B)/fuzz/%: tests/fuzz/%.c $$(FUZZ_SRC_$$*) $(wildcard tests/fuzz/*.h server/*.h \
-             plugins/*/*.h sdk/include/cthelperd/*.h)
+$(B)/fuzz/%: tests/fuzz/%.c $$(FUZZ_SRC_$$*)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
-FUZZ_SRC_fuzz_qmsg := $(FUZZ_HOST_SRC) server/qmsg.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MM -MP -MT $@ -MF $@.d $(filter %.c,$^)
+FUZZ_SRC_fuzz_qmsg := $(FUZZ_HOST_SRC) server/worker/qmsg.c
 FUZZ_SRC_fuzz_sip := $(FUZZ_HOST_SRC) plugins/sip/sip.c plugins/sip/sip_parse.c plugins/sip/sip_sdp.c \
                      plugins/sip/sip_media.c plugins/sip/sip_nat.c sdk/lib/util.c $(wildcard plugins/sip/*.h)
 FUZZ_SRC_fuzz_tns := $(FUZZ_HOST_SRC) $(sort $(wildcard plugins/tns/*.c)) sdk/lib/util.c
@@ -46,23 +46,23 @@ FUZZ_REPLAY_DEFS_sip     := -DFZR_PORT=5060 \
 FUZZ_REPLAY_DEFS_tns     := -DFZR_PORT=1521 -DFZR_OPTS='"tns_detach=no"'
 FUZZ_REPLAY_DEFS_rpc     := -DFZR_PORT=111 -DFZR_OPTS='"permanent=yes"'
 FUZZ_REPLAY_DEFS_toydata := -DFZR_PORT=7000 -DFZR_OPTS='"min_port=1024"'
-FUZZ_REPLAY_LIBS = $(shell pkg-config --libs libpcap 2>/dev/null)
+FUZZ_REPLAY_LIBS = $(call pkg,--libs,libpcap)
 fuzz: $(FUZZ_REPLAY:%=$(B)/fuzz/fuzz_replay_%)
 
-$(B)/fuzz/fuzz_replay_%: tests/fuzz/fuzz_replay.c $(FUZZ_REPLAY_SRC) $$(FUZZ_REPLAY_PLUGIN_$$*) \
-                         $(wildcard tests/fuzz/*.h server/*.h sdk/include/cthelperd/*.h)
+$(B)/fuzz/fuzz_replay_%: tests/fuzz/fuzz_replay.c $(FUZZ_REPLAY_SRC) $$(FUZZ_REPLAY_PLUGIN_$$*)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ireplay $(FUZZ_REPLAY_DEFS_$*) -o $@ $(filter %.c,$^) \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ireplay $(FUZZ_REPLAY_DEFS_$*) $(LDFLAGS) -o $@ $(filter %.c,$^) \
 	  $(PKG_LIBS) $(FUZZ_REPLAY_LIBS)
-FUZZ_SRC_fuzz_record := server/record.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ireplay $(FUZZ_REPLAY_DEFS_$*) -MM -MP -MT $@ -MF $@.d $(filter %.c,$^)
+FUZZ_SRC_fuzz_record := server/kernel/record.c
 # The worker's expectation backend and detach glue against the emulated
 # kernel table of the unit tests (tests/unit/nlfake.c in place of nlreq.c).
-FUZZ_SRC_fuzz_wexpect := server/wexpect.c server/wdetach.c server/expect.c server/detach.c \
-                         server/log.c tests/unit/nlfake.c tests/unit/nlfake.h
+FUZZ_SRC_fuzz_wexpect := server/worker/wexpect.c server/worker/wdetach.c server/kernel/expect.c server/worker/detach.c \
+                         server/base/log.c tests/unit/nlfake.c tests/unit/nlfake.h
 # exprepair.c's event path against the emulated kernel (nlfake.c for nlreq.c)
-FUZZ_SRC_fuzz_exprepair := server/exprepair.c server/portids.c server/expect.c server/guard.c \
-                           server/runtime.c server/loader.c server/dlfresh.c server/config.c \
-                           server/log.c tests/unit/nlfake.c tests/unit/nlfake.h
+FUZZ_SRC_fuzz_exprepair := server/kernel/exprepair.c server/kernel/portids.c server/kernel/expect.c server/runtime/guard.c \
+                           server/runtime/runtime.c server/runtime/loader.c server/runtime/dlfresh.c server/runtime/config.c \
+                           server/base/log.c tests/unit/nlfake.c tests/unit/nlfake.h
 # the whole configuration path: parse, shards, checks, a reload's plan
-FUZZ_SRC_fuzz_config := server/config.c server/guard.c server/record.c server/reload_plan.c \
-                        server/dlfresh.c server/strbuf.c server/log.c
+FUZZ_SRC_fuzz_config := server/runtime/config.c server/runtime/guard.c server/kernel/record.c server/daemon/reload_plan.c \
+                        server/runtime/dlfresh.c server/base/strbuf.c server/base/log.c

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "packet.h"
+#include "base/log.h"
+#include "host/packet.h"
 #include "pktcheck.h"
 
 /* libFuzzer's entry points, defined by each target. */

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "log.h"
-#include "reload.h"
-#include "stats.h"
-#include "strbuf.h"
+#include "runtime/config.h"
+#include "base/log.h"
+#include "daemon/reload.h"
+#include "runtime/stats.h"
+#include "base/strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expect.h"
-#include "exprepair.h"
+#include "kernel/expect.h"
+#include "kernel/exprepair.h"
 #include "../unit/nlfake.h"
-#include "portids.h"
+#include "kernel/portids.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,12 +8,12 @@
  * into a fake expect_fn, timeout, mark, detach, log, private state writes.
  *
  * Every cth_mangle() answer is compared with a model written from the
- * documented rules (server/mangle.h), and the packet pkt_call_mangled()
+ * documented rules (server/host/mangle.h), and the packet pkt_call_mangled()
  * returns is compared with the model's payload and checked independently
  * (fuzz_common.h): length <= 65531, IP length field = buffer length, valid
  * checksums, headers otherwise unchanged.  Any difference aborts.
  *
- * Kept bytes (cth_keep, server/keep.c): with flags bit 64 an earlier
+ * Kept bytes (cth_keep, server/host/keep.c): with flags bit 64 an earlier
  * segment of the connection keeps bytes from the input first (up to a
  * little more than the bound), ending right before this packet's sequence
  * number, or one byte short of it with bit 128 (a gap: nothing is joined).
@@ -31,8 +31,8 @@
 #include <sys/socket.h>
 
 #include "fuzz_common.h"
-#include "keep.h"
-#include "mangle.h"
+#include "host/keep.h"
+#include "host/mangle.h"
 
 #define FZ_MAX_OPS 64u
 

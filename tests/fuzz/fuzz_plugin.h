@@ -21,7 +21,7 @@
 #include <sys/socket.h>
 
 #include "fuzz_common.h"
-#include "keep.h"
+#include "host/keep.h"
 
 /* Most payload one packet of ours carries (IP length field, headers). */
 #define FZP_PAYLOAD_MAX (65535u - 40u - 20u)

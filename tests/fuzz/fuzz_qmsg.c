@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: reading queue messages (server/qmsg.c), the first
+ * libFuzzer target: reading queue messages (server/worker/qmsg.c), the first
  * code every kernel message meets.  Input: the attributes of one
  * NFQNL_MSG_PACKET message (after the nfgenmsg header), as they would
  * follow each other in the kernel's message.
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <linux/netfilter/nfnetlink.h>
 
-#include "qmsg.h"
+#include "worker/qmsg.h"
 
 #define FZ_MAX 65536u
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: the record of registered kernel helpers
- * (server/record.c), which `cthelperd --release` reads as root after a
+ * (server/kernel/record.c), which `cthelperd --release` reads as root after a
  * crash.  Input: the file's bytes.
  *
  * Invariants: what is accepted has at most RECORD_MAX entries, each a
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "record.h"
+#include "kernel/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

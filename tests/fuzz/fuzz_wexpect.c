@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the worker's expectation backend (server/wexpect.c)
- * and detach glue (server/wdetach.c) against the emulated kernel table
+ * libFuzzer target: the worker's expectation backend (server/worker/wexpect.c)
+ * and detach glue (server/worker/wdetach.c) against the emulated kernel table
  * of tests/unit/nlfake.c.  The input is a sequence of operations, two
  * bytes each (op, argument): a new packet (confirmed master or not),
  * cth_expect() with or without CTH_EXPECT_SYNC, helped, with a function
@@ -23,10 +23,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "../unit/nlfake.h"
-#include "wdetach.h"
-#include "wexpect.h"
+#include "worker/wdetach.h"
+#include "worker/wexpect.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -424,7 +424,7 @@ case_metrics() {
 # ------------------------------------------------------------ release after an edit
 
 # The kernel helper a crashed daemon registered is released even when the
-# configuration no longer names it: the record (server/record.c) does.
+# configuration no longer names it: the record (server/kernel/record.c) does.
 case_release_record() {
 	local c=release-record why="" rec
 	case_start $c || return

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "runtime/config.h"
 
 #define CFGLOAD_PATH 64
 

@@ -1,4 +1,4 @@
 # Kept bytes (cth_keep): the per-worker table through the host code the
 # worker runs around the plugin call; headers listed so a change rebuilds.
-UNIT_SRC_test_keep := server/keep.c server/packet.c server/guard.c server/mangle.c server/log.c \
-                      server/keep.h tests/fuzz/pktcheck.h
+UNIT_SRC_test_keep := server/host/keep.c server/host/packet.c server/runtime/guard.c server/host/mangle.c server/base/log.c \
+                      server/host/keep.h tests/fuzz/pktcheck.h

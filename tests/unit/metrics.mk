@@ -1,6 +1,6 @@
-# HTTP /metrics (server/metrics.c) served from a libev loop run by hand:
+# HTTP /metrics (server/control/metrics.c) served from a libev loop run by hand:
 # the body is the control socket's "stats prometheus" answer; 404, 405,
 # the client limit and idle timeout, and the [server] metrics key.
-UNIT_SRC_test_metrics := server/metrics.c server/dynlib.c server/control.c server/stats.c \
-                         server/strbuf.c server/config.c server/guard.c server/log.c \
-                         server/metrics.h server/control.h server/config.h
+UNIT_SRC_test_metrics := server/control/metrics.c server/base/dynlib.c server/control/control.c server/runtime/stats.c server/control/stats_report.c \
+                         server/base/strbuf.c server/runtime/config.c server/runtime/guard.c server/base/log.c \
+                         server/control/metrics.h server/control/control.h server/runtime/config.h

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "expect.h"
+#include "kernel/expect.h"
 #include "nlfake.h"
-#include "nlreq.h"
-#include "packet.h"
-#include "worker.h"
+#include "kernel/nlreq.h"
+#include "host/packet.h"
+#include "worker/worker.h"
 
 struct nlfake nlfake;
 

@@ -1,3 +1,3 @@
 # sd_notify: the datagrams a fake NOTIFY_SOCKET receives, and no-ops
 # without one.
-UNIT_SRC_test_notify := server/notify.c server/dynlib.c server/log.c server/notify.h
+UNIT_SRC_test_notify := server/daemon/notify.c server/base/dynlib.c server/base/log.c server/daemon/notify.h

@@ -11,8 +11,8 @@
  *   - a fake host that answers as a test sets it (busy ports, errors) and
  *     records what the plugin asked during one packet -- expectations,
  *     expectation control, edits, kept bytes, timeout, log -- checking
- *     every request against the daemon's rules (server/packet.c,
- *     server/mangle.c): a refused one is a plugin bug, counted in n_bad;
+ *     every request against the daemon's rules (server/host/packet.c,
+ *     server/host/mangle.c): a refused one is a plugin bug, counted in n_bad;
  *   - a connection as the daemon passes it, and run_state() handing it one
  *     packet: the payload behind the bytes the plugin kept, the edits then
  *     applied as the daemon would (f->out).
@@ -328,7 +328,7 @@ static inline int pkt_family(const struct cth_packet *p)
 	return p->tuple[CTH_DIR_ORIGINAL].family;
 }
 
-/* The daemon's checks on an expectation handed over (server/packet.c). */
+/* The daemon's checks on an expectation handed over (server/host/packet.c). */
 static inline bool fake_exp_valid(struct fake *f, const struct cth_expect *e)
 {
 	if (!e || e->class >= cth_plugin.n_classes || e->family != pkt_family(f->pkt) ||
@@ -408,7 +408,7 @@ static inline int fake_expect_ctl(struct cth_ctx *ctx, unsigned int op,
 	return op == CTH_EXPECT_OP_REMOVE ? 1 : 0;
 }
 
-/* The daemon's rules (server/mangle.c), each refusal a plugin bug except
+/* The daemon's rules (server/host/mangle.c), each refusal a plugin bug except
  * the edit count. */
 static inline int fake_mangle(struct cth_ctx *ctx, size_t off, size_t len, const void *repl,
 			      size_t repl_len)

@@ -9,7 +9,7 @@
 
 #include "cfgload.h"
 #include "check.h"
-#include "config.h"
+#include "runtime/config.h"
 
 static char conf_path[CFGLOAD_PATH];
 static char err_text[8192];

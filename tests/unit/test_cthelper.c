@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 
 #include "check.h"
-#include "cthelper.h"
+#include "kernel/cthelper.h"
 
 /* ------------------------------------------------------------ parsing */
 

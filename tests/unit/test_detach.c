@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The table of detaches (server/detach.c): lookup by conntrack id *and*
+ * The table of detaches (server/worker/detach.c): lookup by conntrack id *and*
  * original tuple (ids get reused), waiting entries never evicted, a full
  * table refusing a further wait, detached entries aging out after
  * DETACH_DONE_MS, round-robin polling, and the IPCTNL_MSG_CT_NEW body,
@@ -19,11 +19,11 @@
 #include <sys/socket.h>
 
 #include "check.h"
-#include "detach.h"
-#include "log.h"
-#include "expect.h"
-#include "seqsync.h"
-#include "stats.h"
+#include "worker/detach.h"
+#include "base/log.h"
+#include "kernel/expect.h"
+#include "worker/seqsync.h"
+#include "runtime/stats.h"
 
 static struct cth_packet pkt_make(uint32_t id, uint16_t sport)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "config.h"
+#include "runtime/config.h"
 
 #define MAN8 "docs/man/cthelperd.8"
 #define MAN5 "docs/man/cthelperd.conf.5"

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "dynlib.h"
+#include "base/dynlib.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * server/exprepair.c's mapping for an expectation a failover peer's
+ * server/kernel/exprepair.c's mapping for an expectation a failover peer's
  * conntrackd committed without its NAT: derived from the master's own
  * NAT, only for the address that NAT made or hid; and its event path
  * against the emulated kernel (nlfake.c): only expectations another
@@ -16,10 +16,10 @@
 #include <linux/netfilter/nfnetlink_conntrack.h>
 
 #include "check.h"
-#include "expect.h"
-#include "exprepair.h"
+#include "kernel/expect.h"
+#include "kernel/exprepair.h"
 #include "nlfake.h"
-#include "portids.h"
+#include "kernel/portids.h"
 
 static struct cth_tuple tup(const char *s, uint16_t sp, const char *d, uint16_t dp)
 {

@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 
 #include "check.h"
-#include "guard.h"
+#include "runtime/guard.h"
 
 static union cth_addr a4(const char *s)
 {

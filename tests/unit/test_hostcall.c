@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The host code around the plugin call.  The state overlay
- * (server/overlay.c): two packets of one connection
+ * (server/host/overlay.c): two packets of one connection
  * queued back to back carry the same kernel snapshot; the second must
  * still see the state the first one's verdict wrote.  Runs the real FTP
  * plugin through the daemon's host code (packet view, plugin call).
@@ -16,9 +16,9 @@
 #include <sys/socket.h>
 
 #include "check.h"
-#include "overlay.h"
-#include "packet.h"
-#include "stats.h"
+#include "host/overlay.h"
+#include "host/packet.h"
+#include "runtime/stats.h"
 
 extern const struct cth_plugin_desc cth_plugin;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Kept bytes (cth_keep, server/keep.c) through the host code the worker
+ * Kept bytes (cth_keep, server/host/keep.c) through the host code the worker
  * runs: keep_join(), the plugin call (pkt_call_run), keep_done().  A
  * scripted plugin records what it was shown and keeps, edits, detaches or
  * drops as each case asks.  Covers the concatenation, the sequence rule
@@ -26,9 +26,9 @@
 #include <sys/socket.h>
 
 #include "check.h"
-#include "keep.h"
-#include "packet.h"
-#include "stats.h"
+#include "host/keep.h"
+#include "host/packet.h"
+#include "runtime/stats.h"
 #include "../fuzz/pktcheck.h"
 
 /* ------------------------------------------------------------ plugin */

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "loader.h"
-#include "runtime.h"
+#include "runtime/loader.h"
+#include "runtime/runtime.h"
 
 static char bad_dir[1024], plugin_dir[1024];
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The rate limiter of server/log.c, on a clock the test moves: a burst
+ * The rate limiter of server/base/log.c, on a clock the test moves: a burst
  * of LOG_RL_BURST lines goes out, the rest is suppressed (and said so by
  * the return value), and once tokens come back the first line is
  * preceded by a summary of how many were suppressed.  Two sites do not
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "log.h"
+#include "base/log.h"
 
 static uint64_t now;
 static unsigned int n_lines;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Payload edits (server/mangle.c): exact bytes of rewritten IPv4 and IPv6
+ * Payload edits (server/host/mangle.c): exact bytes of rewritten IPv4 and IPv6
  * packets (extension headers, IPv4 options), lengths and checksums checked
  * with an independent RFC 1071 implementation (tests/fuzz/pktcheck.h),
  * growth far beyond any fixed tailroom (ASan catches an overrun), the
@@ -23,8 +23,8 @@
 #include <sys/socket.h>
 
 #include "check.h"
-#include "mangle.h"
-#include "packet.h"
+#include "host/mangle.h"
+#include "host/packet.h"
 #include "../fuzz/pktcheck.h"
 
 /* ---------------------------------------------------------------- packets */

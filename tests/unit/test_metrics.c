@@ -16,10 +16,10 @@
 
 #include "cfgload.h"
 #include "check.h"
-#include "config.h"
-#include "control.h"
-#include "metrics.h"
-#include "stats.h"
+#include "runtime/config.h"
+#include "control/control.h"
+#include "control/metrics.h"
+#include "runtime/stats.h"
 
 /* ---- a fake daemon: one ftp helper on queue 3 ---- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * server/metrics.c and server/notify.c built with library names that do
+ * server/control/metrics.c and server/daemon/notify.c built with library names that do
  * not exist (tests/unit/dynlib.mk): what a host without libmicrohttpd or
  * libsystemd gets.  A metrics endpoint is refused with the library's name
  * and dlerror()'s reason; with NOTIFY_SOCKET set, the first message warns
@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "control.h"
-#include "log.h"
-#include "metrics.h"
-#include "notify.h"
+#include "control/control.h"
+#include "base/log.h"
+#include "control/metrics.h"
+#include "daemon/notify.h"
 
 /* ---- the lines logged at warning and above ---- */
 

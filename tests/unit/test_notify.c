@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "notify.h"
+#include "daemon/notify.h"
 
 static char dir[] = "/tmp/cth-test-notify-XXXXXX";
 static int sock = -1;

@@ -20,11 +20,11 @@
 
 #include "cfgload.h"
 #include "check.h"
-#include "config.h"
-#include "control.h"
-#include "loader.h"
-#include "log.h"
-#include "privdrop.h"
+#include "runtime/config.h"
+#include "control/control.h"
+#include "runtime/loader.h"
+#include "base/log.h"
+#include "daemon/privdrop.h"
 
 #define SKIP(name, why) printf("SKIP %s: %s\n", name, why)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reading queue messages (server/qmsg.c) that lie or lack things: every
+ * Reading queue messages (server/worker/qmsg.c) that lie or lack things: every
  * packet with an id gets an answer, NFQA_CT is checked before use (an
  * IPv6 conntrack without addresses crashed the daemon), CTA_HELP_INFO's
  * real length is kept, truncated and GSO packets are flagged.
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "qmsg.h"
+#include "worker/qmsg.h"
 
 static uint8_t buf[65536];
 

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../server/record.h"
+#include "kernel/record.h"
 #include "check.h"
 
 static char dir[] = "/tmp/cth-record-XXXXXX";

@@ -15,8 +15,8 @@
 
 #include "cfgload.h"
 #include "check.h"
-#include "dlfresh.h"
-#include "reload.h"
+#include "runtime/dlfresh.h"
+#include "daemon/reload.h"
 
 static struct plugin pl_ftp1 = { .name = "ftp", .version = "1.0" };
 static struct plugin pl_ftp2 = { .name = "ftp", .version = "1.1" };

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "rules.h"
+#include "daemon/rules.h"
 
 static struct cfg_helper *add_helper(struct runtime *rt, const char *name,
 				     unsigned int families, unsigned int protocols)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The receive vector (server/rxvec.c) over an AF_UNIX datagram socket
+ * The receive vector (server/worker/rxvec.c) over an AF_UNIX datagram socket
  * pair, which cuts a datagram larger than the buffer the way netlink
  * does (MSG_TRUNC, the rest gone): as many datagrams per receive as
  * there are slots, fewer when fewer wait, -EAGAIN when none, and a
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "rxvec.h"
+#include "worker/rxvec.h"
 
 static void dgram_send(int fd, unsigned char tag, size_t len)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * server/share.c: who is the last daemon out of a shared kernel helper.
+ * server/kernel/share.c: who is the last daemon out of a shared kernel helper.
  * flock(2) locks belong to open file descriptions, so two share_hold()
  * calls in one process stand for two daemons.
  */
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "share.h"
+#include "kernel/share.h"
 
 static char dir[64];
 

@@ -17,8 +17,8 @@
 
 #include "cfgload.h"
 #include "check.h"
-#include "control.h"
-#include "stats.h"
+#include "control/control.h"
+#include "runtime/stats.h"
 
 /* ---- a fake daemon: one ftp helper on queue 3, one sip on queue 7 ---- */
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Verdict messages (server/verdict.c) read back attribute by attribute:
+ * Verdict messages (server/worker/verdict.c) read back attribute by attribute:
  * NFQA_CT only when something changed or an expectation rides along,
  * never CTA_HELP for an expected connection, an empty helper name for a
  * detach; the largest verdict within verdict_size_max().  And the batch
- * (server/vbatch.c): messages back to back in order, a batch of several
+ * (server/worker/vbatch.c): messages back to back in order, a batch of several
  * within its goal, a large message alone, at most VBATCH_MAX.
  */
 #include <arpa/inet.h>
@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "mangle.h"
-#include "vbatch.h"
-#include "verdict.h"
+#include "host/mangle.h"
+#include "worker/vbatch.h"
+#include "worker/verdict.h"
 
 /* What a verdict message holds. */
 struct seen {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "../../server/watchdog.h"
+#include "worker/watchdog.h"
 #include "check.h"
 
 static void test_episodes(void)

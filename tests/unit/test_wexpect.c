@@ -8,10 +8,10 @@
 #include <sys/socket.h>
 
 #include "check.h"
-#include "log.h"
+#include "base/log.h"
 #include "nlfake.h"
-#include "wdetach.h"
-#include "wexpect.h"
+#include "worker/wdetach.h"
+#include "worker/wexpect.h"
 
 static struct worker w;
 static struct runtime rt;

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CTH_PACKET_H
+#define CTH_PACKET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cthelperd/plugin.h>
+
+#include "runtime/runtime.h"
+
+struct pkt_call;
+
+/* Longest expectation function name, NUL included ("nat-follow-master"
+ * and friends are much shorter). */
+#define PKT_EXPECT_FN_MAX 32u
+/* Longest expectation timeout a plugin may set: the kernel counts it in
+ * jiffies, 32 bits (HZ up to 1000), like the class policy's. */
+#define PKT_EXPECT_TIMEOUT_MAX 604800u
+/* Every cth_expect_flags bit this host knows. */
+#define PKT_EXPECT_FLAGS (CTH_EXPECT_ANY_SRC | CTH_EXPECT_PERMANENT | \
+			  CTH_EXPECT_INACTIVE | CTH_EXPECT_NAT | CTH_EXPECT_HELPER)
+
+/* Most expectations one plugin call may create (cth_expect(): -ENOSPC
+ * beyond; plugin.h names the number). */
+#define PKT_EXPECT_PER_CALL 16u
+
+/* How expectations leave the host: netlink in the daemon, emulated in
+ * tests and replay.  Everything else around the plugin call is shared. */
+typedef int (*pkt_expect_fn)(struct pkt_call *call,
+			     const struct cth_expect *exp, unsigned int how);
+/* cth_expect_ctl() after the argument checks; NULL: -EOPNOTSUPP. */
+typedef int (*pkt_expect_ctl_fn)(struct pkt_call *call, unsigned int op,
+				 const struct cth_expect *exp);
+
+/*
+ * Every host function a plugin calls, with what it was answered, for a
+ * host that shows them (the replay tool); the daemon sets no trace.
+ */
+enum pkt_event_type {
+	PKT_EV_EXPECT,          /* exp, how, rc */
+	PKT_EV_EXPECT_CTL,      /* exp (may be NULL), op in how, rc */
+	PKT_EV_MANGLE,          /* off, len, repl, repl_len, rc */
+	PKT_EV_KEEP,            /* off, rc */
+	PKT_EV_TIMEOUT,         /* value */
+	PKT_EV_MARK,            /* value */
+	PKT_EV_DETACH,          /* rc */
+	PKT_EV_LOG,             /* value: level, text */
+};
+
+struct pkt_event {
+	enum pkt_event_type type;
+	int rc;
+	const struct cth_expect *exp;
+	unsigned int how;
+	size_t off, len;
+	const void *repl;
+	size_t repl_len;
+	uint32_t value;
+	const char *text;
+};
+
+/* Called after the host answered; with a trace, plugin log lines go to it
+ * only (unlimited, unfiltered) and not to the daemon's log. */
+typedef void (*pkt_trace_fn)(struct pkt_call *call, const struct pkt_event *ev);
+
+/* One plugin call: the context the plugin sees and what it asked for. */
+struct pkt_call {
+	struct cth_ctx pub;           /* first: handed to the plugin */
+	const struct instance *inst;
+	void *backend;                /* the expect_fn's own state */
+	pkt_expect_fn expect_fn;
+	pkt_expect_ctl_fn expect_ctl_fn;
+	pkt_trace_fn trace;           /* NULL: nothing is shown */
+	struct cth_packet pkt;
+	uint8_t priv[CTH_PRIV_MAX];
+	bool priv_changed;
+	/* set by the caller: what the kernel said about the packet */
+	bool truncated;               /* NFQA_CAP_LEN: we hold only part of it */
+	bool gso;                     /* NFQA_SKB_GSO: a GSO super-packet */
+	/* payload edits (mangle.c): recorded by cth_mangle(), applied by
+	 * pkt_edit_result(); NULL until the first edit */
+	struct pkt_edits *edits;
+	/* cth_keep() (keep.c): the worker's table (NULL: not offered), the
+	 * bytes the plugin asked to keep, copied when asked (NULL: none),
+	 * and the buffer kept bytes were joined into for this packet */
+	struct keep *keep;
+	uint8_t *keep_copy;
+	size_t keep_len;
+	uint8_t *join;
+	bool has_timeout, has_mark, detach;
+	uint32_t timeout, mark;
+	uint32_t mark_mask;           /* the bits of mark the kernel is to change */
+	unsigned int n_expect;
+	/* refused by the host's rules (guard.h), for the caller's counters */
+	unsigned int n_refused;
+	bool mark_masked;
+};
+
+/* Are two tuples the same (family, protocol, addresses, ports)? */
+static inline bool pkt_tuple_eq(const struct cth_tuple *a, const struct cth_tuple *b)
+{
+	return a->family == b->family && a->proto == b->proto &&
+	       a->sport == b->sport && a->dport == b->dport &&
+	       memcmp(a->src.raw, b->src.raw, sizeof(a->src.raw)) == 0 &&
+	       memcmp(a->dst.raw, b->dst.raw, sizeof(a->dst.raw)) == 0;
+}
+
+/* Is p of the connection known by conntrack id, zone and original tuple?
+ * (Ids get reused: the tuple is compared too.)  Tables that remember a
+ * connection between its packets (keep.c, detach.c) match with this. */
+static inline bool pkt_conn_is(const struct cth_packet *p, uint32_t id,
+			       uint16_t zone, const struct cth_tuple *orig)
+{
+	return id == p->ct_id && zone == p->zone &&
+	       pkt_tuple_eq(orig, &p->tuple[CTH_DIR_ORIGINAL]);
+}
+
+/* Fill the packet part of a view (data, offsets, seq) from a raw L3
+ * packet.  Returns 0, or -EINVAL for a packet that is not IP+TCP/UDP. */
+int pkt_view_parse(struct cth_packet *p, const uint8_t *data, size_t len,
+		   int family);
+
+/* Does the IP length field say there is more than the view holds?  (The
+ * view left out trailing padding; a jumbogram's 0 is never whole here.) */
+bool pkt_view_partial(const struct cth_packet *p);
+
+/* Run the instance's plugin on c->pkt with the given private state (NULL
+ * or shorter than the plugin's size: zero-filled).  Returns the verdict. */
+int pkt_call_run(struct pkt_call *c, const uint8_t *priv, size_t priv_len);
+/* Does the state the plugin left differ from priv (what the kernel holds,
+ * NULL or short: zero-filled)?  Decides whether the verdict writes it. */
+bool pkt_call_priv_differs(const struct pkt_call *c, const uint8_t *priv,
+			   size_t priv_len);
+/* The packet to send back when mangled, else NULL. */
+const uint8_t *pkt_call_mangled(struct pkt_call *c, size_t *len);
+void pkt_call_release(struct pkt_call *c);
+
+/* Payload edits (mangle.c): record/apply one edit (offsets in the payload
+ * the plugin was shown; 0 or a negative errno for cth_mangle()), the
+ * resulting packet (NULL when unchanged), and freeing. */
+int pkt_edit_add(struct pkt_call *c, size_t off, size_t len,
+		 const void *repl, size_t repl_len);
+const uint8_t *pkt_edit_result(struct pkt_call *c, size_t *len);
+void pkt_edit_release(struct pkt_call *c);
+
+/* The packet as the kernel would pass it on, for a host that writes it
+ * out itself (the replay tool): IP and UDP length fields, IPv4, TCP and
+ * UDP checksums made right for the len bytes at pkt (layout as
+ * pkt_view_parse() found it, l4 its transport offset). */
+void pkt_sums_fix(uint8_t *pkt, size_t len, size_t l4, bool tcp);
+
+#endif

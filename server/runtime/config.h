@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CTH_CONFIG_H
+#define CTH_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include <cthelperd/plugin.h>
+
+#include "guard.h"
+
+#define CFG_MAX_HELPERS  64
+#define CFG_MAX_OPTS     32
+#define CFG_MAX_POLICIES 8
+#define CFG_DEFAULT_QUEUE_LEN 4096u
+/* sun_path holds 108 bytes, the NUL included */
+#define CFG_SOCKET_PATH_MAX 108
+/* leaves room in PATH_MAX for NAME.FAMILY.PROTO */
+#define CFG_SHARE_DIR_MAX 3900
+/* [server] share_dir's default; "none" turns sharing off (kernel/share.h) */
+#define CFG_SHARE_DIR_DEFAULT "/run/cthelperd-shared"
+/* [server] runtime_dir's default; "none": no record (kernel/record.h) */
+#define CFG_RUNTIME_DIR_DEFAULT "/run/cthelperd"
+#define CFG_MAX_RULE_PORTS 16
+/* shards = N: at most this many kernel helpers (and queues) per section */
+#define CFG_MAX_SHARDS 16
+/* policy.CLASS.max / policy.CLASS.timeout */
+#define CFG_POLICY_PREFIX "policy."
+
+/* A key the daemon does not know: handed to the plugin's configure(). */
+struct cfg_opt {
+	char *key;
+	char *value;
+	int line;
+};
+
+/* policy.CLASS.max / policy.CLASS.timeout, matched to the plugin's
+ * classes once the plugin is loaded. */
+struct cfg_policy {
+	char cls[CTH_NAME_LEN];
+	int line;
+	bool has_max, has_timeout;
+	uint32_t max, timeout;
+};
+
+/*
+ * One helper instance.  A section with shards = N becomes N consecutive
+ * entries at load (cfg_load): shard 0 has the section's name and queue,
+ * shard k the name "NAME.k" and queue + k, everything else the same.
+ */
+struct cfg_helper {
+	char name[CTH_NAME_LEN];
+	char *plugin;
+	int line;             /* of the [helper NAME] header */
+	unsigned int shards;  /* the section's shards key (1: not sharded) */
+	unsigned int shard;   /* this entry's: 0..shards-1 */
+	int shards_line;      /* of the shards key, for later checks */
+	unsigned int families;  /* 0: every family the plugin supports */
+	unsigned int protocols; /* 0: every protocol the plugin supports */
+	int family_line, protocol_line; /* of those keys, for later checks */
+	uint16_t queue;
+	uint32_t queue_len;
+	bool fail_open;
+	struct guard guard;   /* mark_mask, expect_networks (guard.h) */
+	size_t n_rule_ports;  /* rule_ports: read by --print-rules only */
+	uint16_t rule_ports[CFG_MAX_RULE_PORTS];
+	size_t n_policies;
+	struct cfg_policy policies[CFG_MAX_POLICIES];
+	size_t n_opts;
+	struct cfg_opt opts[CFG_MAX_OPTS];
+};
+
+struct cfg {
+	char *file;
+	char *plugin_dir;
+	int log_level;
+	char *control_socket;     /* NULL: no control socket */
+	uint32_t control_mode;    /* permissions of the socket file */
+	long control_gid;         /* -1: the daemon's group */
+	char *metrics;            /* ADDR:PORT of HTTP /metrics; NULL: none */
+	int metrics_line;         /* of that key, for a later check (main.c) */
+	char *user;               /* [server] user; NULL: stay as started */
+	char *share_dir;          /* share.h; NULL: helpers not shared */
+	char *runtime_dir;        /* record.h; NULL: no record kept */
+	long uid, gid;            /* user's, from getpwnam() at load; -1: unset */
+	size_t n_helpers;
+	struct cfg_helper helpers[CFG_MAX_HELPERS];
+	size_t n_errors;
+};
+
+/* A family or protocol key: its name and its values as the config spells
+ * them, indexed by CTH_FAMILY_* / CTH_PROTO_* bits (1, 2, 3). */
+struct cfg_bits {
+	const char *key;
+	const char *names[4];
+};
+extern const struct cfg_bits cfg_families, cfg_protocols;
+
+struct cfg_parse;
+/* A daemon key and what sets it (NULL name ends a table).  Returns 0 (a
+ * bad value is reported and counted) or a negative errno that stops the
+ * parse (-ENOMEM). */
+struct cfg_key {
+	const char *name;
+	int (*set)(struct cfg_parse *p, const char *k, const char *v);
+};
+/* The keys [server] and [helper NAME] accept: the parser's own tables. */
+extern const struct cfg_key cfg_server_keys[], cfg_helper_keys[];
+
+/* "P[,P...]" (commas or blanks) into ports[0..max); 0 or -EINVAL. */
+int cfg_ports_parse(const char *v, uint16_t *ports, size_t max, size_t *n);
+
+/* "A.B.C.D:PORT" or "[IPv6]:PORT" (literals only, PORT 0..65535, 0 for
+ * tests: the kernel chooses) into *sa; 0 or -EINVAL. */
+int cfg_addr_port_parse(const char *v, struct sockaddr_storage *sa, socklen_t *len);
+
+/* Parse FILE.  Errors are printed as "FILE:LINE: message" to stderr.
+ * Returns 0 with *out set, or a negative errno (-EINVAL: bad config). */
+int cfg_load(const char *file, struct cfg **out);
+/* The same from an open stream; name stands for the file in messages (and
+ * a relative plugin_dir is relative to its directory). */
+int cfg_load_fp(const char *name, FILE *fp, struct cfg **out);
+void cfg_free(struct cfg *cfg);
+/* Print "FILE:LINE: message" for a later check (e.g. plugin options). */
+void cfg_error(const struct cfg *cfg, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Plugin loading.  RTLD_NOW makes a missing symbol fail here, at start-up
+ * or reload, instead of in the packet path; RTLD_LOCAL keeps two plugins'
+ * internal symbols from resolving to each other.  The ABI version and the
+ * descriptor size are checked before any other field is read, because a
+ * plugin built for another ABI may have a different layout after them.
+ *
+ * The descriptor is then copied into daemon memory, strings included, and
+ * only the copy is checked and used: the plugin's own descriptor lives in
+ * memory the plugin can write, and a change after the check (a larger
+ * priv_size, a renamed class) must not reach the daemon.
+ *
+ * A plugin runs as root at start (constructors and configure() run before
+ * the privilege drop), so before dlopen() its file and directory must be
+ * writable by root or the daemon's user only (plugin_file_check()).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dlfresh.h"
+#include "loader.h"
+
+#define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
+
+static int plugin_class_check(const struct cth_expect_class *c, unsigned i,
+			      char *err, size_t errlen)
+{
+	if (!c->name || !*c->name || strlen(c->name) >= CTH_NAME_LEN)
+		return ERR("expectation class %u: name must be 1..%u characters",
+			   i, CTH_NAME_LEN - 1);
+	if (c->max < 1 || c->max > PLUGIN_EXPECT_MAX)
+		return ERR("expectation class '%s': max %u is not in 1..%u",
+			   c->name, c->max, PLUGIN_EXPECT_MAX);
+	if (c->timeout < 1 || c->timeout > PLUGIN_TIMEOUT_MAX)
+		return ERR("expectation class '%s': default timeout %u s is not in 1..%u "
+			   "(the kernel counts it in 32-bit jiffies)",
+			   c->name, c->timeout, PLUGIN_TIMEOUT_MAX);
+	return 0;
+}
+
+/* ABI version and size: the only fields that may be read before we know
+ * the descriptor has our layout. */
+static int plugin_header_check(const struct cth_plugin_desc *d, char *err,
+			       size_t errlen)
+{
+	if (d->abi_version != CTH_ABI_VERSION)
+		return ERR("plugin ABI version %u, cthelperd speaks %u: rebuild the plugin against this SDK",
+			   d->abi_version, CTH_ABI_VERSION);
+	if (d->size != sizeof(*d))
+		return ERR("plugin descriptor is %u bytes, cthelperd expects %zu: rebuild the plugin against this SDK",
+			   d->size, sizeof(*d));
+	return 0;
+}
+
+int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
+		      char *err, size_t errlen)
+{
+	int rc = plugin_header_check(d, err, errlen);
+
+	if (rc)
+		return rc;
+	if (!d->name || strcmp(d->name, name) != 0)
+		return ERR("plugin declares the name '%s', but was loaded as '%s'",
+			   d->name ? d->name : "(null)", name);
+	if (!d->packet)
+		return ERR("plugin has no packet callback");
+	if (d->priv_size > CTH_PRIV_MAX)
+		return ERR("plugin needs %zu bytes of private state per connection; the kernel keeps at most %u",
+			   d->priv_size, CTH_PRIV_MAX);
+	if (!d->protocols || (d->protocols & ~(unsigned)(CTH_PROTO_TCP | CTH_PROTO_UDP)))
+		return ERR("plugin protocols 0x%x: must be a non-empty set of CTH_PROTO_TCP|CTH_PROTO_UDP",
+			   d->protocols);
+	if (!d->families || (d->families & ~(unsigned)(CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6)))
+		return ERR("plugin families 0x%x: must be a non-empty set of CTH_FAMILY_IPV4|CTH_FAMILY_IPV6",
+			   d->families);
+	if (d->n_classes < 1 || d->n_classes > CTH_CLASS_MAX)
+		return ERR("plugin declares %u expectation classes; 1..%u allowed",
+			   d->n_classes, CTH_CLASS_MAX);
+	for (unsigned i = 0; i < d->n_classes; i++) {
+		rc = plugin_class_check(&d->classes[i], i, err, errlen);
+		if (rc)
+			return rc;
+		for (unsigned j = 0; j < i; j++)
+			if (strcmp(d->classes[i].name, d->classes[j].name) == 0)
+				return ERR("expectation class '%s' declared twice",
+					   d->classes[i].name);
+	}
+	if (d->config_size > 65536)
+		return ERR("plugin configuration block of %zu bytes is unreasonably large",
+			   d->config_size);
+	return 0;
+}
+
+/*
+ * Copy a plugin string into a daemon buffer, reading at most len - 1
+ * bytes of it.  A string that does not fit is cut; the checks that follow
+ * see the cut copy, and every limit they enforce is shorter than the
+ * buffer, so an over-long name is still refused.
+ */
+static const char *plugin_str_copy(char *dst, size_t len, const char *src)
+{
+	size_t n;
+
+	if (!src)
+		return NULL;
+	n = strnlen(src, len - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return dst;
+}
+
+/* The descriptor, strings included, into pl: from now on pl->desc. */
+static void plugin_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src)
+{
+	struct cth_plugin_desc *d = &pl->copy;
+
+	memcpy(d, src, sizeof(*d));
+	d->name = plugin_str_copy(pl->name, sizeof(pl->name), src->name);
+	d->version = plugin_str_copy(pl->version, sizeof(pl->version), src->version);
+	d->description = plugin_str_copy(pl->description, sizeof(pl->description),
+					  src->description);
+	/* slots past n_classes are not the plugin's to fill: not read */
+	for (unsigned i = 0; i < CTH_CLASS_MAX; i++)
+		d->classes[i].name = i >= d->n_classes ? NULL :
+			plugin_str_copy(pl->class_names[i], sizeof(pl->class_names[i]),
+					src->classes[i].name);
+	pl->desc = d;
+}
+
+/* Look the descriptor up, copy it, check the copy. */
+static int plugin_desc_take(struct plugin *pl, const char *name, char *err,
+			    size_t errlen)
+{
+	const struct cth_plugin_desc *src = dlsym(pl->dl, CTH_PLUGIN_SYMBOL);
+	int rc;
+
+	if (!src) {
+		snprintf(err, errlen, "no '%s' symbol: not a cthelperd plugin (export it with CTH_PLUGIN_EXPORT)",
+			 CTH_PLUGIN_SYMBOL);
+		return -ENOENT;
+	}
+	rc = plugin_header_check(src, err, errlen);
+	if (rc)
+		return rc;
+	plugin_desc_copy(pl, src);
+	return plugin_desc_check(pl->desc, name, err, errlen);
+}
+
+/* ---- who may have written the file ---- */
+
+#define PLUGIN_RULE "plugins must be writable by root or the daemon's user only"
+
+/* Root, or the user the daemon runs as (after the drop, or started so). */
+static int plugin_stat_check(const char *path, const char *what,
+			     const struct stat *st, char *err, size_t errlen)
+{
+	unsigned int mode = (unsigned int)st->st_mode & 07777;
+
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return ERR("plugin '%s': refused: %s is owned by uid %u, neither root nor "
+			   "the daemon's user (uid %u); " PLUGIN_RULE, path, what,
+			   (unsigned)st->st_uid, (unsigned)geteuid());
+	if (mode & S_IWOTH)
+		return ERR("plugin '%s': refused: %s is world-writable (mode %04o); "
+			   PLUGIN_RULE, path, what, mode);
+	if (mode & S_IWGRP)
+		return ERR("plugin '%s': refused: %s is group-writable (mode %04o); "
+			   PLUGIN_RULE, path, what, mode);
+	return 0;
+}
+
+/* Whoever may write the directory may put another file at the name. */
+static int plugin_dir_check(const char *path, const char *file, char *err,
+			    size_t errlen)
+{
+	char copy[PATH_MAX], what[PATH_MAX + 32];
+	struct stat st;
+	const char *dir;
+
+	snprintf(copy, sizeof(copy), "%s", file);
+	dir = dirname(copy);
+	if (stat(dir, &st) < 0) {
+		int rc = -errno;
+
+		snprintf(err, errlen, "plugin '%s': cannot check its directory %s: %s",
+			 path, dir, strerror(-rc));
+		return rc;
+	}
+	snprintf(what, sizeof(what), "its directory %s", dir);
+	return plugin_stat_check(path, what, &st, err, errlen);
+}
+
+/*
+ * Open the file and check what was opened, its directory, and, for a
+ * symbolic link, the directory of the file it leads to.  *fd stays open
+ * until plugin_file_same(): an open file keeps its inode number, so a
+ * match there cannot be a new file that got the old number.
+ */
+static int plugin_file_check(const char *path, int *fd, struct stat *st,
+			     char *err, size_t errlen)
+{
+	char real[PATH_MAX];
+	int rc;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0 || fstat(*fd, st) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot load plugin: %s: %s", path, strerror(errno));
+		return rc;
+	}
+	if (!S_ISREG(st->st_mode))
+		return ERR("plugin '%s': refused: not a regular file", path);
+	if ((rc = plugin_stat_check(path, "the file", st, err, errlen)) ||
+	    (rc = plugin_dir_check(path, path, err, errlen)))
+		return rc;
+	if (!realpath(path, real)) {
+		rc = -errno;
+		snprintf(err, errlen, "plugin '%s': %s", path, strerror(errno));
+		return rc;
+	}
+	return plugin_dir_check(path, real, err, errlen);
+}
+
+/*
+ * dlopen() opens the path again: the file it mapped must be the one
+ * checked.  Residual races, which this does not close:
+ *  - between the checks and dlopen() the name can lead elsewhere only for
+ *    someone who may write the plugin's directory (checked above) or one
+ *    of its ancestors (not checked): a swap still in place after dlopen()
+ *    is refused here, but one undone in between (A, B, A) is not seen, and
+ *    B's constructors have run by then anyway;
+ *  - the file's bytes can change after the check, by its owner (root or
+ *    the daemon's user) or through a descriptor opened for writing before
+ *    its mode was tightened.
+ * dlopen("/proc/self/fd/N") would map exactly the checked file, but glibc
+ * matches an already-loaded object by the name given before it opens
+ * anything, and fd numbers are reused: a later plugin could get an
+ * earlier one's handle (an object dlclose() left loaded keeps its name).
+ * The same name match would hand a reload the old build of a replaced
+ * file: dlfresh_open() (server/runtime/dlfresh.c) notices that and loads the
+ * file now on disk.
+ */
+static int plugin_file_same(const char *path, const struct stat *was,
+			    char *err, size_t errlen)
+{
+	struct stat now;
+
+	if (stat(path, &now) < 0 || now.st_dev != was->st_dev ||
+	    now.st_ino != was->st_ino)
+		return ERR("plugin '%s': refused: the file was replaced while it was "
+			   "being loaded", path);
+	return 0;
+}
+
+/* Checked file → handle in pl->dl; err says why not. */
+static int plugin_open(struct plugin *pl, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, rc = plugin_file_check(pl->path, &fd, &st, err, errlen);
+
+	if (rc == 0) {
+		pl->dl = dlfresh_open(pl->path);
+		/* dlerror() names the file and the missing symbol or library */
+		if (!pl->dl)
+			rc = -ENOENT, snprintf(err, errlen, "cannot load plugin: %s", dlerror());
+		else
+			rc = plugin_file_same(pl->path, &st, err, errlen);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int plugin_load(const char *dir, const char *name, struct plugin **out,
+		char *err, size_t errlen)
+{
+	struct plugin *pl;
+	char path[4096];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s.so", dir, name);
+	pl = calloc(1, sizeof(*pl));
+	if (!pl || !(pl->path = strdup(path))) {
+		free(pl);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	if ((rc = plugin_open(pl, err, errlen)) < 0) {
+		plugin_unload(pl);
+		return rc;
+	}
+	rc = plugin_desc_take(pl, name, err, errlen);
+	if (rc) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s: %s", path, why);
+		plugin_unload(pl);
+		return rc;
+	}
+	*out = pl;
+	return 0;
+}
+
+void plugin_unload(struct plugin *pl)
+{
+	if (!pl)
+		return;
+	if (pl->dl)
+		dlfresh_close(pl->dl);
+	free(pl->path);
+	free(pl);
+}

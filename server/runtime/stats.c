@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What each counter means: one table per kind, read by every output
+ * format (control/stats_report.c) and by the docs check.
+ */
+#include "stats.h"
+
+const struct stats_info stats_helper_info[STATS_H_N] = {
+	[STATS_H_PAYLOAD] = { "payload_packets",
+		"Packets with payload shown to the helper's plugin." },
+	[STATS_H_ACCEPTS] = { "accepts",
+		"Plugin calls that ended in an ACCEPT verdict." },
+	[STATS_H_DROPS] = { "drops",
+		"Plugin calls that ended in a DROP verdict." },
+	[STATS_H_EXPECT_CREATED] = { "expectations_created",
+		"Expectations created: acknowledged over ctnetlink (those sent on the verdict count in expectations_sent)." },
+	[STATS_H_EXPECT_FAILED] = { "expectations_failed",
+		"Expectations the plugin asked for that were refused (an error returned to the plugin, e.g. EBUSY in a NAT port search) or failed after the verdict." },
+	[STATS_H_MANGLED] = { "mangled_packets",
+		"Verdicts that carried a rewritten payload." },
+	[STATS_H_DETACH_DONE] = { "detaches_done",
+		"Connections detached from the helper (on the verdict, or once their expectations were done)." },
+	[STATS_H_DETACH_DEFERRED] = { "detaches_deferred",
+		"Detaches that had to wait for the connection's expectations." },
+	[STATS_H_SEQADJ_SYNCED] = { "seqadj_synced",
+		"TCP rewrites that changed a payload's length, announced to conntrack event listeners (conntrackd's state sync) so the sequence adjustment reaches a backup firewall." },
+	[STATS_H_EXPECT_SENT] = { "expectations_sent",
+		"Expectations sent on the verdict (NFQA_EXP): the kernel does not answer there; they count as created too once their creation event is seen (failures give no event)." },
+	[STATS_H_EXPECT_REFUSED] = { "expectations_refused",
+		"Expectations the host refused because they broke a rule: neither end an endpoint of the master connection (outside expect_networks), or a bad field." },
+	[STATS_H_EXPECT_OVER_LIMIT] = { "expectations_over_limit",
+		"Expectations not made because one packet asked for more than the per-packet limit (the packet itself still passes)." },
+	[STATS_H_MARK_MASKED] = { "marks_masked",
+		"cth_set_mark calls that asked for bits outside the helper's mark_mask (those bits were left alone)." },
+	[STATS_H_KERNEL_CAPPED] = { "kernel_requests_capped",
+		"Kernel requests a plugin call asked for beyond the per-packet bound (refused with ENOSPC, which the plugin sees)." },
+	[STATS_H_EXPECT_DUMPS] = { "expectation_dumps",
+		"Expectation table dumps made for the helper (flushes and listings: at most one per packet)." },
+};
+
+const struct stats_info stats_queue_info[STATS_Q_N] = {
+	[STATS_Q_PACKETS] = { "packets",
+		"Queued packets the daemon answered (with or without payload)." },
+	[STATS_Q_NO_PAYLOAD] = { "no_payload",
+		"Packets answered ACCEPT without a plugin call: no payload, no conntrack, or not IP." },
+	[STATS_Q_PARSE_ERRORS] = { "parse_errors",
+		"Packets accepted unhelped because the queue message or its conntrack (NFQA_CT) was malformed or incomplete." },
+	[STATS_Q_NOT_OURS] = { "not_ours",
+		"Packets accepted unhelped because their connection's helper is not configured (any more), or was detached." },
+	[STATS_Q_VERDICT_ERRORS] = { "verdict_errors",
+		"Verdicts that could not be sent or that the kernel refused." },
+	[STATS_Q_UNDELIVERED] = { "undelivered",
+		"Packets the kernel numbered for this queue but could not deliver (socket full): passed unhelped with fail_open, else dropped (also in the kernel's user_dropped)." },
+	[STATS_Q_VERDICT_RETRIES] = { "verdict_retries",
+		"Verdicts re-sent one at a time after a batch could not be sent (ENOBUFS, ENOMEM)." },
+	[STATS_Q_KEEP_EVICTED] = { "keep_evicted",
+		"Kept bytes (cth_keep) dropped before their connection ended because the table was full." },
+	[STATS_Q_OVERLAY_EVICTED] = { "overlay_evicted",
+		"In-flight plugin state of a connection dropped because the table was full." },
+	[STATS_Q_DETACH_FULL] = { "detach_full",
+		"Detaches that could not wait for their connection's expectations because the table was full (left attached)." },
+	[STATS_Q_STALLS] = { "stalls",
+		"Times the worker was found stuck in one packet (a plugin call) for longer than the watchdog allows." },
+	[STATS_Q_LOG_SUPPRESSED] = { "log_suppressed",
+		"Log lines this worker did not write because of the rate limit (every line network input can cause is limited)." },
+};

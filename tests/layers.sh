@@ -1,0 +1,119 @@
+#!/bin/bash
+# The include rules of the tree: which folder may include which.  One
+# PASS/FAIL line per rule (tests/README.md's result protocol); a FAIL
+# names the file, the line and the header it must not include.
+#
+# server/ is layered, each folder on the ones below it only:
+#   daemon   -> everything below (lifecycle: start, reload, stop)
+#   control  -> runtime, base      (control socket, /metrics, stats answers)
+#   worker   -> host, kernel, runtime, base   (queue workers)
+#   kernel   -> runtime, base      (kernel registration, ctnetlink)
+#   host     -> runtime, base      (the plugin host: what replay links)
+#   runtime  -> base               (config, plugins, instances, counters)
+#   base     -> nothing            (logging, text buffers, dlopen)
+# replay/ sees only what it links (host, runtime, base); plugins/ and the
+# SDK see only the SDK's public headers.
+set -u
+cd "$(dirname "$0")/.."
+
+declare -A ALLOW=(
+	[daemon]="daemon control worker kernel host runtime base"
+	[control]="control runtime base"
+	[worker]="worker host kernel runtime base"
+	[kernel]="kernel runtime base"
+	[host]="host runtime base"
+	[runtime]="runtime base"
+	[base]="base"
+	[replay]="host runtime base"
+)
+FOLDERS="daemon control worker kernel host runtime base"
+fails=0
+
+# check_rule NAME FILES...: every quoted include of FILES must resolve to
+# an allowed place (stdin lines: "file:line:header allowed-folders").
+fail() { echo "FAIL layers/$1: $2"; fails=$((fails + 1)); }
+
+# the folder a quoted include of FILE names: "x.h" is FILE's own folder,
+# "dir/x.h" that server folder; anything else is printed as is
+include_target() {
+	local file=$1 inc=$2 here
+	here=$(basename "$(dirname "$file")")
+	case $inc in
+	*/*) echo "${inc%%/*}" ;;
+	*) echo "$here" ;;
+	esac
+}
+
+check_server() {
+	local dir f n inc tgt bad=0
+	for dir in $FOLDERS; do
+		for f in server/"$dir"/*.[ch]; do
+			while IFS=: read -r n inc; do
+				inc=${inc#*\"}; inc=${inc%%\"*}
+				tgt=$(include_target "$f" "$inc")
+				if [[ " ${ALLOW[$dir]} " != *" $tgt "* ]]; then
+					fail "server-$dir" "$f:$n includes \"$inc\" ($dir may include only: ${ALLOW[$dir]})"
+					bad=1
+				elif [ ! -f "server/$tgt/${inc##*/}" ]; then
+					fail "server-$dir" "$f:$n includes \"$inc\", which is not server/$tgt/${inc##*/}"
+					bad=1
+				fi
+			done < <(grep -n '^#include "' "$f")
+		done
+		[ $bad = 0 ] && echo "PASS layers/server-$dir"
+		bad=0
+	done
+	# no source left outside the folders
+	for f in server/*.[ch]; do
+		[ -e "$f" ] && fail server-flat "$f is in server/ itself, not in one of its folders"
+	done
+}
+
+check_replay() {
+	local f n inc bad=0
+	for f in replay/*.[ch]; do
+		while IFS=: read -r n inc; do
+			inc=${inc#*\"}; inc=${inc%%\"*}
+			case $inc in
+			*/*) [[ " ${ALLOW[replay]} " == *" ${inc%%/*} "* ]] && continue ;;
+			*) [ -f "replay/$inc" ] && continue ;;
+			esac
+			fail replay "$f:$n includes \"$inc\" (replay/ may include only its own headers and server/{${ALLOW[replay]// /,}}/)"
+			bad=1
+		done < <(grep -n '^#include "' "$f")
+	done
+	[ $bad = 0 ] && echo "PASS layers/replay"
+}
+
+# plugins/NAME and sdk/: quoted includes stay in their own folder, angle
+# includes of the project are the SDK's public headers only
+check_sdk_side() {
+	local name=$1 f n inc bad=0; shift
+	for f in "$@"; do
+		while IFS=: read -r n inc; do
+			case $inc in
+			*'"'*)
+				inc=${inc#*\"}; inc=${inc%%\"*}
+				[[ $inc != */* && -f "$(dirname "$f")/$inc" ]] && continue ;;
+			*'<'*)
+				inc=${inc#*<}; inc=${inc%%>*}
+				case $inc in
+				cthelperd/*) [ -f "sdk/include/$inc" ] && continue ;;
+				*) [ -e "server/${inc%%/*}" ] || [ -e "replay/$inc" ] || continue ;;
+				esac ;;
+			esac
+			fail "$name" "$f:$n includes $inc (only its own headers and the SDK's <cthelperd/...>)"
+			bad=1
+		done < <(grep -n '^#include' "$f")
+	done
+	[ $bad = 0 ] && echo "PASS layers/$name"
+}
+
+check_server
+check_replay
+for p in plugins/*/; do
+	p=${p%/}
+	check_sdk_side "${p//\//-}" "$p"/*.[ch]
+done
+check_sdk_side sdk sdk/include/cthelperd/*.h sdk/lib/*.c sdk/examples/*/*.c
+[ $fails = 0 ]
