@@ -471,7 +471,9 @@ why=
 grep -q ready "$LOGS/cthelperd-sip.log" || why="the sip daemon did not get ready"
 in_server python3 "$PEER" serve 5060 >"$LOGS/peer-5060.log" 2>&1 &
 SIP_PEER=$!
-sleep 1
+# it prints "ready" once it listens (a fixed sleep lost the race on a busy host)
+for _ in $(seq 1 50); do grep -q ready "$LOGS/peer-5060.log" && break; sleep 0.2; done
+grep -q ready "$LOGS/peer-5060.log" || why="${why:+$why; }the SIP peer did not listen within 10 s"
 d0=$(jstat "$ssock" expectation_dumps)
 in_client timeout 30 python3 "$SIPPY" tcp-byes "$SV4" 60 >"$LOGS/byes.log" 2>&1 ||
 	why="${why:+$why; }the BYE connection failed: $(tail -n 1 "$LOGS/byes.log")"
