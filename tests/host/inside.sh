@@ -369,7 +369,7 @@ progress no-repair-own
 topo_mode masq
 in_client python3 "$PEER" serve 7133 7134 >"$LOGS/peer-client.log" 2>&1 &
 CLIENT_PEER=$!
-sleep 1
+for _ in $(seq 1 50); do grep -q ready "$LOGS/peer-client.log" && break; sleep 0.2; done
 # Both expectations' creation events reach the daemon (NFNLGRP_CONNTRACK_
 # EXP_NEW): the verdict's with port id 0 (6.1; docs/architecture.md), the
 # ctnetlink one with the worker's request socket's.  The first counts
