@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "kernel/cthelper_release.h"
 #include "kernel/kcheck.h"
 #include "base/log.h"
 #include "control/metrics.h"

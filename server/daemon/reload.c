@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "notify.h"
 #include "reload.h"
+#include "kernel/cthelper_reload.h"
 
 /* How long the old runtime may stay in use after the swap. */
 #define RELOAD_GRACE_MS 2000
