@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "runtime/config.h"
+#include "runtime/config_load.h"
 #include "base/log.h"
 #include "replay.h"
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "runtime/config_load.h"
 #include "kernel/cthelper_release.h"
 #include "kernel/kcheck.h"
 #include "base/log.h"

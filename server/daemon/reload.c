@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "daemon.h"
+#include "runtime/config_load.h"
 #include "base/log.h"
 #include "notify.h"
 #include "reload.h"

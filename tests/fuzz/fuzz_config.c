@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/config.h"
+#include "runtime/config_load.h"
 #include "base/log.h"
 #include "daemon/reload.h"
 #include "runtime/stats.h"

@@ -9,7 +9,7 @@
 
 #include "cfgload.h"
 #include "check.h"
-#include "runtime/config.h"
+#include "runtime/config_load.h"
 
 static char conf_path[CFGLOAD_PATH];
 static char err_text[8192];

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "runtime/config_load.h"
 #include "runtime/loader.h"
 #include "runtime/runtime.h"
 
