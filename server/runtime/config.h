@@ -81,7 +81,7 @@ struct cfg {
 	uint32_t control_mode;    /* permissions of the socket file */
 	long control_gid;         /* -1: the daemon's group */
 	char *metrics;            /* ADDR:PORT of HTTP /metrics; NULL: none */
-	int metrics_line;         /* of that key, for a later check (main.c) */
+	int metrics_line;         /* of that key, for a later check (daemon/main.c) */
 	char *user;               /* [server] user; NULL: stay as started */
 	char *share_dir;          /* share.h; NULL: helpers not shared */
 	char *runtime_dir;        /* record.h; NULL: no record kept */
