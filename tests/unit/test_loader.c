@@ -38,8 +38,12 @@ static void test_loader(void)
 	struct plugin *pl = NULL;
 	int rc;
 
-	expect_refused("abi", "bad_abi", "ABI version 99");
-	expect_refused("size", "bad_size", "descriptor is 8 bytes");
+	/* the messages name the program that loads (the daemon by default) */
+	expect_refused("abi", "bad_abi", "ABI version 99, cthelperd speaks");
+	expect_refused("size", "bad_size", "descriptor is 8 bytes, cthelperd expects");
+	plugin_program_set("cthelper-replay");
+	expect_refused("abi-named-by-replay", "bad_abi", "ABI version 99, cthelper-replay speaks");
+	plugin_program_set("cthelperd");
 	expect_refused("big-state", "big_priv", "64 bytes of private state");
 	expect_refused("no-packet", "no_packet", "no packet callback");
 	expect_refused("zero-classes", "zero_classes", "0 expectation classes");
