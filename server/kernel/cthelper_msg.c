@@ -15,6 +15,47 @@
 
 #include "cthelper_msg.h"
 
+/* An attribute table: the type each attribute must have (UNSPEC: not
+ * read, e.g. one a newer kernel added) and where the parser puts it. */
+struct cthelper_msg_attrs {
+	const enum mnl_attr_data_type *types;
+	unsigned int max;
+	const struct nlattr **tb;
+};
+
+static const enum mnl_attr_data_type cthelper_msg_top_types[NFCTH_MAX + 1] = {
+	[NFCTH_NAME] = MNL_TYPE_NUL_STRING,
+	[NFCTH_TUPLE] = MNL_TYPE_NESTED,
+	[NFCTH_QUEUE_NUM] = MNL_TYPE_U32,
+	[NFCTH_POLICY] = MNL_TYPE_NESTED,
+	[NFCTH_PRIV_DATA_LEN] = MNL_TYPE_U32,
+	[NFCTH_STATUS] = MNL_TYPE_U32,
+};
+static const enum mnl_attr_data_type cthelper_msg_tuple_types[NFCTH_TUPLE_MAX + 1] = {
+	[NFCTH_TUPLE_L3PROTONUM] = MNL_TYPE_U16,
+	[NFCTH_TUPLE_L4PROTONUM] = MNL_TYPE_U8,
+};
+static const enum mnl_attr_data_type cthelper_msg_set_types[NFCTH_POLICY_SET_MAX + 1] = {
+	[NFCTH_POLICY_SET_NUM] = MNL_TYPE_U32,
+	[NFCTH_POLICY_SET1] = MNL_TYPE_NESTED,
+	[NFCTH_POLICY_SET2] = MNL_TYPE_NESTED,
+	[NFCTH_POLICY_SET3] = MNL_TYPE_NESTED,
+	[NFCTH_POLICY_SET4] = MNL_TYPE_NESTED,
+};
+static const enum mnl_attr_data_type cthelper_msg_class_types[NFCTH_POLICY_MAX + 1] = {
+	[NFCTH_POLICY_NAME] = MNL_TYPE_NUL_STRING,
+	[NFCTH_POLICY_EXPECT_MAX] = MNL_TYPE_U32,
+	[NFCTH_POLICY_EXPECT_TIMEOUT] = MNL_TYPE_U32,
+};
+
+/* What a GET looks for, and what it found. */
+struct cthelper_msg_get_ctx {
+	const char *name;
+	int family, proto;
+	struct cthelper_state *out;
+	bool found;
+};
+
 static void cthelper_msg_put_tuple(struct nlmsghdr *nlh, int family, int proto);
 static void cthelper_msg_put_policy(struct nlmsghdr *nlh, const struct instance *in);
 static int cthelper_msg_get_cb(const struct nlmsghdr *nlh, void *data);
@@ -27,10 +68,6 @@ static int cthelper_msg_policy_parse(const struct nlattr *nest,
 				     struct cthelper_state *st);
 static int cthelper_msg_class_parse(const struct nlattr *nest,
 				    struct cthelper_class *c);
-
-/* ------------------------------------------------------------------ */
-/* Requests                                                             */
-/* ------------------------------------------------------------------ */
 
 int cthelper_msg_new(struct nlreq *r, const struct instance *in, int family,
 		     int proto, uint32_t status)
@@ -78,13 +115,6 @@ int cthelper_msg_del(struct nlreq *r, const char *name, int family, int proto)
 	return nlreq_talk(r, nlh);
 }
 
-struct cthelper_msg_get_ctx {
-	const char *name;
-	int family, proto;
-	struct cthelper_state *out;
-	bool found;
-};
-
 /*
  * GET with NFCTH_NAME and NFCTH_TUPLE, not a dump: the kernel looks only
  * at user-space helpers and answers ENOENT when none matches
@@ -108,6 +138,32 @@ int cthelper_msg_get(struct nlreq *r, const char *name, int family, int proto,
 	if (rc)
 		return rc;
 	return g.found ? 0 : -ENOENT;
+}
+
+int cthelper_msg_parse(const struct nlmsghdr *nlh, struct cthelper_state *out)
+{
+	const struct nlattr *tb[NFCTH_MAX + 1] = { 0 }, *tu[NFCTH_TUPLE_MAX + 1] = { 0 };
+	struct cthelper_msg_attrs t = { .types = cthelper_msg_top_types,
+					.max = NFCTH_MAX, .tb = tb };
+
+	memset(out, 0, sizeof(*out));
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(struct nfgenmsg)) ||
+	    mnl_attr_parse(nlh, sizeof(struct nfgenmsg), cthelper_msg_attr_cb, &t) < 0)
+		return -EINVAL;
+	for (unsigned int i = 1; i <= NFCTH_MAX; i++)
+		if (!tb[i])
+			return -EINVAL;
+	if (cthelper_msg_name_get(tb[NFCTH_NAME], out->name) ||
+	    cthelper_msg_nest_parse(tb[NFCTH_TUPLE], cthelper_msg_tuple_types,
+				    NFCTH_TUPLE_MAX, tu) ||
+	    cthelper_msg_policy_parse(tb[NFCTH_POLICY], out))
+		return -EINVAL;
+	out->family = ntohs(mnl_attr_get_u16(tu[NFCTH_TUPLE_L3PROTONUM]));
+	out->proto = mnl_attr_get_u8(tu[NFCTH_TUPLE_L4PROTONUM]);
+	out->queue = ntohl(mnl_attr_get_u32(tb[NFCTH_QUEUE_NUM]));
+	out->priv_len = ntohl(mnl_attr_get_u32(tb[NFCTH_PRIV_DATA_LEN]));
+	out->status = ntohl(mnl_attr_get_u32(tb[NFCTH_STATUS]));
+	return 0;
 }
 
 const char *cthelper_msg_explain(int err)
@@ -135,6 +191,8 @@ const char *cthelper_msg_explain(int err)
 		return strerror(-err);
 	}
 }
+
+/* ---- requests ---- */
 
 static void cthelper_msg_put_tuple(struct nlmsghdr *nlh, int family, int proto)
 {
@@ -180,68 +238,7 @@ static int cthelper_msg_get_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* ------------------------------------------------------------------ */
-/* The GET answer: what the kernel holds for a name+tuple               */
-/* ------------------------------------------------------------------ */
-
-/* An attribute table: the type each attribute must have (UNSPEC: not
- * read, e.g. one a newer kernel added) and where the parser puts it. */
-struct cthelper_msg_attrs {
-	const enum mnl_attr_data_type *types;
-	unsigned int max;
-	const struct nlattr **tb;
-};
-
-static const enum mnl_attr_data_type cthelper_msg_top_types[NFCTH_MAX + 1] = {
-	[NFCTH_NAME] = MNL_TYPE_NUL_STRING,
-	[NFCTH_TUPLE] = MNL_TYPE_NESTED,
-	[NFCTH_QUEUE_NUM] = MNL_TYPE_U32,
-	[NFCTH_POLICY] = MNL_TYPE_NESTED,
-	[NFCTH_PRIV_DATA_LEN] = MNL_TYPE_U32,
-	[NFCTH_STATUS] = MNL_TYPE_U32,
-};
-static const enum mnl_attr_data_type cthelper_msg_tuple_types[NFCTH_TUPLE_MAX + 1] = {
-	[NFCTH_TUPLE_L3PROTONUM] = MNL_TYPE_U16,
-	[NFCTH_TUPLE_L4PROTONUM] = MNL_TYPE_U8,
-};
-static const enum mnl_attr_data_type cthelper_msg_set_types[NFCTH_POLICY_SET_MAX + 1] = {
-	[NFCTH_POLICY_SET_NUM] = MNL_TYPE_U32,
-	[NFCTH_POLICY_SET1] = MNL_TYPE_NESTED,
-	[NFCTH_POLICY_SET2] = MNL_TYPE_NESTED,
-	[NFCTH_POLICY_SET3] = MNL_TYPE_NESTED,
-	[NFCTH_POLICY_SET4] = MNL_TYPE_NESTED,
-};
-static const enum mnl_attr_data_type cthelper_msg_class_types[NFCTH_POLICY_MAX + 1] = {
-	[NFCTH_POLICY_NAME] = MNL_TYPE_NUL_STRING,
-	[NFCTH_POLICY_EXPECT_MAX] = MNL_TYPE_U32,
-	[NFCTH_POLICY_EXPECT_TIMEOUT] = MNL_TYPE_U32,
-};
-
-int cthelper_msg_parse(const struct nlmsghdr *nlh, struct cthelper_state *out)
-{
-	const struct nlattr *tb[NFCTH_MAX + 1] = { 0 }, *tu[NFCTH_TUPLE_MAX + 1] = { 0 };
-	struct cthelper_msg_attrs t = { .types = cthelper_msg_top_types,
-					.max = NFCTH_MAX, .tb = tb };
-
-	memset(out, 0, sizeof(*out));
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(struct nfgenmsg)) ||
-	    mnl_attr_parse(nlh, sizeof(struct nfgenmsg), cthelper_msg_attr_cb, &t) < 0)
-		return -EINVAL;
-	for (unsigned int i = 1; i <= NFCTH_MAX; i++)
-		if (!tb[i])
-			return -EINVAL;
-	if (cthelper_msg_name_get(tb[NFCTH_NAME], out->name) ||
-	    cthelper_msg_nest_parse(tb[NFCTH_TUPLE], cthelper_msg_tuple_types,
-				    NFCTH_TUPLE_MAX, tu) ||
-	    cthelper_msg_policy_parse(tb[NFCTH_POLICY], out))
-		return -EINVAL;
-	out->family = ntohs(mnl_attr_get_u16(tu[NFCTH_TUPLE_L3PROTONUM]));
-	out->proto = mnl_attr_get_u8(tu[NFCTH_TUPLE_L4PROTONUM]);
-	out->queue = ntohl(mnl_attr_get_u32(tb[NFCTH_QUEUE_NUM]));
-	out->priv_len = ntohl(mnl_attr_get_u32(tb[NFCTH_PRIV_DATA_LEN]));
-	out->status = ntohl(mnl_attr_get_u32(tb[NFCTH_STATUS]));
-	return 0;
-}
+/* ---- the GET answer: what the kernel holds for a name+tuple ---- */
 
 static int cthelper_msg_attr_cb(const struct nlattr *a, void *data)
 {
