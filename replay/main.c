@@ -18,7 +18,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "runtime/config.h"
+#include "runtime/config_load.h"
+#include "runtime/loader.h"
 #include "base/log.h"
 #include "replay.h"
 
@@ -310,6 +311,8 @@ int main(int argc, char **argv)
 	if ((rc = rp_opts_parse(argc, argv, &o)) != 0)
 		return rc;
 	log_init(LOG_L_WARNING, 0);
+	/* the loader's messages name this tool, not the daemon */
+	plugin_program_set("cthelper-replay");
 	tool.o = &o;
 	if (rp_report_open(&tool.e.rep, o.quiet ? NULL : stdout) < 0)
 		return 2;

@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The running daemon: its runtime, kernel helpers, queue workers and
- * control socket, shared by start/stop (main.c) and reload (reload.c).
- * Everything here belongs to the main thread; workers see only the
- * runtime pointer and their own struct.
+ * control socket, and what its start/stop (serve.c) and its reload
+ * (reload.c) both do with them (daemon.c).  Everything here belongs to
+ * the main thread; workers see only the runtime pointer and their own
+ * struct.
  */
 #ifndef CTH_DAEMON_H
 #define CTH_DAEMON_H
 
-#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "control/control.h"
-#include "kernel/cthelper.h"
-#include "kernel/exprepair.h"
 #include "control/metrics.h"
+#include "kernel/cthelper_owned.h"
+#include "kernel/exprepair.h"
+#include "kernel/nlreq.h"
+#include "kernel/record.h"
 #include "runtime/runtime.h"
-#include "base/strbuf.h"
 #include "worker/worker.h"
 
 /* Runtimes whose grace period timed out (a worker stuck in a plugin):
@@ -32,6 +35,9 @@ struct daemon {
 	 * reload binds the new runtime's before it closes the old one's
 	 * (reload_queues_open()), and with shards 64 queues are easy */
 	struct worker *workers[2 * CFG_MAX_HELPERS];
+	/* workers left running by a stop that timed out (watchdog.h): while
+	 * there are any, no runtime is freed, as their plugin may still run */
+	size_t n_abandoned;
 	struct control control;         /* cthelperctl's socket, if configured */
 	struct metrics metrics;         /* HTTP /metrics, if configured */
 	struct exprepair repair;        /* expectations committed without NAT */
@@ -46,31 +52,34 @@ struct daemon {
 	struct record *stale;
 };
 
+/* Bind queue q (not started yet) with the length and fail-open flag rt
+ * gives it: the new worker, or NULL (logged). */
+struct worker *daemon_worker_new(struct daemon *d, const struct runtime *rt,
+				 uint16_t q);
+/* Stop and free w; one stuck in a plugin is abandoned (d->n_abandoned). */
+void daemon_worker_destroy(struct daemon *d, struct worker *w);
 /* The length and fail-open flag queue q gets from rt's helpers: the
  * largest queue_len, fail-open if any of them asks for it. */
 void daemon_queue_params(const struct runtime *rt, uint16_t q, uint32_t *qlen,
 			 bool *fail_open);
-/* Bind queue q (not started yet): the new worker, or NULL (logged). */
-struct worker *daemon_worker_new(struct daemon *d, const struct runtime *rt,
-				 uint16_t q);
-void daemon_worker_destroy(struct worker *w);
 /* The control socket's view of the queues and their counters. */
 void daemon_control_sync(struct daemon *d);
 
+/*
+ * As root, before anything is registered: where this run keeps its
+ * record (its directory owned by the user the daemon becomes, so a
+ * reload can replace the file), and what an earlier run's record names
+ * beyond rt (d->stale).  Logged, never fatal.
+ */
+void daemon_record_open(struct daemon *d, const struct runtime *rt);
 /*
  * Replace the record with what owned and rt name (plus d->stale), before
  * rt's helpers are registered: a crash right after a registration is
  * then covered.  Logged, never fatal: --release still has the config.
  */
 void daemon_record_save(struct daemon *d, const struct runtime *rt);
-
-/*
- * Read the configuration file again and apply it between packets (load →
- * validate → swap → free; reload.c).  On any error the running
- * configuration stays as it was: -EINVAL (file or plugins), -EEXIST
- * (kernel helpers), -EBUSY (a queue), ...; errors and warnings are
- * logged and appended to errs.  Fills d->control.last.
- */
-int daemon_reload(struct daemon *d, struct strbuf *errs);
+/* A clean stop deleted what it could: the record goes, unless an earlier
+ * run's leftovers are still to be released. */
+void daemon_record_close(struct daemon *d);
 
 #endif

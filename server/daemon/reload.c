@@ -22,13 +22,85 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon.h"
 #include "base/log.h"
+#include "kernel/cthelper_reload.h"
 #include "notify.h"
 #include "reload.h"
+#include "reload_plan.h"
+#include "runtime/config_load.h"
 
 /* How long the old runtime may stay in use after the swap. */
 #define RELOAD_GRACE_MS 2000
+
+static void reload_capture(void *arg, int level, const char *line);
+static int reload_prepare(struct daemon *d, const struct runtime *old,
+			  struct runtime **out, const char **why);
+static int reload_queues_open(struct daemon *d, const struct runtime *nrt);
+static struct worker *reload_worker_of(struct daemon *d, uint16_t q);
+static void reload_fail(struct daemon *d, const struct strbuf *errs, const char *why);
+static void reload_last(struct daemon *d, bool ok, const char *result);
+static void reload_slots_clear(struct daemon *d, const unsigned int *fresh, size_t n);
+static void reload_queues_tune(struct daemon *d, const struct runtime *nrt);
+static void reload_queues_close(struct daemon *d, const struct runtime *nrt);
+static bool reload_has_queue(const struct runtime *rt, uint16_t q);
+static void reload_retire(struct daemon *d, struct runtime *old);
+static bool reload_grace(struct daemon *d);
+static uint64_t reload_ms(void);
+
+int reload_run(struct daemon *d, struct strbuf *errs)
+{
+	struct runtime *old = atomic_load(&d->rt), *nrt;
+	unsigned int fresh[CFG_MAX_HELPERS];
+	struct strbuf sum = { 0 }, mine = { 0 };
+	const char *why;
+	size_t n_fresh;
+	int rc;
+
+	if (!errs)
+		errs = &mine;
+	log_capture_set(reload_capture, errs);
+	notify_reloading();
+	log_notice("reload: reading %s", d->file);
+	rc = reload_prepare(d, old, &nrt, &why);
+	if (rc < 0) {
+		reload_fail(d, errs, why);
+		log_capture_set(NULL, NULL);
+		notify_ready("reload failed: the previous configuration keeps serving");
+		strbuf_free(&mine);
+		return rc;
+	}
+	n_fresh = reload_plan_slots_assign(old, nrt, fresh);
+	reload_slots_clear(d, fresh, n_fresh);
+	reload_queues_tune(d, nrt);
+	atomic_store(&d->rt, nrt);
+	log_level_set(nrt->cfg->log_level);
+	/* the union before registering (a crash mid-apply is covered), what
+	 * is left registered after (removed helpers stay, disabled, until
+	 * the stop deletes them) */
+	daemon_record_save(d, nrt);
+	rc = cthelper_reload_apply(&d->ctl, nrt, &d->owned);
+	daemon_record_save(d, nrt);
+	reload_queues_close(d, nrt);
+	daemon_control_sync(d);
+	reload_plan_summary(old, nrt, &sum);
+	reload_retire(d, old);
+	log_capture_set(NULL, NULL);
+	if (rc < 0) {
+		char res[512];
+
+		snprintf(res, sizeof(res), "applied, but a kernel helper was not updated "
+			 "(see the log): %s", sum.p ? sum.p : "");
+		log_err("reload: %s", res);
+		reload_last(d, false, res);
+	} else {
+		log_notice("reload done: %s", sum.p ? sum.p : "");
+		reload_last(d, true, sum.p ? sum.p : "");
+	}
+	notify_ready(d->control.last.result);
+	strbuf_free(&sum);
+	strbuf_free(&mine);
+	return rc;
+}
 
 static void reload_capture(void *arg, int level, const char *line)
 {
@@ -36,20 +108,40 @@ static void reload_capture(void *arg, int level, const char *line)
 	strbuf_printf(arg, "%s\n", line);
 }
 
-static bool reload_has_queue(const struct runtime *rt, uint16_t q)
+/* Everything that may fail, before anything changes: 0 and *out, or an
+ * errno with why set. */
+static int reload_prepare(struct daemon *d, const struct runtime *old,
+			  struct runtime **out, const char **why)
 {
-	for (size_t i = 0; i < rt->n_queues; i++)
-		if (rt->queues[i] == q)
-			return true;
-	return false;
-}
+	struct cfg *cfg;
+	struct runtime *nrt;
+	char msg[1024];
+	int rc;
 
-static struct worker *reload_worker_of(struct daemon *d, uint16_t q)
-{
-	for (size_t i = 0; i < d->n_workers; i++)
-		if (d->workers[i]->queue == q)
-			return d->workers[i];
-	return NULL;
+	*why = "the configuration file has errors";
+	if ((rc = cfg_load(d->file, &cfg)) < 0)
+		return rc;
+	*why = "a helper or its plugin has errors";
+	if ((rc = runtime_build(cfg, &nrt)) < 0)
+		return rc;
+	*why = "a setting needs a restart";
+	if ((rc = reload_plan_server_check(old->cfg, nrt->cfg, msg, sizeof(msg))) < 0) {
+		log_err("%s", msg);
+		runtime_free(nrt);
+		return rc;
+	}
+	*why = "a kernel helper cannot take the new configuration";
+	if ((rc = cthelper_reload_check(&d->ctl, nrt, &d->owned)) < 0) {
+		runtime_free(nrt);
+		return rc;
+	}
+	*why = "a new queue cannot be bound";
+	if ((rc = reload_queues_open(d, nrt)) < 0) {
+		runtime_free(nrt);
+		return rc;
+	}
+	*out = nrt;
+	return 0;
 }
 
 /* Bind and start a worker for every queue nrt adds (before the swap, so
@@ -79,27 +171,47 @@ static int reload_queues_open(struct daemon *d, const struct runtime *nrt)
 	if (!rc)
 		return 0;
 	while (d->n_workers > before)
-		daemon_worker_destroy(d->workers[--d->n_workers]);
+		daemon_worker_destroy(d, d->workers[--d->n_workers]);
 	return rc;
 }
 
-/* After the kernel helpers left them: drain and close the queues nrt
- * does not name (worker_stop() drains, waits, drains again). */
-static void reload_queues_close(struct daemon *d, const struct runtime *nrt)
+static struct worker *reload_worker_of(struct daemon *d, uint16_t q)
 {
-	size_t k = 0;
+	for (size_t i = 0; i < d->n_workers; i++)
+		if (d->workers[i]->queue == q)
+			return d->workers[i];
+	return NULL;
+}
 
-	for (size_t i = 0; i < d->n_workers; i++) {
-		struct worker *w = d->workers[i];
+/* Status gets why, and the first captured error line. */
+static void reload_fail(struct daemon *d, const struct strbuf *errs, const char *why)
+{
+	size_t n = errs->p ? strcspn(errs->p, "\n") : 0;
+	char res[512];
 
-		if (reload_has_queue(nrt, w->queue)) {
-			d->workers[k++] = w;
-			continue;
-		}
-		log_info("queue %u: no helper names it any more: drained and closed", w->queue);
-		daemon_worker_destroy(w);
-	}
-	d->n_workers = k;
+	log_err("reload failed (%s): the previous configuration keeps serving", why);
+	snprintf(res, sizeof(res), "%s%s%.*s", why, n ? ": " : "",
+		 (int)(n < 380 ? n : 380), errs->p ? errs->p : "");
+	reload_last(d, false, res);
+}
+
+static void reload_last(struct daemon *d, bool ok, const char *result)
+{
+	struct control_reload *l = &d->control.last;
+
+	l->count++;
+	l->at = time(NULL);
+	l->ok = ok;
+	snprintf(l->result, sizeof(l->result), "%s", result);
+}
+
+static void reload_slots_clear(struct daemon *d, const unsigned int *fresh, size_t n)
+{
+	for (size_t i = 0; i < d->n_workers; i++)
+		for (size_t s = 0; s < n; s++)
+			for (size_t k = 0; k < STATS_H_N; k++)
+				atomic_store_explicit(&d->workers[i]->stats.h[fresh[s]][k], 0,
+						      memory_order_relaxed);
 }
 
 static void reload_queues_tune(struct daemon *d, const struct runtime *nrt)
@@ -117,21 +229,48 @@ static void reload_queues_tune(struct daemon *d, const struct runtime *nrt)
 	}
 }
 
-static void reload_slots_clear(struct daemon *d, const unsigned int *fresh, size_t n)
+/* After the kernel helpers left them: drain and close the queues nrt
+ * does not name (worker_stop() drains, waits, drains again). */
+static void reload_queues_close(struct daemon *d, const struct runtime *nrt)
 {
-	for (size_t i = 0; i < d->n_workers; i++)
-		for (size_t s = 0; s < n; s++)
-			for (size_t k = 0; k < STATS_H_N; k++)
-				atomic_store_explicit(&d->workers[i]->stats.h[fresh[s]][k], 0,
-						      memory_order_relaxed);
+	size_t k = 0;
+
+	for (size_t i = 0; i < d->n_workers; i++) {
+		struct worker *w = d->workers[i];
+
+		if (reload_has_queue(nrt, w->queue)) {
+			d->workers[k++] = w;
+			continue;
+		}
+		log_info("queue %u: no helper names it any more: drained and closed", w->queue);
+		daemon_worker_destroy(d, w);
+	}
+	d->n_workers = k;
 }
 
-static uint64_t reload_ms(void)
+static bool reload_has_queue(const struct runtime *rt, uint16_t q)
 {
-	struct timespec ts;
+	for (size_t i = 0; i < rt->n_queues; i++)
+		if (rt->queues[i] == q)
+			return true;
+	return false;
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+static void reload_retire(struct daemon *d, struct runtime *old)
+{
+	if (reload_grace(d)) {
+		runtime_free(old);
+		return;
+	}
+	log_warn("reload: a worker did not come back within %u ms (a plugin that "
+		 "hangs?): the previous configuration's memory is kept until stop",
+		 RELOAD_GRACE_MS);
+	if (d->n_retired < DAEMON_RETIRED_MAX) {
+		d->retired[d->n_retired++] = old;
+		return;
+	}
+	/* leaking is safe, freeing under a running worker is not */
+	log_err("reload: too many configurations held back: one is leaked");
 }
 
 /*
@@ -161,132 +300,10 @@ static bool reload_grace(struct daemon *d)
 	return false;
 }
 
-static void reload_retire(struct daemon *d, struct runtime *old)
+static uint64_t reload_ms(void)
 {
-	if (reload_grace(d)) {
-		runtime_free(old);
-		return;
-	}
-	log_warn("reload: a worker did not come back within %u ms (a plugin that "
-		 "hangs?): the previous configuration's memory is kept until stop",
-		 RELOAD_GRACE_MS);
-	if (d->n_retired < DAEMON_RETIRED_MAX) {
-		d->retired[d->n_retired++] = old;
-		return;
-	}
-	/* leaking is safe, freeing under a running worker is not */
-	log_err("reload: too many configurations held back: one is leaked");
-}
+	struct timespec ts;
 
-static void reload_last(struct daemon *d, bool ok, const char *result)
-{
-	struct control_reload *l = &d->control.last;
-
-	l->count++;
-	l->at = time(NULL);
-	l->ok = ok;
-	snprintf(l->result, sizeof(l->result), "%s", result);
-}
-
-/* Status gets why, and the first captured error line. */
-static void reload_fail(struct daemon *d, const struct strbuf *errs, const char *why)
-{
-	size_t n = errs->p ? strcspn(errs->p, "\n") : 0;
-	char res[512];
-
-	log_err("reload failed (%s): the previous configuration keeps serving", why);
-	snprintf(res, sizeof(res), "%s%s%.*s", why, n ? ": " : "",
-		 (int)(n < 380 ? n : 380), errs->p ? errs->p : "");
-	reload_last(d, false, res);
-}
-
-/* Everything that may fail, before anything changes: 0 and *out, or an
- * errno with why set. */
-static int reload_prepare(struct daemon *d, const struct runtime *old,
-			  struct runtime **out, const char **why)
-{
-	struct cfg *cfg;
-	struct runtime *nrt;
-	char msg[1024];
-	int rc;
-
-	*why = "the configuration file has errors";
-	if ((rc = cfg_load(d->file, &cfg)) < 0)
-		return rc;
-	*why = "a helper or its plugin has errors";
-	if ((rc = runtime_build(cfg, &nrt)) < 0)
-		return rc;
-	*why = "a setting needs a restart";
-	if ((rc = reload_server_check(old->cfg, nrt->cfg, msg, sizeof(msg))) < 0) {
-		log_err("%s", msg);
-		runtime_free(nrt);
-		return rc;
-	}
-	*why = "a kernel helper cannot take the new configuration";
-	if ((rc = cthelper_reload_check(&d->ctl, nrt, &d->owned)) < 0) {
-		runtime_free(nrt);
-		return rc;
-	}
-	*why = "a new queue cannot be bound";
-	if ((rc = reload_queues_open(d, nrt)) < 0) {
-		runtime_free(nrt);
-		return rc;
-	}
-	*out = nrt;
-	return 0;
-}
-
-int daemon_reload(struct daemon *d, struct strbuf *errs)
-{
-	struct runtime *old = atomic_load(&d->rt), *nrt;
-	unsigned int fresh[CFG_MAX_HELPERS];
-	struct strbuf sum = { 0 }, mine = { 0 };
-	const char *why;
-	size_t n_fresh;
-	int rc;
-
-	if (!errs)
-		errs = &mine;
-	log_capture_set(reload_capture, errs);
-	notify_reloading();
-	log_notice("reload: reading %s", d->file);
-	rc = reload_prepare(d, old, &nrt, &why);
-	if (rc < 0) {
-		reload_fail(d, errs, why);
-		log_capture_set(NULL, NULL);
-		notify_ready("reload failed: the previous configuration keeps serving");
-		strbuf_free(&mine);
-		return rc;
-	}
-	n_fresh = reload_slots_assign(old, nrt, fresh);
-	reload_slots_clear(d, fresh, n_fresh);
-	reload_queues_tune(d, nrt);
-	atomic_store(&d->rt, nrt);
-	log_level_set(nrt->cfg->log_level);
-	/* the union before registering (a crash mid-apply is covered), what
-	 * is left registered after (removed helpers stay, disabled, until
-	 * the stop deletes them) */
-	daemon_record_save(d, nrt);
-	rc = cthelper_reload_apply(&d->ctl, nrt, &d->owned);
-	daemon_record_save(d, nrt);
-	reload_queues_close(d, nrt);
-	daemon_control_sync(d);
-	reload_summary(old, nrt, &sum);
-	reload_retire(d, old);
-	log_capture_set(NULL, NULL);
-	if (rc < 0) {
-		char res[512];
-
-		snprintf(res, sizeof(res), "applied, but a kernel helper was not updated "
-			 "(see the log): %s", sum.p ? sum.p : "");
-		log_err("reload: %s", res);
-		reload_last(d, false, res);
-	} else {
-		log_notice("reload done: %s", sum.p ? sum.p : "");
-		reload_last(d, true, sum.p ? sum.p : "");
-	}
-	notify_ready(d->control.last.result);
-	strbuf_free(&sum);
-	strbuf_free(&mine);
-	return rc;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }

@@ -1,27 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* The pure parts of a reload (server/daemon/reload_plan.c; the rest is in
- * server/daemon/reload.c). */
 #ifndef CTH_RELOAD_H
 #define CTH_RELOAD_H
 
-#include <stddef.h>
-
-#include "runtime/config.h"
-#include "runtime/runtime.h"
-#include "runtime/stats.h"
 #include "base/strbuf.h"
+#include "daemon.h"
 
-/* [server] settings that are set up once at start and cannot change on
- * a reload: 0, or -EINVAL with msg naming the key, old and new value. */
-int reload_server_check(const struct cfg *old, const struct cfg *nc,
-			char *msg, size_t len);
-/* Give nrt's instances their counter slots: a helper name that stays
- * keeps its slot, a new one gets a slot neither runtime uses, listed in
- * fresh (to clear).  Returns how many are fresh. */
-size_t reload_slots_assign(const struct runtime *old, struct runtime *nrt,
-			   unsigned int *fresh);
-/* "N helper(s) on M queue(s); added X; removed Y; Z moved ...". */
-void reload_summary(const struct runtime *old, const struct runtime *nrt,
-		    struct strbuf *b);
+/*
+ * Read the configuration file again and apply it between packets (load →
+ * validate → swap → free).  On any error the running configuration stays
+ * as it was: -EINVAL (file or plugins), -EEXIST (kernel helpers), -EBUSY
+ * (a queue), ...; errors and warnings are logged and appended to errs
+ * (NULL: logged only).  Fills d->control.last.
+ */
+int reload_run(struct daemon *d, struct strbuf *errs);
 
 #endif

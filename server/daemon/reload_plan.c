@@ -1,20 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* What a reload decides before it touches anything (server/daemon/reload.h). */
+/* What a reload decides before it touches anything (reload_plan.h). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "reload.h"
+#include "reload_plan.h"
 #include "runtime/stats.h"
 
-static const char *reload_str(const char *s)
-{
-	return s ? s : "(unset)";
-}
+static const char *reload_plan_str(const char *s);
+static const struct instance *reload_plan_inst(const struct runtime *rt,
+					       const char *name);
 
-int reload_server_check(const struct cfg *old, const struct cfg *nc,
-			char *msg, size_t len)
+int reload_plan_server_check(const struct cfg *old, const struct cfg *nc,
+			     char *msg, size_t len)
 {
 	const char *key = NULL, *was = NULL, *now = NULL;
 	char wb[16], nb[16];
@@ -22,19 +21,19 @@ int reload_server_check(const struct cfg *old, const struct cfg *nc,
 	if ((old->control_socket == NULL) != (nc->control_socket == NULL) ||
 	    (old->control_socket && strcmp(old->control_socket, nc->control_socket))) {
 		key = "control_socket";
-		was = reload_str(old->control_socket);
-		now = reload_str(nc->control_socket);
+		was = reload_plan_str(old->control_socket);
+		now = reload_plan_str(nc->control_socket);
 	} else if ((old->metrics == NULL) != (nc->metrics == NULL) ||
 		   (old->metrics && strcmp(old->metrics, nc->metrics))) {
 		key = "metrics";
-		was = reload_str(old->metrics);
-		now = reload_str(nc->metrics);
+		was = reload_plan_str(old->metrics);
+		now = reload_plan_str(nc->metrics);
 	} else if ((old->user == NULL) != (nc->user == NULL) ||
 		   (old->user && strcmp(old->user, nc->user))) {
 		/* the drop happened once; root is gone */
 		key = "user";
-		was = reload_str(old->user);
-		now = reload_str(nc->user);
+		was = reload_plan_str(old->user);
+		now = reload_plan_str(nc->user);
 	} else if (old->control_mode != nc->control_mode) {
 		key = "control_mode";
 		snprintf(wb, sizeof(wb), "%04o", old->control_mode);
@@ -55,8 +54,8 @@ int reload_server_check(const struct cfg *old, const struct cfg *nc,
 	return -EINVAL;
 }
 
-size_t reload_slots_assign(const struct runtime *old, struct runtime *nrt,
-			   unsigned int *fresh)
+size_t reload_plan_slots_assign(const struct runtime *old, struct runtime *nrt,
+				unsigned int *fresh)
 {
 	bool used[STATS_SLOTS] = { false };
 	size_t n_fresh = 0;
@@ -89,20 +88,12 @@ size_t reload_slots_assign(const struct runtime *old, struct runtime *nrt,
 	return n_fresh;
 }
 
-static const struct instance *reload_inst(const struct runtime *rt, const char *name)
-{
-	for (size_t i = 0; i < rt->n_inst; i++)
-		if (strcmp(rt->inst[i].name, name) == 0)
-			return &rt->inst[i];
-	return NULL;
-}
-
-void reload_summary(const struct runtime *old, const struct runtime *nrt,
-		    struct strbuf *b)
+void reload_plan_summary(const struct runtime *old, const struct runtime *nrt,
+			 struct strbuf *b)
 {
 	strbuf_printf(b, "%zu helper(s) on %zu queue(s)", nrt->n_inst, nrt->n_queues);
 	for (size_t i = 0; i < nrt->n_inst; i++) {
-		const struct instance *in = &nrt->inst[i], *o = reload_inst(old, in->name);
+		const struct instance *in = &nrt->inst[i], *o = reload_plan_inst(old, in->name);
 
 		if (!o) {
 			strbuf_printf(b, "; added %s", in->name);
@@ -116,7 +107,19 @@ void reload_summary(const struct runtime *old, const struct runtime *nrt,
 				      in->pl->name, in->pl->version, o->pl->name, o->pl->version);
 	}
 	for (size_t i = 0; i < old->n_inst; i++)
-		if (!reload_inst(nrt, old->inst[i].name))
+		if (!reload_plan_inst(nrt, old->inst[i].name))
 			strbuf_printf(b, "; removed %s", old->inst[i].name);
 }
 
+static const char *reload_plan_str(const char *s)
+{
+	return s ? s : "(unset)";
+}
+
+static const struct instance *reload_plan_inst(const struct runtime *rt, const char *name)
+{
+	for (size_t i = 0; i < rt->n_inst; i++)
+		if (strcmp(rt->inst[i].name, name) == 0)
+			return &rt->inst[i];
+	return NULL;
+}

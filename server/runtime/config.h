@@ -81,7 +81,7 @@ struct cfg {
 	uint32_t control_mode;    /* permissions of the socket file */
 	long control_gid;         /* -1: the daemon's group */
 	char *metrics;            /* ADDR:PORT of HTTP /metrics; NULL: none */
-	int metrics_line;         /* of that key, for a later check (main.c) */
+	int metrics_line;         /* of that key, for a later check (daemon/main.c) */
 	char *user;               /* [server] user; NULL: stay as started */
 	char *share_dir;          /* share.h; NULL: helpers not shared */
 	char *runtime_dir;        /* record.h; NULL: no record kept */
@@ -99,33 +99,46 @@ struct cfg_bits {
 };
 extern const struct cfg_bits cfg_families, cfg_protocols;
 
-struct cfg_parse;
+/* The parser's state as a key's setter sees it (config_load.c fills it). */
+struct cfg_parse {
+	struct cfg *cfg;
+	FILE *fp;
+	int line;
+	struct cfg_helper *cur;   /* current [helper X] section or NULL */
+	bool in_server;
+	bool bad_section;         /* unknown section: errors reported once */
+};
+
 /* A daemon key and what sets it (NULL name ends a table).  Returns 0 (a
  * bad value is reported and counted) or a negative errno that stops the
- * parse (-ENOMEM). */
+ * parse (-ENOMEM).  The tables: config_server.h, config_helper.h. */
 struct cfg_key {
 	const char *name;
 	int (*set)(struct cfg_parse *p, const char *k, const char *v);
 };
-/* The keys [server] and [helper NAME] accept: the parser's own tables. */
-extern const struct cfg_key cfg_server_keys[], cfg_helper_keys[];
+/* The entry of keys (a table) named k, or NULL. */
+const struct cfg_key *cfg_key_find(const struct cfg_key *keys, const char *k);
 
+/* Print "FILE:LINE: message" and count it in cfg->n_errors: for the
+ * parser, and for a later check (e.g. plugin options). */
+void cfg_error(const struct cfg *cfg, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void cfg_free(struct cfg *cfg);
+
+/* Values as the configuration spells them; each 0 or a negative errno,
+ * *out untouched on error. */
+/* yes, true, on, 1 / no, false, off, 0 (any case) */
+int cfg_bool_parse(const char *v, bool *out);
+/* a decimal number in min..max: -EINVAL (not a number) or -ERANGE */
+int cfg_u32_parse(const char *v, uint32_t min, uint32_t max, uint32_t *out);
 /* "P[,P...]" (commas or blanks) into ports[0..max); 0 or -EINVAL. */
 int cfg_ports_parse(const char *v, uint16_t *ports, size_t max, size_t *n);
-
 /* "A.B.C.D:PORT" or "[IPv6]:PORT" (literals only, PORT 0..65535, 0 for
  * tests: the kernel chooses) into *sa; 0 or -EINVAL. */
 int cfg_addr_port_parse(const char *v, struct sockaddr_storage *sa, socklen_t *len);
-
-/* Parse FILE.  Errors are printed as "FILE:LINE: message" to stderr.
- * Returns 0 with *out set, or a negative errno (-EINVAL: bad config). */
-int cfg_load(const char *file, struct cfg **out);
-/* The same from an open stream; name stands for the file in messages (and
- * a relative plugin_dir is relative to its directory). */
-int cfg_load_fp(const char *name, FILE *fp, struct cfg **out);
-void cfg_free(struct cfg *cfg);
-/* Print "FILE:LINE: message" for a later check (e.g. plugin options). */
-void cfg_error(const struct cfg *cfg, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* A name for the kernel or a file: [A-Za-z0-9_-], 1..maxlen-1 bytes. */
+bool cfg_name_ok(const char *s, size_t maxlen);
+/* *dst = a copy of v (the old one freed): 0 or -ENOMEM. */
+int cfg_str_set(char **dst, const char *v);
 
 #endif

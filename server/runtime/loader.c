@@ -30,35 +30,74 @@
 #include "loader.h"
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
+#define PLUGIN_RULE "plugins must be writable by root or the daemon's user only"
 
+static int plugin_open(struct plugin *pl, char *err, size_t errlen);
+static int plugin_file_check(const char *path, int *fd, struct stat *st,
+			     char *err, size_t errlen);
+static int plugin_stat_check(const char *path, const char *what,
+			     const struct stat *st, char *err, size_t errlen);
+static int plugin_dir_check(const char *path, const char *file, char *err,
+			    size_t errlen);
+static int plugin_file_same(const char *path, const struct stat *was,
+			    char *err, size_t errlen);
+static int plugin_desc_take(struct plugin *pl, const char *name, char *err,
+			    size_t errlen);
+static int plugin_header_check(const struct cth_plugin_desc *d, char *err,
+			       size_t errlen);
+static void plugin_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src);
+static const char *plugin_str_copy(char *dst, size_t len, const char *src);
 static int plugin_class_check(const struct cth_expect_class *c, unsigned i,
-			      char *err, size_t errlen)
+			      char *err, size_t errlen);
+
+/* The program the loader runs in, named where a message compares a
+ * plugin with it: the daemon, or the replay tool (plugin_program_set()). */
+static const char *plugin_program = "cthelperd";
+
+void plugin_program_set(const char *name)
 {
-	if (!c->name || !*c->name || strlen(c->name) >= CTH_NAME_LEN)
-		return ERR("expectation class %u: name must be 1..%u characters",
-			   i, CTH_NAME_LEN - 1);
-	if (c->max < 1 || c->max > PLUGIN_EXPECT_MAX)
-		return ERR("expectation class '%s': max %u is not in 1..%u",
-			   c->name, c->max, PLUGIN_EXPECT_MAX);
-	if (c->timeout < 1 || c->timeout > PLUGIN_TIMEOUT_MAX)
-		return ERR("expectation class '%s': default timeout %u s is not in 1..%u "
-			   "(the kernel counts it in 32-bit jiffies)",
-			   c->name, c->timeout, PLUGIN_TIMEOUT_MAX);
+	plugin_program = name;
+}
+
+int plugin_load(const char *dir, const char *name, struct plugin **out,
+		char *err, size_t errlen)
+{
+	struct plugin *pl;
+	char path[4096];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s.so", dir, name);
+	pl = calloc(1, sizeof(*pl));
+	if (!pl || !(pl->path = strdup(path))) {
+		free(pl);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	if ((rc = plugin_open(pl, err, errlen)) < 0) {
+		plugin_unload(pl);
+		return rc;
+	}
+	rc = plugin_desc_take(pl, name, err, errlen);
+	if (rc) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s: %s", path, why);
+		plugin_unload(pl);
+		return rc;
+	}
+	*out = pl;
 	return 0;
 }
 
-/* ABI version and size: the only fields that may be read before we know
- * the descriptor has our layout. */
-static int plugin_header_check(const struct cth_plugin_desc *d, char *err,
-			       size_t errlen)
+void plugin_unload(struct plugin *pl)
 {
-	if (d->abi_version != CTH_ABI_VERSION)
-		return ERR("plugin ABI version %u, cthelperd speaks %u: rebuild the plugin against this SDK",
-			   d->abi_version, CTH_ABI_VERSION);
-	if (d->size != sizeof(*d))
-		return ERR("plugin descriptor is %u bytes, cthelperd expects %zu: rebuild the plugin against this SDK",
-			   d->size, sizeof(*d));
-	return 0;
+	if (!pl)
+		return;
+	if (pl->dl)
+		dlfresh_close(pl->dl);
+	free(pl->path);
+	free(pl);
 }
 
 int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
@@ -100,64 +139,57 @@ int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
 	return 0;
 }
 
+/* ---- the file, and who may have written it ---- */
+
+/* Checked file → handle in pl->dl; err says why not. */
+static int plugin_open(struct plugin *pl, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, rc = plugin_file_check(pl->path, &fd, &st, err, errlen);
+
+	if (rc == 0) {
+		pl->dl = dlfresh_open(pl->path);
+		/* dlerror() names the file and the missing symbol or library */
+		if (!pl->dl)
+			rc = -ENOENT, snprintf(err, errlen, "cannot load plugin: %s", dlerror());
+		else
+			rc = plugin_file_same(pl->path, &st, err, errlen);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 /*
- * Copy a plugin string into a daemon buffer, reading at most len - 1
- * bytes of it.  A string that does not fit is cut; the checks that follow
- * see the cut copy, and every limit they enforce is shorter than the
- * buffer, so an over-long name is still refused.
+ * Open the file and check what was opened, its directory, and, for a
+ * symbolic link, the directory of the file it leads to.  *fd stays open
+ * until plugin_file_same(): an open file keeps its inode number, so a
+ * match there cannot be a new file that got the old number.
  */
-static const char *plugin_str_copy(char *dst, size_t len, const char *src)
+static int plugin_file_check(const char *path, int *fd, struct stat *st,
+			     char *err, size_t errlen)
 {
-	size_t n;
-
-	if (!src)
-		return NULL;
-	n = strnlen(src, len - 1);
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-	return dst;
-}
-
-/* The descriptor, strings included, into pl: from now on pl->desc. */
-static void plugin_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src)
-{
-	struct cth_plugin_desc *d = &pl->copy;
-
-	memcpy(d, src, sizeof(*d));
-	d->name = plugin_str_copy(pl->name, sizeof(pl->name), src->name);
-	d->version = plugin_str_copy(pl->version, sizeof(pl->version), src->version);
-	d->description = plugin_str_copy(pl->description, sizeof(pl->description),
-					  src->description);
-	/* slots past n_classes are not the plugin's to fill: not read */
-	for (unsigned i = 0; i < CTH_CLASS_MAX; i++)
-		d->classes[i].name = i >= d->n_classes ? NULL :
-			plugin_str_copy(pl->class_names[i], sizeof(pl->class_names[i]),
-					src->classes[i].name);
-	pl->desc = d;
-}
-
-/* Look the descriptor up, copy it, check the copy. */
-static int plugin_desc_take(struct plugin *pl, const char *name, char *err,
-			    size_t errlen)
-{
-	const struct cth_plugin_desc *src = dlsym(pl->dl, CTH_PLUGIN_SYMBOL);
+	char real[PATH_MAX];
 	int rc;
 
-	if (!src) {
-		snprintf(err, errlen, "no '%s' symbol: not a cthelperd plugin (export it with CTH_PLUGIN_EXPORT)",
-			 CTH_PLUGIN_SYMBOL);
-		return -ENOENT;
-	}
-	rc = plugin_header_check(src, err, errlen);
-	if (rc)
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0 || fstat(*fd, st) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot load plugin: %s: %s", path, strerror(errno));
 		return rc;
-	plugin_desc_copy(pl, src);
-	return plugin_desc_check(pl->desc, name, err, errlen);
+	}
+	if (!S_ISREG(st->st_mode))
+		return ERR("plugin '%s': refused: not a regular file", path);
+	if ((rc = plugin_stat_check(path, "the file", st, err, errlen)) ||
+	    (rc = plugin_dir_check(path, path, err, errlen)))
+		return rc;
+	if (!realpath(path, real)) {
+		rc = -errno;
+		snprintf(err, errlen, "plugin '%s': %s", path, strerror(errno));
+		return rc;
+	}
+	return plugin_dir_check(path, real, err, errlen);
 }
-
-/* ---- who may have written the file ---- */
-
-#define PLUGIN_RULE "plugins must be writable by root or the daemon's user only"
 
 /* Root, or the user the daemon runs as (after the drop, or started so). */
 static int plugin_stat_check(const char *path, const char *what,
@@ -200,37 +232,6 @@ static int plugin_dir_check(const char *path, const char *file, char *err,
 }
 
 /*
- * Open the file and check what was opened, its directory, and, for a
- * symbolic link, the directory of the file it leads to.  *fd stays open
- * until plugin_file_same(): an open file keeps its inode number, so a
- * match there cannot be a new file that got the old number.
- */
-static int plugin_file_check(const char *path, int *fd, struct stat *st,
-			     char *err, size_t errlen)
-{
-	char real[PATH_MAX];
-	int rc;
-
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0 || fstat(*fd, st) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot load plugin: %s: %s", path, strerror(errno));
-		return rc;
-	}
-	if (!S_ISREG(st->st_mode))
-		return ERR("plugin '%s': refused: not a regular file", path);
-	if ((rc = plugin_stat_check(path, "the file", st, err, errlen)) ||
-	    (rc = plugin_dir_check(path, path, err, errlen)))
-		return rc;
-	if (!realpath(path, real)) {
-		rc = -errno;
-		snprintf(err, errlen, "plugin '%s': %s", path, strerror(errno));
-		return rc;
-	}
-	return plugin_dir_check(path, real, err, errlen);
-}
-
-/*
  * dlopen() opens the path again: the file it mapped must be the one
  * checked.  Residual races, which this does not close:
  *  - between the checks and dlopen() the name can lead elsewhere only for
@@ -261,62 +262,89 @@ static int plugin_file_same(const char *path, const struct stat *was,
 	return 0;
 }
 
-/* Checked file → handle in pl->dl; err says why not. */
-static int plugin_open(struct plugin *pl, char *err, size_t errlen)
-{
-	struct stat st;
-	int fd, rc = plugin_file_check(pl->path, &fd, &st, err, errlen);
+/* ---- the descriptor ---- */
 
-	if (rc == 0) {
-		pl->dl = dlfresh_open(pl->path);
-		/* dlerror() names the file and the missing symbol or library */
-		if (!pl->dl)
-			rc = -ENOENT, snprintf(err, errlen, "cannot load plugin: %s", dlerror());
-		else
-			rc = plugin_file_same(pl->path, &st, err, errlen);
-	}
-	if (fd >= 0)
-		close(fd);
-	return rc;
-}
-
-int plugin_load(const char *dir, const char *name, struct plugin **out,
-		char *err, size_t errlen)
+/* Look the descriptor up, copy it, check the copy. */
+static int plugin_desc_take(struct plugin *pl, const char *name, char *err,
+			    size_t errlen)
 {
-	struct plugin *pl;
-	char path[4096];
+	const struct cth_plugin_desc *src = dlsym(pl->dl, CTH_PLUGIN_SYMBOL);
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/%s.so", dir, name);
-	pl = calloc(1, sizeof(*pl));
-	if (!pl || !(pl->path = strdup(path))) {
-		free(pl);
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
+	if (!src) {
+		snprintf(err, errlen, "no '%s' symbol: not a cthelperd plugin (export it with CTH_PLUGIN_EXPORT)",
+			 CTH_PLUGIN_SYMBOL);
+		return -ENOENT;
 	}
-	if ((rc = plugin_open(pl, err, errlen)) < 0) {
-		plugin_unload(pl);
+	rc = plugin_header_check(src, err, errlen);
+	if (rc)
 		return rc;
-	}
-	rc = plugin_desc_take(pl, name, err, errlen);
-	if (rc) {
-		char why[512];
+	plugin_desc_copy(pl, src);
+	return plugin_desc_check(pl->desc, name, err, errlen);
+}
 
-		snprintf(why, sizeof(why), "%s", err);
-		snprintf(err, errlen, "%s: %s", path, why);
-		plugin_unload(pl);
-		return rc;
-	}
-	*out = pl;
+/* ABI version and size: the only fields that may be read before we know
+ * the descriptor has our layout. */
+static int plugin_header_check(const struct cth_plugin_desc *d, char *err,
+			       size_t errlen)
+{
+	if (d->abi_version != CTH_ABI_VERSION)
+		return ERR("plugin ABI version %u, %s speaks %u: rebuild the plugin against this SDK",
+			   d->abi_version, plugin_program, CTH_ABI_VERSION);
+	if (d->size != sizeof(*d))
+		return ERR("plugin descriptor is %u bytes, %s expects %zu: rebuild the plugin against this SDK",
+			   d->size, plugin_program, sizeof(*d));
 	return 0;
 }
 
-void plugin_unload(struct plugin *pl)
+/* The descriptor, strings included, into pl: from now on pl->desc. */
+static void plugin_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src)
 {
-	if (!pl)
-		return;
-	if (pl->dl)
-		dlfresh_close(pl->dl);
-	free(pl->path);
-	free(pl);
+	struct cth_plugin_desc *d = &pl->copy;
+
+	memcpy(d, src, sizeof(*d));
+	d->name = plugin_str_copy(pl->name, sizeof(pl->name), src->name);
+	d->version = plugin_str_copy(pl->version, sizeof(pl->version), src->version);
+	d->description = plugin_str_copy(pl->description, sizeof(pl->description),
+					  src->description);
+	/* slots past n_classes are not the plugin's to fill: not read */
+	for (unsigned i = 0; i < CTH_CLASS_MAX; i++)
+		d->classes[i].name = i >= d->n_classes ? NULL :
+			plugin_str_copy(pl->class_names[i], sizeof(pl->class_names[i]),
+					src->classes[i].name);
+	pl->desc = d;
+}
+
+/*
+ * Copy a plugin string into a daemon buffer, reading at most len - 1
+ * bytes of it.  A string that does not fit is cut; the checks that follow
+ * see the cut copy, and every limit they enforce is shorter than the
+ * buffer, so an over-long name is still refused.
+ */
+static const char *plugin_str_copy(char *dst, size_t len, const char *src)
+{
+	size_t n;
+
+	if (!src)
+		return NULL;
+	n = strnlen(src, len - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return dst;
+}
+
+static int plugin_class_check(const struct cth_expect_class *c, unsigned i,
+			      char *err, size_t errlen)
+{
+	if (!c->name || !*c->name || strlen(c->name) >= CTH_NAME_LEN)
+		return ERR("expectation class %u: name must be 1..%u characters",
+			   i, CTH_NAME_LEN - 1);
+	if (c->max < 1 || c->max > PLUGIN_EXPECT_MAX)
+		return ERR("expectation class '%s': max %u is not in 1..%u",
+			   c->name, c->max, PLUGIN_EXPECT_MAX);
+	if (c->timeout < 1 || c->timeout > PLUGIN_TIMEOUT_MAX)
+		return ERR("expectation class '%s': default timeout %u s is not in 1..%u "
+			   "(the kernel counts it in 32-bit jiffies)",
+			   c->name, c->timeout, PLUGIN_TIMEOUT_MAX);
+	return 0;
 }

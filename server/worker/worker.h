@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernel/cthelper.h"
+#include "kernel/nlreq.h"
 #include "detach.h"
 #include "kernel/expect.h"
 #include "host/keep.h"

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/config.h"
+#include "runtime/config_load.h"
 #include "base/log.h"
-#include "daemon/reload.h"
+#include "daemon/reload_plan.h"
 #include "runtime/stats.h"
 #include "base/strbuf.h"
 
@@ -99,16 +99,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct strbuf b = { 0 };
 		size_t n;
 
-		reload_server_check(old, nc, msg, sizeof(msg));
+		reload_plan_server_check(old, nc, msg, sizeof(msg));
 		fz_runtime(old, &old_rt, 0);
 		fz_runtime(nc, &new_rt, 0);
-		n = reload_slots_assign(&old_rt, &new_rt, fresh);
+		n = reload_plan_slots_assign(&old_rt, &new_rt, fresh);
 		if (n > CFG_MAX_HELPERS)
 			abort();
 		for (size_t i = 0; i < new_rt.n_inst; i++)
 			if (new_rt.inst[i].slot >= STATS_SLOTS)
 				abort();
-		reload_summary(&old_rt, &new_rt, &b);
+		reload_plan_summary(&old_rt, &new_rt, &b);
 		strbuf_free(&b);
 	}
 	cfg_free(old);

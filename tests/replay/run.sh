@@ -81,12 +81,12 @@ if [ "$GLOB" = '*' ]; then
 		"$ex/toydata-dnat.expect" --dnat 10.0.2.2
 fi
 [ $n -gt 0 ] || echo "FAIL replay/cases: no case found under tests/replay/cases/"
-# a plugin of another ABI: refused, naming both versions, exit 2
+# a plugin of another ABI: refused, naming both versions and this tool, exit 2
 if [ $UPDATE = 0 ] && [ "$GLOB" = '*' ]; then
 	abi=$(sed -n 's/^#define CTH_ABI_VERSION \([0-9]*\)u$/\1/p' sdk/include/cthelperd/plugin.h)
 	"$REPLAY" "$B/tests/bad/bad_abi.so" "$ex/toydata.pcap" >"$OUT/abi.txt" 2>&1
 	rc=$?
-	if [ $rc = 2 ] && grep -q "plugin ABI version 99, cthelperd speaks $abi" "$OUT/abi.txt"; then
+	if [ $rc = 2 ] && grep -q "plugin ABI version 99, cthelper-replay speaks $abi" "$OUT/abi.txt"; then
 		echo "PASS replay/wrong-abi-refused"
 	else
 		echo "FAIL replay/wrong-abi-refused: exit $rc: $(head -c 300 "$OUT/abi.txt")"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/config.h"
+#include "runtime/config_load.h"
 
 #define CFGLOAD_PATH 64
 

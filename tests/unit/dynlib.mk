@@ -7,7 +7,7 @@ UNIT_SRC_test_dynlib := server/base/dynlib.c server/base/dynlib.h
 # [server] metrics endpoint refused with the reason, NOTIFY_SOCKET warned
 # about once.
 UNIT_SRC_test_nolib := server/control/metrics.c server/daemon/notify.c server/base/dynlib.c server/control/control.c \
-                       server/runtime/stats.c server/control/stats_report.c server/base/strbuf.c server/runtime/config.c server/runtime/guard.c server/base/log.c \
+                       server/runtime/stats.c server/control/stats_report.c server/base/strbuf.c server/runtime/config.c server/runtime/config_load.c server/runtime/config_server.c server/runtime/config_helper.c server/runtime/config_shards.c server/runtime/guard.c server/base/log.c \
                        server/control/metrics.h server/daemon/notify.h server/base/dynlib.h
 UNIT_DEFS_test_nolib := -DMETRICS_LIB='"libcth-test-missing-mhd.so.12"' \
                         -DNOTIFY_LIB='"libcth-test-missing-sd.so.0"'

@@ -9,7 +9,7 @@
 
 #include "cfgload.h"
 #include "check.h"
-#include "runtime/config.h"
+#include "runtime/config_load.h"
 
 static char conf_path[CFGLOAD_PATH];
 static char err_text[8192];
@@ -98,6 +98,48 @@ static void test_relative_dir(void)
 	      strcmp(cfg->plugin_dir, want) == 0, "rc=%d dir=%s", rc,
 	      cfg ? cfg->plugin_dir : "-");
 	cfg_free(cfg);
+}
+
+/*
+ * conf/cthelperd.conf as the README runs it, `build/cthelperd -n -c
+ * conf/cthelperd.conf` from the top of the tree: its relative plugin_dir
+ * is taken from the file's directory, so it names build/plugins (where
+ * `make` puts them) from the top, from conf/ itself, and by an absolute
+ * path from anywhere else.
+ */
+static void test_example_conf(void)
+{
+	char top[1024], path[1200], want[1200];
+	struct cfg *cfg = NULL;
+	int rc;
+
+	if (!getcwd(top, sizeof(top)))
+		abort();
+	rc = cfg_load("conf/cthelperd.conf", &cfg);
+	CHECK("config/example-plugin-dir-from-top", rc == 0 && cfg &&
+	      strcmp(cfg->plugin_dir, "conf/../build/plugins") == 0, "rc=%d dir=%s", rc,
+	      cfg ? cfg->plugin_dir : "-");
+	cfg_free(cfg);
+	cfg = NULL;
+	if (chdir("conf") < 0)
+		abort();
+	rc = cfg_load("cthelperd.conf", &cfg);
+	CHECK("config/example-plugin-dir-from-conf", rc == 0 && cfg &&
+	      strcmp(cfg->plugin_dir, "../build/plugins") == 0, "rc=%d dir=%s", rc,
+	      cfg ? cfg->plugin_dir : "-");
+	cfg_free(cfg);
+	cfg = NULL;
+	snprintf(path, sizeof(path), "%s/conf/cthelperd.conf", top);
+	snprintf(want, sizeof(want), "%s/conf/../build/plugins", top);
+	if (chdir("/") < 0)
+		abort();
+	rc = cfg_load(path, &cfg);
+	CHECK("config/example-plugin-dir-from-elsewhere", rc == 0 && cfg &&
+	      strcmp(cfg->plugin_dir, want) == 0, "rc=%d dir=%s", rc,
+	      cfg ? cfg->plugin_dir : "-");
+	cfg_free(cfg);
+	if (chdir(top) < 0)
+		abort();
 }
 
 static void test_bad(void)
@@ -299,6 +341,7 @@ int main(void)
 {
 	test_good();
 	test_relative_dir();
+	test_example_conf();
 	test_bad();
 	test_shards();
 	test_shards_bad();

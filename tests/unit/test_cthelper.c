@@ -14,7 +14,8 @@
 #include <sys/socket.h>
 
 #include "check.h"
-#include "kernel/cthelper.h"
+#include "kernel/cthelper_decide.h"
+#include "kernel/cthelper_msg.h"
 
 /* ------------------------------------------------------------ parsing */
 
@@ -74,7 +75,7 @@ static void test_parse(void)
 	struct cthelper_state st;
 	int rc;
 
-	rc = cthelper_state_parse(answer_put(buf, "sip", 2, 2, cls, 0), &st);
+	rc = cthelper_msg_parse(answer_put(buf, "sip", 2, 2, cls, 0), &st);
 	CHECK("parse/answer", rc == 0 && strcmp(st.name, "sip") == 0 &&
 	      st.family == AF_INET6 && st.proto == IPPROTO_UDP && st.queue == 5 &&
 	      st.priv_len == 12 && st.status == NFCT_HELPER_STATUS_ENABLED &&
@@ -85,15 +86,15 @@ static void test_parse(void)
 		char name[64];
 
 		snprintf(name, sizeof(name), "parse/missing-attribute-%d", a);
-		rc = cthelper_state_parse(answer_put(buf, "sip", 2, 2, cls, a), &st);
+		rc = cthelper_msg_parse(answer_put(buf, "sip", 2, 2, cls, a), &st);
 		CHECK(name, rc == -EINVAL, "rc=%d", rc);
 	}
-	rc = cthelper_state_parse(answer_put(buf, "sip", 2, 1, cls, 0), &st);
+	rc = cthelper_msg_parse(answer_put(buf, "sip", 2, 1, cls, 0), &st);
 	CHECK("parse/missing-class-nest", rc == -EINVAL, "rc=%d", rc);
-	rc = cthelper_state_parse(answer_put(buf, "a_name_too_long_for_us", 2, 2, cls, 0), &st);
+	rc = cthelper_msg_parse(answer_put(buf, "a_name_too_long_for_us", 2, 2, cls, 0), &st);
 	CHECK("parse/name-too-long", rc == -EINVAL, "rc=%d", rc);
 	/* more classes than we can hold: kept as a count, never read past */
-	rc = cthelper_state_parse(answer_put(buf, "sip", 6, 6, cls, 0), &st);
+	rc = cthelper_msg_parse(answer_put(buf, "sip", 6, 6, cls, 0), &st);
 	CHECK("parse/class-count-beyond-ours", rc == 0 && st.n_classes == 6 &&
 	      strcmp(st.classes[3].name, "d") == 0, "rc=%d", rc);
 }

@@ -13,6 +13,8 @@
 
 #include "check.h"
 #include "runtime/config.h"
+#include "runtime/config_helper.h"
+#include "runtime/config_server.h"
 
 #define MAN8 "docs/man/cthelperd.8"
 #define MAN5 "docs/man/cthelperd.conf.5"

@@ -214,8 +214,8 @@ static void check_reinstall(void)
  * The SDK kit (issue 16): headers, libcthsdk.a and cthelperd-sdk.pc are
  * installed; sdk/examples/toydata, copied out of the tree, builds with
  * pkg-config alone against the DESTDIR install and loads in the daemon
- * (cthelperd -n); built for another ABI, the daemon refuses it naming
- * both versions.
+ * (cthelperd -n); built for another ABI, the daemon and the replay tool
+ * refuse it naming both versions, each naming itself.
  */
 static void check_sdk(void)
 {
@@ -261,10 +261,11 @@ static void check_sdk(void)
 	if (rc)
 		print_out();
 	rc = run(path("cd %s && %s toydata.so toydata.pcap >replay.txt 2>&1; test $? = 2 && "
-		      "grep -q 'plugin ABI version 99, cthelperd speaks %u' replay.txt",
+		      "grep -q 'plugin ABI version 99, cthelper-replay speaks %u' replay.txt",
 		      toy, replay, CTH_ABI_VERSION));
 	CHECK("install/sdk-wrong-abi-refused-by-replay", rc == 0,
-	      "cthelper-replay did not refuse the ABI 99 build (exit 2) naming both versions: %d", rc);
+	      "cthelper-replay did not refuse the ABI 99 build (exit 2) naming both versions "
+	      "and itself: %d", rc);
 	if (rc)
 		print_out();
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "runtime/config_load.h"
 #include "runtime/loader.h"
 #include "runtime/runtime.h"
 
@@ -37,8 +38,12 @@ static void test_loader(void)
 	struct plugin *pl = NULL;
 	int rc;
 
-	expect_refused("abi", "bad_abi", "ABI version 99");
-	expect_refused("size", "bad_size", "descriptor is 8 bytes");
+	/* the messages name the program that loads (the daemon by default) */
+	expect_refused("abi", "bad_abi", "ABI version 99, cthelperd speaks");
+	expect_refused("size", "bad_size", "descriptor is 8 bytes, cthelperd expects");
+	plugin_program_set("cthelper-replay");
+	expect_refused("abi-named-by-replay", "bad_abi", "ABI version 99, cthelper-replay speaks");
+	plugin_program_set("cthelperd");
 	expect_refused("big-state", "big_priv", "64 bytes of private state");
 	expect_refused("no-packet", "no_packet", "no packet callback");
 	expect_refused("zero-classes", "zero_classes", "0 expectation classes");
@@ -231,12 +236,42 @@ static void test_runtime(void)
 	runtime_free(rt);
 }
 
+/*
+ * conf/cthelperd.conf loads its plugins through its relative plugin_dir
+ * (../build/plugins, from the file's directory) wherever it is read from:
+ * a copy in a tree of its own whose build/ is the build under test, read
+ * from here, another working directory.
+ */
+static void test_example_conf(const char *build_dir)
+{
+	char tree[] = "/tmp/cth-test-example-XXXXXX", conf[256], link[256], cmd[768];
+	struct runtime *rt = NULL;
+	struct cfg *cfg = NULL;
+	int rc;
+
+	if (!mkdtemp(tree))
+		abort();
+	snprintf(conf, sizeof(conf), "%s/conf/cthelperd.conf", tree);
+	snprintf(link, sizeof(link), "%s/build", tree);
+	snprintf(cmd, sizeof(cmd), "mkdir %s/conf && cp conf/cthelperd.conf %s", tree, conf);
+	if (system(cmd) != 0 || symlink(build_dir, link) < 0)
+		abort();
+	rc = cfg_load(conf, &cfg);
+	if (rc == 0)
+		rc = runtime_build(cfg, &rt);
+	CHECK("loader/example-conf-loads-its-plugins", rc == 0 && rt && rt->n_inst > 0 &&
+	      strcmp(rt->inst[0].pl->desc->name, "ftp") == 0, "rc=%d", rc);
+	runtime_free(rt);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tree);
+	if (system(cmd) != 0)
+		abort();
+}
+
 int main(void)
 {
 	const char *b = getenv("CTH_BUILD");
+	char cwd[512], build_dir[1024];
 	int fd;
-
-	char cwd[512];
 
 	if (!b)
 		b = "build";
@@ -246,6 +281,7 @@ int main(void)
 		return 1;
 	snprintf(bad_dir, sizeof(bad_dir), "%s/%s/tests/bad", cwd, b);
 	snprintf(plugin_dir, sizeof(plugin_dir), "%s/%s/plugins", cwd, b);
+	snprintf(build_dir, sizeof(build_dir), "%s/%s", cwd, b);
 	fd = mkstemp(conf_path);
 	if (fd < 0)
 		return 1;
@@ -254,6 +290,7 @@ int main(void)
 	test_mutating();
 	test_runtime();
 	test_protocols();
+	test_example_conf(build_dir);
 	unlink(conf_path);
 	return check_exit();
 }

@@ -16,7 +16,7 @@
 #include "cfgload.h"
 #include "check.h"
 #include "runtime/dlfresh.h"
-#include "daemon/reload.h"
+#include "daemon/reload_plan.h"
 
 static struct plugin pl_ftp1 = { .name = "ftp", .version = "1.0" };
 static struct plugin pl_ftp2 = { .name = "ftp", .version = "1.1" };
@@ -38,39 +38,39 @@ static void test_server_keys(void)
 	struct cfg b = a;
 	char msg[512] = "";
 
-	CHECK("reload/server-same", reload_server_check(&a, &b, msg, sizeof(msg)) == 0, "%s", msg);
+	CHECK("reload/server-same", reload_plan_server_check(&a, &b, msg, sizeof(msg)) == 0, "%s", msg);
 	b.log_level = 7;
 	b.plugin_dir = (char *)"/elsewhere";
 	CHECK("reload/server-log-level-and-plugin-dir-may-change",
-	      reload_server_check(&a, &b, msg, sizeof(msg)) == 0, "%s", msg);
+	      reload_plan_server_check(&a, &b, msg, sizeof(msg)) == 0, "%s", msg);
 	b.control_socket = (char *)"/run/b.sock";
 	CHECK("reload/server-socket-refused",
-	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
+	      reload_plan_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
 	      strstr(msg, "/etc/c.conf: [server] control_socket changed (/run/a.sock, now /run/b.sock)") &&
 	      strstr(msg, "restart"), "%s", msg);
 	b.control_socket = NULL;
 	CHECK("reload/server-socket-removed-refused",
-	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
+	      reload_plan_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
 	      strstr(msg, "now (unset)"), "%s", msg);
 	b = a;
 	b.control_mode = 0660;
 	CHECK("reload/server-mode-refused",
-	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
+	      reload_plan_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
 	      strstr(msg, "control_mode changed (0600, now 0660)"), "%s", msg);
 	b = a;
 	b.metrics = (char *)"127.0.0.1:9469";
 	CHECK("reload/server-metrics-refused",
-	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
+	      reload_plan_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
 	      strstr(msg, "metrics changed ((unset), now 127.0.0.1:9469)"), "%s", msg);
 	b = a;
 	b.user = (char *)"nobody";
 	CHECK("reload/server-user-refused",
-	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
+	      reload_plan_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
 	      strstr(msg, "user changed ((unset), now nobody)"), "%s", msg);
 	b = a;
 	b.control_gid = 4;
 	CHECK("reload/server-group-refused",
-	      reload_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
+	      reload_plan_server_check(&a, &b, msg, sizeof(msg)) == -EINVAL &&
 	      strstr(msg, "control_group"), "%s", msg);
 }
 
@@ -87,7 +87,7 @@ static void test_slots(void)
 	inst_set(&nrt.inst[0], "b", &pl_sip, 0, 0);
 	inst_set(&nrt.inst[1], "c", &pl_ftp1, 1, 1);
 	inst_set(&nrt.inst[2], "a", &pl_ftp1, 0, 2);
-	n = reload_slots_assign(&old, &nrt, fresh);
+	n = reload_plan_slots_assign(&old, &nrt, fresh);
 	CHECK("reload/slots-kept-by-name", nrt.inst[0].slot == 1 && nrt.inst[2].slot == 0,
 	      "b %u a %u", nrt.inst[0].slot, nrt.inst[2].slot);
 	CHECK("reload/slots-new-one-fresh", n == 1 && fresh[0] == nrt.inst[1].slot &&
@@ -105,7 +105,7 @@ static void test_slots(void)
 		snprintf(name, sizeof(name), "n%u", i);
 		inst_set(&nrt.inst[i], name, &pl_ftp1, 0, i);
 	}
-	n = reload_slots_assign(&old, &nrt, fresh);
+	n = reload_plan_slots_assign(&old, &nrt, fresh);
 	{
 		bool ok = n == CFG_MAX_HELPERS;
 
@@ -127,7 +127,7 @@ static void test_summary(void)
 	nrt.n_queues = 2;
 	inst_set(&nrt.inst[0], "ftp", &pl_ftp2, 1, 0);
 	inst_set(&nrt.inst[1], "sip", &pl_sip, 0, 2);
-	reload_summary(&old, &nrt, &b);
+	reload_plan_summary(&old, &nrt, &b);
 	CHECK("reload/summary", b.p && strcmp(b.p, "2 helper(s) on 2 queue(s); ftp moved from "
 		"queue 0 to 1; ftp plugin ftp 1.1, was ftp 1.0; added sip; removed tns") == 0,
 	      "%s", b.p ? b.p : "(null)");
@@ -175,21 +175,21 @@ static void test_shards(void)
 	    !rt_from_text(&c, "[helper ftp]\n[helper sip]\nqueue = 9\n"))
 		goto out;
 	/* a: ftp ftp.1 sip in slots 0 1 2; b: ftp ftp.1 ftp.2 ftp.3 sip */
-	n = reload_slots_assign(&a, &b, fresh);
+	n = reload_plan_slots_assign(&a, &b, fresh);
 	CHECK("reload/shards-grow-slots", n == 2 && b.inst[0].slot == 0 && b.inst[1].slot == 1 &&
 	      b.inst[4].slot == 2 && fresh[0] == b.inst[2].slot && fresh[1] == b.inst[3].slot &&
 	      b.inst[2].slot > 2 && b.inst[3].slot > 2 && b.inst[2].slot != b.inst[3].slot,
 	      "n %zu slots %u %u %u %u %u", n, b.inst[0].slot, b.inst[1].slot, b.inst[2].slot,
 	      b.inst[3].slot, b.inst[4].slot);
-	reload_summary(&a, &b, &sum);
+	reload_plan_summary(&a, &b, &sum);
 	CHECK("reload/shards-grow-summary", sum.p &&
 	      strcmp(sum.p, "5 helper(s) on 5 queue(s); added ftp.2; added ftp.3") == 0,
 	      "%s", sum.p ? sum.p : "(null)");
 	strbuf_free(&sum);
-	n = reload_slots_assign(&b, &c, fresh);
+	n = reload_plan_slots_assign(&b, &c, fresh);
 	CHECK("reload/shards-shrink-slots", n == 0 && c.inst[0].slot == 0 && c.inst[1].slot == 2,
 	      "n %zu slots %u %u", n, c.inst[0].slot, c.inst[1].slot);
-	reload_summary(&b, &c, &sum);
+	reload_plan_summary(&b, &c, &sum);
 	CHECK("reload/shards-shrink-summary", sum.p &&
 	      strcmp(sum.p, "2 helper(s) on 2 queue(s); removed ftp.1; removed ftp.2; removed ftp.3") == 0,
 	      "%s", sum.p ? sum.p : "(null)");
