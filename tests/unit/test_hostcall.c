@@ -225,7 +225,7 @@ static int ask(const struct cth_expect *e)
 	return asked_rc;
 }
 
-/* Argument checks every expect path shares (packet.c). */
+/* Argument checks every expect path shares (call.c). */
 static void test_expect_args(void)
 {
 	char longfn[64];
