@@ -119,8 +119,7 @@ void worker_expect_sent(struct worker_expect_pkt *wp, const struct pkt_call *c)
 }
 
 /* After the verdict: what waited for the master's confirmation. */
-void worker_expect_later(struct worker_expect_pkt *wp, struct pkt_call *c,
-				int verdict)
+void worker_expect_later(struct worker_expect_pkt *wp, struct pkt_call *c, int verdict)
 {
 	if (!wp->n_later)
 		return;
@@ -151,7 +150,7 @@ int worker_expect_listed(struct worker_expect_pkt *wp, const struct pkt_call *c)
 	if (wp->listed)
 		return wp->list_rc;
 	wp->list_rc = worker_kreq_master_list(wp->kreq, &c->pkt.tuple[CTH_DIR_ORIGINAL],
-					 c->pkt.zone, -1);
+					      c->pkt.zone, -1);
 	wp->listed = true;
 	if (wp->list_rc != -ENOSPC)     /* a capped one never left */
 		worker_count(wp->stats, c->inst, STATS_H_EXPECT_DUMPS);
