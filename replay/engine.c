@@ -3,7 +3,7 @@
  * The replay's packet loop: every frame through the emulated conntrack
  * (conn.c), the expectation table (expect.c) and, for a helped
  * connection's packet with payload, the plugin call on the daemon's own
- * host code (server/host/packet.c, mangle.c, keep.c); the packet as its
+ * host code (server/host/call.c, packet.c, edit.c, keep.c); the packet as its
  * verdict leaves it goes to the engine's emit function.  Shared by the
  * tool (main.c) and the fuzz targets (tests/fuzz/fuzz_replay.c).
  */

@@ -3,7 +3,8 @@
  * The kernel's expectation table, emulated for one capture: the backend
  * of cth_expect() and cth_expect_ctl() (pkt_call::expect_fn), and the
  * match of a new connection's first packet.  The rules follow Linux 6.1
- * (nf_conntrack_expect.c) and the daemon's worker (server/worker/worker.c):
+ * (nf_conntrack_expect.c) and the daemon's worker
+ * (server/worker/worker_expect.c):
  *  - two expectations clash when their tuples overlap (a zero source
  *    port or CTH_EXPECT_ANY_SRC matches any); the same master, class and
  *    tuple replaces the old one (a retransmitted command asking again),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cthelper-replay: a plugin run offline on the packets of a capture, with
- * the daemon's own host code (server/host/packet.c, mangle.c, keep.c, the
+ * the daemon's own host code (server/host/call.c, packet.c, edit.c, keep.c, the
  * loader and the config parser) and an emulation of what the kernel adds:
  * conntrack entries, expectations, NAT tuples, sequence adjustment.
  *
@@ -22,6 +22,7 @@
 
 #include <cthelperd/plugin.h>
 
+#include "host/call.h"
 #include "host/keep.h"
 #include "host/packet.h"
 #include "runtime/runtime.h"

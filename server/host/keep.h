@@ -58,14 +58,14 @@ struct keep {
 struct pkt_call;
 struct stats_block;
 
-/* cth_keep() after packet.c's checks: copy payload[off..] now (the bytes
- * as shown, whatever edits follow).  0, -ENOSPC or -ENOMEM. */
-int keep_ask(struct pkt_call *c, size_t off);
 /* Before the plugin call: if the table holds bytes for this connection
  * and direction and c->pkt is the segment that follows, show them in
  * front of its payload (c->pkt.payload, payload_len, kept).  An entry
  * whose segment this is not is dropped. */
 void keep_join(struct keep *k, struct pkt_call *c, uint64_t now_ms);
+/* cth_keep() after call.c's checks: copy payload[off..] now (the bytes
+ * as shown, whatever edits follow).  0, -ENOSPC or -ENOMEM. */
+int keep_ask(struct pkt_call *c, size_t off);
 /* After the plugin call: the joined entry is used up (it stays for the
  * retransmission of a dropped packet), what the plugin kept is stored
  * (not for a dropped packet), a detach drops both directions. */

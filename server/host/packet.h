@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The packet a plugin is called on: its view (struct cth_packet, filled by
+ * pkt_view_parse() from the raw packet) and the context of one plugin call
+ * on it (struct pkt_call).  The host's parts share both: call.c runs the
+ * call and answers the plugin's host functions, edit.c records its payload
+ * edits, keep.c its kept bytes.
+ */
 #ifndef CTH_PACKET_H
 #define CTH_PACKET_H
 
@@ -10,7 +17,50 @@
 
 #include "runtime/runtime.h"
 
+/* Fill the packet part of a view (data, offsets, seq) from a raw L3
+ * packet.  Returns 0, or -EINVAL for a packet that is not IP+TCP/UDP. */
+int pkt_view_parse(struct cth_packet *p, const uint8_t *data, size_t len,
+		   int family);
+
+/* Does the IP length field say there is more than the view holds?  (The
+ * view left out trailing padding; a jumbogram's 0 is never whole here.) */
+bool pkt_view_partial(const struct cth_packet *p);
+
+/* The packet as the kernel would pass it on, for whoever rewrote it
+ * (edit.c) or writes it out itself (the replay tool): IP and UDP length
+ * fields, IPv4, TCP and UDP checksums made right for the len bytes at pkt
+ * (layout as pkt_view_parse() found it, l4 its transport offset). */
+void pkt_sums_fix(uint8_t *pkt, size_t len, size_t l4, bool tcp);
+
+/* The largest packet a verdict can carry: NFQA_PAYLOAD's length is a
+ * 16-bit netlink attribute length that includes its 4-byte header. */
+#define PKT_OUT_MAX (65535u - 4u)
+
+/* Are two tuples the same (family, protocol, addresses, ports)? */
+static inline bool pkt_tuple_eq(const struct cth_tuple *a, const struct cth_tuple *b)
+{
+	return a->family == b->family && a->proto == b->proto &&
+	       a->sport == b->sport && a->dport == b->dport &&
+	       memcmp(a->src.raw, b->src.raw, sizeof(a->src.raw)) == 0 &&
+	       memcmp(a->dst.raw, b->dst.raw, sizeof(a->dst.raw)) == 0;
+}
+
+/* Is p of the connection known by conntrack id, zone and original tuple?
+ * (Ids get reused: the tuple is compared too.)  Tables that remember a
+ * connection between its packets (keep.c, worker/detach.c) match with
+ * this. */
+static inline bool pkt_conn_is(const struct cth_packet *p, uint32_t id,
+			       uint16_t zone, const struct cth_tuple *orig)
+{
+	return id == p->ct_id && zone == p->zone &&
+	       pkt_tuple_eq(orig, &p->tuple[CTH_DIR_ORIGINAL]);
+}
+
+/* --- one plugin call (run by call.c) --------------------------------- */
+
 struct pkt_call;
+struct edit_list;
+struct keep;
 
 /* Longest expectation function name, NUL included ("nat-follow-master"
  * and friends are much shorter). */
@@ -79,9 +129,9 @@ struct pkt_call {
 	/* set by the caller: what the kernel said about the packet */
 	bool truncated;               /* NFQA_CAP_LEN: we hold only part of it */
 	bool gso;                     /* NFQA_SKB_GSO: a GSO super-packet */
-	/* payload edits (mangle.c): recorded by cth_mangle(), applied by
-	 * pkt_edit_result(); NULL until the first edit */
-	struct pkt_edits *edits;
+	/* payload edits (edit.c): recorded by cth_mangle(), applied by
+	 * edit_result(); NULL until the first edit */
+	struct edit_list *edits;
 	/* cth_keep() (keep.c): the worker's table (NULL: not offered), the
 	 * bytes the plugin asked to keep, copied when asked (NULL: none),
 	 * and the buffer kept bytes were joined into for this packet */
@@ -97,58 +147,5 @@ struct pkt_call {
 	unsigned int n_refused;
 	bool mark_masked;
 };
-
-/* Are two tuples the same (family, protocol, addresses, ports)? */
-static inline bool pkt_tuple_eq(const struct cth_tuple *a, const struct cth_tuple *b)
-{
-	return a->family == b->family && a->proto == b->proto &&
-	       a->sport == b->sport && a->dport == b->dport &&
-	       memcmp(a->src.raw, b->src.raw, sizeof(a->src.raw)) == 0 &&
-	       memcmp(a->dst.raw, b->dst.raw, sizeof(a->dst.raw)) == 0;
-}
-
-/* Is p of the connection known by conntrack id, zone and original tuple?
- * (Ids get reused: the tuple is compared too.)  Tables that remember a
- * connection between its packets (keep.c, detach.c) match with this. */
-static inline bool pkt_conn_is(const struct cth_packet *p, uint32_t id,
-			       uint16_t zone, const struct cth_tuple *orig)
-{
-	return id == p->ct_id && zone == p->zone &&
-	       pkt_tuple_eq(orig, &p->tuple[CTH_DIR_ORIGINAL]);
-}
-
-/* Fill the packet part of a view (data, offsets, seq) from a raw L3
- * packet.  Returns 0, or -EINVAL for a packet that is not IP+TCP/UDP. */
-int pkt_view_parse(struct cth_packet *p, const uint8_t *data, size_t len,
-		   int family);
-
-/* Does the IP length field say there is more than the view holds?  (The
- * view left out trailing padding; a jumbogram's 0 is never whole here.) */
-bool pkt_view_partial(const struct cth_packet *p);
-
-/* Run the instance's plugin on c->pkt with the given private state (NULL
- * or shorter than the plugin's size: zero-filled).  Returns the verdict. */
-int pkt_call_run(struct pkt_call *c, const uint8_t *priv, size_t priv_len);
-/* Does the state the plugin left differ from priv (what the kernel holds,
- * NULL or short: zero-filled)?  Decides whether the verdict writes it. */
-bool pkt_call_priv_differs(const struct pkt_call *c, const uint8_t *priv,
-			   size_t priv_len);
-/* The packet to send back when mangled, else NULL. */
-const uint8_t *pkt_call_mangled(struct pkt_call *c, size_t *len);
-void pkt_call_release(struct pkt_call *c);
-
-/* Payload edits (mangle.c): record/apply one edit (offsets in the payload
- * the plugin was shown; 0 or a negative errno for cth_mangle()), the
- * resulting packet (NULL when unchanged), and freeing. */
-int pkt_edit_add(struct pkt_call *c, size_t off, size_t len,
-		 const void *repl, size_t repl_len);
-const uint8_t *pkt_edit_result(struct pkt_call *c, size_t *len);
-void pkt_edit_release(struct pkt_call *c);
-
-/* The packet as the kernel would pass it on, for a host that writes it
- * out itself (the replay tool): IP and UDP length fields, IPv4, TCP and
- * UDP checksums made right for the len bytes at pkt (layout as
- * pkt_view_parse() found it, l4 its transport offset). */
-void pkt_sums_fix(uint8_t *pkt, size_t len, size_t l4, bool tcp);
 
 #endif

@@ -12,6 +12,12 @@
 #include "vbatch.h"
 #include "verdict.h"
 
+static int vbatch_send_tries(vbatch_send_fn *send, void *arg, const void *buf,
+			     size_t len);
+static bool vbatch_transient(int err);
+static int vbatch_send_drop(const struct nlmsghdr *nlh, uint32_t id,
+			    vbatch_send_fn *send, void *arg);
+
 int vbatch_init(struct vbatch *b, size_t cap, size_t goal)
 {
 	memset(b, 0, sizeof(*b));
@@ -55,35 +61,6 @@ void vbatch_clear(struct vbatch *b)
 	b->n = 0;
 }
 
-static bool vbatch_transient(int err)
-{
-	return err == -ENOBUFS || err == -ENOMEM || err == -EAGAIN || err == -EINTR;
-}
-
-/* One datagram, again while it fails for want of memory. */
-static int vbatch_send_tries(vbatch_send_fn *send, void *arg, const void *buf,
-			     size_t len)
-{
-	int rc = 0;
-
-	for (unsigned int t = 0; t < VBATCH_TRIES; t++)
-		if (!vbatch_transient(rc = send(arg, buf, len)))
-			break;
-	return rc;
-}
-
-/* The last resort for the verdict message nlh: a DROP of its packet. */
-static int vbatch_send_drop(const struct nlmsghdr *nlh, uint32_t id,
-			    vbatch_send_fn *send, void *arg)
-{
-	char buf[VERDICT_HEAD_MAX];
-	const struct nfgenmsg *g = mnl_nlmsg_get_payload(nlh);
-	struct nlmsghdr *d = verdict_put(buf, ntohs(g->res_id), id, true, NULL,
-					 NULL, 0, NULL);
-
-	return vbatch_send_tries(send, arg, d, d->nlmsg_len);
-}
-
 void vbatch_send(const struct vbatch *b, vbatch_send_fn *send, void *arg,
 		 struct vbatch_sent *r)
 {
@@ -110,4 +87,33 @@ void vbatch_send(const struct vbatch *b, vbatch_send_fn *send, void *arg,
 		else
 			r->lost++;
 	}
+}
+
+/* One datagram, again while it fails for want of memory. */
+static int vbatch_send_tries(vbatch_send_fn *send, void *arg, const void *buf,
+			     size_t len)
+{
+	int rc = 0;
+
+	for (unsigned int t = 0; t < VBATCH_TRIES; t++)
+		if (!vbatch_transient(rc = send(arg, buf, len)))
+			break;
+	return rc;
+}
+
+static bool vbatch_transient(int err)
+{
+	return err == -ENOBUFS || err == -ENOMEM || err == -EAGAIN || err == -EINTR;
+}
+
+/* The last resort for the verdict message nlh: a DROP of its packet. */
+static int vbatch_send_drop(const struct nlmsghdr *nlh, uint32_t id,
+			    vbatch_send_fn *send, void *arg)
+{
+	char buf[VERDICT_HEAD_MAX];
+	const struct nfgenmsg *g = mnl_nlmsg_get_payload(nlh);
+	struct nlmsghdr *d = verdict_put(buf, ntohs(g->res_id), id, true, NULL,
+					 NULL, 0, NULL);
+
+	return vbatch_send_tries(send, arg, d, d->nlmsg_len);
 }

@@ -8,10 +8,37 @@
 #include "kernel/expect.h"
 #include "verdict.h"
 
+static void verdict_ct_put(struct nlmsghdr *nlh, const struct pkt_call *c);
+
 size_t verdict_size_max(size_t pkt_len, bool exp)
 {
 	return VERDICT_HEAD_MAX + (exp ? VERDICT_EXP_MAX : 0) +
 	       (pkt_len ? MNL_ATTR_HDRLEN + MNL_ALIGN(pkt_len) : 0);
+}
+
+struct nlmsghdr *verdict_put(char *buf, uint16_t queue, uint32_t id, bool drop,
+			     const struct pkt_call *c, const uint8_t *pkt,
+			     size_t pkt_len, const struct cth_expect *exp)
+{
+	struct nlmsghdr *nlh = nfq_nlmsg_put(buf, NFQNL_MSG_VERDICT, queue);
+
+	nfq_nlmsg_verdict_put(nlh, (int)id, drop ? NF_DROP : NF_ACCEPT);
+	if (!c)
+		return nlh;
+	if (pkt)
+		nfq_nlmsg_verdict_put_pkt(nlh, pkt, (uint32_t)pkt_len);
+	/* NFQA_EXP is only honoured together with NFQA_CT */
+	if (c->priv_changed || c->detach || c->has_timeout || c->has_mark || exp)
+		verdict_ct_put(nlh, c);
+	if (exp) {
+		struct nlattr *nest = mnl_attr_nest_start(nlh, NFQA_EXP);
+
+		if (expect_put(nlh, exp, &c->pkt, c->inst->name, false) < 0)
+			mnl_attr_nest_cancel(nlh, nest);
+		else
+			mnl_attr_nest_end(nlh, nest);
+	}
+	return nlh;
 }
 
 /*
@@ -48,29 +75,4 @@ static void verdict_ct_put(struct nlmsghdr *nlh, const struct pkt_call *c)
 		mnl_attr_nest_end(nlh, help);
 	}
 	mnl_attr_nest_end(nlh, nest);
-}
-
-struct nlmsghdr *verdict_put(char *buf, uint16_t queue, uint32_t id, bool drop,
-			     const struct pkt_call *c, const uint8_t *pkt,
-			     size_t pkt_len, const struct cth_expect *exp)
-{
-	struct nlmsghdr *nlh = nfq_nlmsg_put(buf, NFQNL_MSG_VERDICT, queue);
-
-	nfq_nlmsg_verdict_put(nlh, (int)id, drop ? NF_DROP : NF_ACCEPT);
-	if (!c)
-		return nlh;
-	if (pkt)
-		nfq_nlmsg_verdict_put_pkt(nlh, pkt, (uint32_t)pkt_len);
-	/* NFQA_EXP is only honoured together with NFQA_CT */
-	if (c->priv_changed || c->detach || c->has_timeout || c->has_mark || exp)
-		verdict_ct_put(nlh, c);
-	if (exp) {
-		struct nlattr *nest = mnl_attr_nest_start(nlh, NFQA_EXP);
-
-		if (expect_put(nlh, exp, &c->pkt, c->inst->name, false) < 0)
-			mnl_attr_nest_cancel(nlh, nest);
-		else
-			mnl_attr_nest_end(nlh, nest);
-	}
-	return nlh;
 }

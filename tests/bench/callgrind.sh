@@ -8,11 +8,11 @@
 # NATed) cthelper-replay runs under
 #   valgrind --tool=callgrind --dump-before=keep_join --dump-after=pkt_call_release
 # so that every plugin call gets a profile part of its own: keep_join() and
-# pkt_call_release() (server/host/keep.c, server/host/packet.c) open and close the
+# pkt_call_release() (server/host/keep.c, server/host/call.c) open and close the
 # replay's call of a plugin (replay/engine.c rp_help), and nothing else
 # calls them.  Callgrind's call arcs (calls= lines) are then summed per
 # kind of code: P the plugin .so, S the daemon's host code linked into the
-# replay (server/*.c), R the replay's own code (emulated kernel, report),
+# replay (server/*/*.c), R the replay's own code (emulated kernel, report),
 # L libraries (libc...).  Per part:
 #   plugin  = inclusive Ir of the S->P calls (pkt_call_run calling the
 #             descriptor's .packet callback, e.g. ftp_packet), the number

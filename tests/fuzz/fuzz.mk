@@ -5,7 +5,8 @@ FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_TARGETS := $(filter-out fuzz_replay,$(notdir $(basename $(wildcard tests/fuzz/fuzz_*.c))))
-FUZZ_HOST_SRC := server/host/mangle.c server/host/packet.c server/runtime/guard.c server/host/keep.c server/base/log.c
+FUZZ_HOST_SRC := server/host/call.c server/host/packet.c server/host/edit.c server/host/keep.c \
+                 server/host/inflight.c server/runtime/guard.c server/base/log.c
 FUZZ_SRC_fuzz_host := $(FUZZ_HOST_SRC)
 FUZZ_SRC_fuzz_ftp  := $(FUZZ_HOST_SRC) plugins/ftp/ftp.c plugins/ftp/ftp_parse.c \
                       sdk/lib/util.c
@@ -49,7 +50,10 @@ FUZZ_REPLAY_DEFS_toydata := -DFZR_PORT=7000 -DFZR_OPTS='"min_port=1024"'
 FUZZ_REPLAY_LIBS = $(call pkg,--libs,libpcap)
 fuzz: $(FUZZ_REPLAY:%=$(B)/fuzz/fuzz_replay_%)
 
-$(B)/fuzz/fuzz_replay_%: tests/fuzz/fuzz_replay.c $(FUZZ_REPLAY_SRC) $$(FUZZ_REPLAY_PLUGIN_$$*)
+# a static pattern: the targets' own .d files (included by the Makefile)
+# must not match it, or make would try to build them as fuzz_replay_NAME.d
+$(FUZZ_REPLAY:%=$(B)/fuzz/fuzz_replay_%): $(B)/fuzz/fuzz_replay_%: tests/fuzz/fuzz_replay.c \
+  $(FUZZ_REPLAY_SRC) $$(FUZZ_REPLAY_PLUGIN_$$*)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ireplay $(FUZZ_REPLAY_DEFS_$*) $(LDFLAGS) -o $@ $(filter %.c,$^) \
 	  $(PKG_LIBS) $(FUZZ_REPLAY_LIBS)
@@ -57,8 +61,10 @@ $(B)/fuzz/fuzz_replay_%: tests/fuzz/fuzz_replay.c $(FUZZ_REPLAY_SRC) $$(FUZZ_REP
 FUZZ_SRC_fuzz_record := server/kernel/record.c
 # The worker's expectation backend and detach glue against the emulated
 # kernel table of the unit tests (tests/unit/nlfake.c in place of nlreq.c).
-FUZZ_SRC_fuzz_wexpect := server/worker/wexpect.c server/worker/wdetach.c server/kernel/expect.c server/worker/detach.c \
-                         server/base/log.c tests/unit/nlfake.c tests/unit/nlfake.h
+FUZZ_SRC_fuzz_wexpect := server/worker/worker_expect.c server/worker/worker_detach.c \
+                         server/worker/worker_kreq.c server/worker/worker_verdict.c \
+                         server/worker/verdict.c server/worker/vbatch.c server/worker/detach.c \
+                         server/kernel/expect.c $(FUZZ_HOST_SRC) tests/unit/nlfake.c tests/unit/nlfake.h
 # exprepair.c's event path against the emulated kernel (nlfake.c for nlreq.c)
 FUZZ_SRC_fuzz_exprepair := server/kernel/exprepair.c server/kernel/portids.c server/kernel/expect.c server/runtime/guard.c \
                            server/runtime/runtime.c server/runtime/loader.c server/runtime/dlfresh.c server/runtime/config.c server/runtime/config_load.c server/runtime/config_server.c server/runtime/config_helper.c server/runtime/config_shards.c \

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "host/call.h"
 #include "host/packet.h"
 #include "pktcheck.h"
 

@@ -8,7 +8,7 @@
  * into a fake expect_fn, timeout, mark, detach, log, private state writes.
  *
  * Every cth_mangle() answer is compared with a model written from the
- * documented rules (server/host/mangle.h), and the packet pkt_call_mangled()
+ * documented rules (server/host/edit.h), and the packet pkt_call_mangled()
  * returns is compared with the model's payload and checked independently
  * (fuzz_common.h): length <= 65531, IP length field = buffer length, valid
  * checksums, headers otherwise unchanged.  Any difference aborts.
@@ -32,7 +32,7 @@
 
 #include "fuzz_common.h"
 #include "host/keep.h"
-#include "host/mangle.h"
+#include "host/edit.h"
 
 #define FZ_MAX_OPS 64u
 
@@ -50,7 +50,7 @@ static struct model {
 	size_t keep_off;
 	unsigned int n;
 	size_t out_len;
-	struct model_edit e[PKT_EDIT_MAX];
+	struct model_edit e[EDIT_MAX];
 	uint8_t arena[PC_OUT_MAX];
 	size_t arena_len;
 } model;
@@ -142,7 +142,7 @@ static int model_add(const struct pkt_call *c, size_t off, size_t len,
 		    (off < e->off + e->len && e->off < off + len))
 			return -EINVAL;
 	}
-	if (model.n == PKT_EDIT_MAX)
+	if (model.n == EDIT_MAX)
 		return -ENOSPC;
 	if (rlen > PC_OUT_MAX || model.out_len - len + rlen > PC_OUT_MAX)
 		return -ENOSPC;
@@ -163,7 +163,7 @@ static size_t model_payload(const struct cth_packet *p, uint8_t *out)
 	/* the packet's own payload: kept bytes were forwarded before */
 	const uint8_t *own = p->data + p->payload_offset;
 	size_t own_len = p->len - p->payload_offset;
-	struct model_edit e[PKT_EDIT_MAX];
+	struct model_edit e[EDIT_MAX];
 	size_t pos = 0, o = 0;
 	unsigned int i, j, k = 0;
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the worker's expectation backend (server/worker/wexpect.c)
- * and detach glue (server/worker/wdetach.c) against the emulated kernel table
+ * libFuzzer target: the worker's expectation backend
+ * (server/worker/worker_expect.c) and detach glue
+ * (server/worker/worker_detach.c) against the emulated kernel table
  * of tests/unit/nlfake.c.  The input is a sequence of operations, two
  * bytes each (op, argument): a new packet (confirmed master or not),
  * cth_expect() with or without CTH_EXPECT_SYNC, helped, with a function
@@ -11,7 +12,7 @@
  *
  * Checked after every operation, abort on violation: at most one
  * expectation dump per packet, at most WORKER_KREQ_MAX kernel requests
- * per packet, at most WORKER_MAX_EXPECT expectations made per packet and
+ * per packet, at most WORKER_EXPECT_MAX expectations made per packet and
  * no negative answer for the limit, the deferred list within its bound
  * with every function name its own slot's.
  */
@@ -25,15 +26,21 @@
 
 #include "base/log.h"
 #include "../unit/nlfake.h"
-#include "worker/wdetach.h"
-#include "worker/wexpect.h"
+#include "worker/worker_detach.h"
+#include "worker/worker_expect.h"
+#include "worker/worker_kreq.h"
+#include "runtime/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct worker w;
+static struct stats_block st;
+static struct nlreq ctnl;               /* nlfake.c answers for the kernel */
+static struct worker_verdict verdict;   /* none collected: none go first */
+static struct worker_kreq kq;
+static struct worker_detach wd;
 static struct runtime rt;
 static struct runtime *_Atomic rt_now = &rt;
-static struct worker_pkt wp;
+static struct worker_expect_pkt wp;
 static struct pkt_call c;
 static unsigned int dumps0, req0;
 static uint64_t now;
@@ -43,9 +50,9 @@ static uint64_t now;
 
 static void fz_packet(bool confirmed)
 {
-	worker_kreq_end(&w);
+	worker_kreq_end(&kq);
 	memset(&wp, 0, sizeof(wp));
-	worker_pkt_init(&wp, &w);
+	worker_expect_pkt_init(&wp, &kq, &st);
 	c.n_expect = 0;
 	c.detach = false;
 	c.pkt.ct_status = confirmed ? CTH_CT_CONFIRMED : 0;
@@ -53,20 +60,16 @@ static void fz_packet(bool confirmed)
 		nlfake_master_add(&c.pkt.tuple[0]);
 	dumps0 = nlfake.dumps;
 	req0 = nlfake.requests;
-	worker_kreq_begin(&w, c.inst);
+	worker_kreq_begin(&kq, c.inst);
 }
 
 static void fz_setup(void)
 {
-	if (!w.xlist)
-		w.xlist = malloc(sizeof(*w.xlist));
-	{
-		struct expect_list *x = w.xlist;
-
-		memset(&w, 0, sizeof(w));
-		w.xlist = x;
-	}
-	w.rtp = &rt_now;
+	memset(&st, 0, sizeof(st));
+	if (!kq.list && worker_kreq_init(&kq, &ctnl, &verdict, &st) < 0)
+		abort();
+	memset(&wd, 0, sizeof(wd));
+	worker_detach_init(&wd, &kq, &st, &rt_now);
 	memset(&rt, 0, sizeof(rt));
 	rt.n_inst = 1;
 	strcpy(rt.inst[0].name, "fz");
@@ -104,8 +107,8 @@ static void fz_check(void)
 {
 	FZ_CHECK(nlfake.dumps - dumps0 <= 1, "more than one dump in a packet");
 	FZ_CHECK(nlfake.requests - req0 <= WORKER_KREQ_MAX, "kernel requests past the bound");
-	FZ_CHECK(c.n_expect <= WORKER_MAX_EXPECT, "expectations past the limit");
-	FZ_CHECK(wp.n_later <= WORKER_MAX_EXPECT, "deferred list past its bound");
+	FZ_CHECK(c.n_expect <= WORKER_EXPECT_MAX, "expectations past the limit");
+	FZ_CHECK(wp.n_later <= WORKER_EXPECT_MAX, "deferred list past its bound");
 	for (unsigned int i = 0; i < wp.n_later; i++)
 		FZ_CHECK(!wp.later[i].fn || wp.later[i].fn == wp.later_fn[i],
 			 "a deferred function name outside its slot");
@@ -144,12 +147,12 @@ static void fz_op(uint8_t op, uint8_t a)
 		break;
 	case 6:
 		c.detach = true;
-		worker_detach_decide(&w, &wp, &c, now);
+		worker_detach_decide(&wd, &wp, &c, now);
 		break;
 	case 7:
-		worker_kreq_end(&w);
+		worker_kreq_end(&kq);
 		now += a;
-		worker_detach_poll(&w, now);
+		worker_detach_poll(&wd, now);
 		fz_packet(c.pkt.ct_status & CTH_CT_CONFIRMED);
 		break;
 	case 8:
@@ -176,6 +179,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_setup();
 	for (size_t i = 0; i + 1 < size && i < 2 * 512; i += 2)
 		fz_op(data[i], data[i + 1]);
-	worker_kreq_end(&w);
+	worker_kreq_end(&kq);
 	return 0;
 }

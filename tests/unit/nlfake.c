@@ -11,7 +11,6 @@
 #include "nlfake.h"
 #include "kernel/nlreq.h"
 #include "host/packet.h"
-#include "worker/worker.h"
 
 struct nlfake nlfake;
 
@@ -71,11 +70,6 @@ static void nlfake_del(struct nlfake_exp *x)
 
 	if (i != --nlfake.n)
 		nlfake.e[i] = nlfake.e[nlfake.n];
-}
-
-void worker_verdict_flush(struct worker *w)
-{
-	(void)w;
 }
 
 int nlreq_open(struct nlreq *r)

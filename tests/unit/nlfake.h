@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A stand-in for nlreq.c that emulates the kernel's expectation table
- * for the worker's ctnetlink requests (wexpect.c, wdetach.c): requests
+ * for the worker's ctnetlink requests (worker_expect.c, worker_detach.c): requests
  * are parsed with libnetfilter_conntrack, answers built with
  * nfexp_nlmsg_build(), errors given as the ack's errno.  Rules as Linux
  * 6.1 ctnetlink: EXP_NEW needs a known master (ENOENT) and a free tuple
@@ -9,7 +9,6 @@
  * dump of an unknown master is ENOENT; EXP_DELETE matches tuple and id;
  * CT_NEW with an empty helper name detaches (its expectations go); CT_GET
  * answers a known master with both its tuples.
- * Also links worker_verdict_flush(): these tests hold no verdicts.
  */
 #ifndef CTH_TEST_NLFAKE_H
 #define CTH_TEST_NLFAKE_H

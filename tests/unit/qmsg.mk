@@ -1,2 +1,2 @@
 # Queue message reading with messages that lie or lack things.
-UNIT_SRC_test_qmsg := server/worker/qmsg.c server/host/packet.c server/runtime/guard.c server/host/mangle.c server/host/keep.c server/base/log.c
+UNIT_SRC_test_qmsg := server/worker/qmsg.c server/host/packet.c server/base/log.c

@@ -186,7 +186,7 @@ static void test_seqsync(void)
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
 	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
 	g->nfgen_family = AF_INET;
-	/* worker_seqsync()'s body: no helper, nothing to change */
+	/* worker_help_seqsync()'s body: no helper, nothing to change */
 	CHECK("seqsync/update-built",
 	      expect_ct_put_conn(nlh, &p.tuple[CTH_DIR_ORIGINAL], p.zone, NULL) == 0, "failed");
 	mnl_attr_parse(nlh, sizeof(*g), attr_cb, &seen);

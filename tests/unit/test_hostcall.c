@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The host code around the plugin call.  The state overlay
- * (server/host/overlay.c): two packets of one connection
+ * The host code around the plugin call.  The in-flight state table
+ * (server/host/inflight.c): two packets of one connection
  * queued back to back carry the same kernel snapshot; the second must
  * still see the state the first one's verdict wrote.  Runs the real FTP
  * plugin through the daemon's host code (packet view, plugin call).
@@ -16,7 +16,8 @@
 #include <sys/socket.h>
 
 #include "check.h"
-#include "host/overlay.h"
+#include "host/call.h"
+#include "host/inflight.h"
 #include "host/packet.h"
 #include "runtime/stats.h"
 
@@ -67,7 +68,7 @@ struct kernel {
  * kernel held when the packet was queued); the verdict's state, if
  * written, lands in k.  Returns the verdict.
  */
-static int deliver(struct overlay *o, const struct instance *in,
+static int deliver(struct inflight *o, const struct instance *in,
 		   struct kernel *k, const uint8_t *snapshot, uint32_t seq,
 		   const char *text, uint64_t now)
 {
@@ -89,7 +90,7 @@ static int deliver(struct overlay *o, const struct instance *in,
 	c.pkt.ctinfo = CTH_CT_ESTABLISHED_REPLY;
 	c.pkt.ct_id = 0x1234;
 	c.pkt.ct_status = CTH_CT_CONFIRMED | CTH_CT_SEEN_REPLY;
-	v = o ? overlay_call_run(o, &c, snapshot, in->pl->desc->priv_size, now)
+	v = o ? pkt_call_run_newest(&c, o, snapshot, in->pl->desc->priv_size, now)
 	      : pkt_call_run(&c, snapshot, in->pl->desc->priv_size);
 	if (!o)
 		c.priv_changed = pkt_call_priv_differs(&c, snapshot, in->pl->desc->priv_size);
@@ -102,16 +103,16 @@ static int deliver(struct overlay *o, const struct instance *in,
 /*
  * "220" then "200" seen in order; "227" was queued before the "200"'s
  * verdict, so it carries the snapshot taken after "220".  With the
- * overlay the plugin still knows the "227" starts a line.
+ * in-flight table the plugin still knows the "227" starts a line.
  */
-static unsigned int run_scenario(bool with_overlay)
+static unsigned int run_scenario(bool with_table)
 {
-	static struct overlay o;
+	static struct inflight o;
 	struct plugin pl = { .desc = &cth_plugin };
 	struct instance in = { .name = "ftp", .pl = &pl, .n_classes = 1 };
 	struct kernel k = { { 0 } };
 	uint8_t after_220[CTH_PRIV_MAX];
-	struct overlay *op = with_overlay ? &o : NULL;
+	struct inflight *op = with_table ? &o : NULL;
 
 	memset(&o, 0, sizeof(o));
 	in.config = calloc(1, cth_plugin.config_size + 1);
@@ -128,45 +129,45 @@ static unsigned int run_scenario(bool with_overlay)
 
 static void test_back_to_back(void)
 {
-	CHECK("overlay/back-to-back-227-seen", run_scenario(true) == 1,
+	CHECK("inflight/back-to-back-227-seen", run_scenario(true) == 1,
 	      "the 227 queued behind the 200 created %u expectations, want 1",
 	      n_expect);
-	/* the same without the overlay misses it: the test can fail */
-	CHECK("overlay/without-overlay-227-missed", run_scenario(false) == 0,
-	      "without the overlay the 227 created %u expectations (want 0: "
+	/* the same without the table misses it: the test can fail */
+	CHECK("inflight/without-table-227-missed", run_scenario(false) == 0,
+	      "without the table the 227 created %u expectations (want 0: "
 	      "the scenario no longer shows the stale snapshot)", n_expect);
 }
 
 static void test_entry_life(void)
 {
-	struct overlay *o = calloc(1, sizeof(*o));
+	struct inflight *o = calloc(1, sizeof(*o));
 	static struct stats_block st;
 	uint8_t s0[CTH_PRIV_MAX] = { 0 }, s1[CTH_PRIV_MAX] = { 1 };
 
 	if (!o)
 		abort();
-	overlay_put(o, 7, 99, s1, 8, 1000);
-	CHECK("overlay/stale-snapshot-gets-newer",
-	      overlay_get(o, 7, 99, s0, 8, 1001) != NULL, "no entry");
-	CHECK("overlay/other-key-not-matched",
-	      overlay_get(o, 7, 98, s0, 8, 1001) == NULL, "matched another tuple");
-	CHECK("overlay/caught-up-dropped",
-	      overlay_get(o, 7, 99, s1, 8, 1002) == NULL &&
-	      overlay_get(o, 7, 99, s0, 8, 1003) == NULL,
+	inflight_put(o, 7, 99, s1, 8, 1000);
+	CHECK("inflight/stale-snapshot-gets-newer",
+	      inflight_get(o, 7, 99, s0, 8, 1001) != NULL, "no entry");
+	CHECK("inflight/other-key-not-matched",
+	      inflight_get(o, 7, 98, s0, 8, 1001) == NULL, "matched another tuple");
+	CHECK("inflight/caught-up-dropped",
+	      inflight_get(o, 7, 99, s1, 8, 1002) == NULL &&
+	      inflight_get(o, 7, 99, s0, 8, 1003) == NULL,
 	      "entry kept after the kernel caught up");
-	overlay_put(o, 7, 99, s1, 8, 1000);
-	CHECK("overlay/expires", overlay_get(o, 7, 99, s0, 8,
-					     1000 + OVERLAY_TTL_MS + 1) == NULL,
+	inflight_put(o, 7, 99, s1, 8, 1000);
+	CHECK("inflight/expires", inflight_get(o, 7, 99, s0, 8,
+					      1000 + INFLIGHT_TTL_MS + 1) == NULL,
 	      "entry older than the TTL used");
 	/* many connections in one set: bounded, the oldest go */
 	o->stats = &st;
-	for (uint32_t i = 0; i < 4 * OVERLAY_SETS * OVERLAY_WAYS; i++)
-		overlay_put(o, i, i, s1, 8, 2000 + i);
-	CHECK("overlay/bounded-evicts", o->evictions > 0 &&
-	      overlay_get(o, 4 * OVERLAY_SETS * OVERLAY_WAYS - 1,
-			  4 * OVERLAY_SETS * OVERLAY_WAYS - 1, s0, 8, 4000) != NULL,
+	for (uint32_t i = 0; i < 4 * INFLIGHT_SETS * INFLIGHT_WAYS; i++)
+		inflight_put(o, i, i, s1, 8, 2000 + i);
+	CHECK("inflight/bounded-evicts", o->evictions > 0 &&
+	      inflight_get(o, 4 * INFLIGHT_SETS * INFLIGHT_WAYS - 1,
+			   4 * INFLIGHT_SETS * INFLIGHT_WAYS - 1, s0, 8, 4000) != NULL,
 	      "evictions %lu", o->evictions);
-	CHECK("overlay/eviction-counted", o->evictions > 0 &&
+	CHECK("inflight/eviction-counted", o->evictions > 0 &&
 	      st.q[STATS_Q_OVERLAY_EVICTED] == o->evictions &&
 	      st.q[STATS_Q_LOG_SUPPRESSED] > 0, "STATS_Q_OVERLAY_EVICTED %llu of %lu, "
 	      "suppressed %llu", (unsigned long long)st.q[STATS_Q_OVERLAY_EVICTED],
@@ -224,7 +225,7 @@ static int ask(const struct cth_expect *e)
 	return asked_rc;
 }
 
-/* Argument checks every expect path shares (packet.c). */
+/* Argument checks every expect path shares (call.c). */
 static void test_expect_args(void)
 {
 	char longfn[64];

@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 
 #include "check.h"
+#include "host/call.h"
 #include "host/keep.h"
 #include "host/packet.h"
 #include "runtime/stats.h"

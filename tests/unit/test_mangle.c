@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Payload edits (server/host/mangle.c): exact bytes of rewritten IPv4 and IPv6
+ * Payload edits (server/host/edit.c): exact bytes of rewritten IPv4 and IPv6
  * packets (extension headers, IPv4 options), lengths and checksums checked
  * with an independent RFC 1071 implementation (tests/fuzz/pktcheck.h),
  * growth far beyond any fixed tailroom (ASan catches an overrun), the
@@ -23,7 +23,8 @@
 #include <sys/socket.h>
 
 #include "check.h"
-#include "host/mangle.h"
+#include "host/call.h"
+#include "host/edit.h"
 #include "host/packet.h"
 #include "../fuzz/pktcheck.h"
 
@@ -130,13 +131,13 @@ static bool tcall_init(struct tcall *t, const struct shape *s,
 
 static void tcall_free(struct tcall *t)
 {
-	pkt_edit_release(&t->c);
+	edit_release(&t->c);
 	free(t->pkt);
 }
 
 static int edit(struct tcall *t, size_t off, size_t len, const char *repl)
 {
-	return pkt_edit_add(&t->c, off, len, repl, repl ? strlen(repl) : 0);
+	return edit_add(&t->c, off, len, repl, repl ? strlen(repl) : 0);
 }
 
 /*
@@ -148,7 +149,7 @@ static bool result_is(struct tcall *t, const void *want, size_t want_len,
 		      char *why, size_t whylen)
 {
 	size_t len = 0, elen, i;
-	const uint8_t *r = pkt_edit_result(&t->c, &len);
+	const uint8_t *r = edit_result(&t->c, &len);
 	uint8_t *e;
 	bool ok = true;
 
@@ -339,12 +340,12 @@ static void test_growth(void)
 		rep[grow + 1] = 0;
 		ok = tcall_init(&t, &v4_tcp, pl, 200, CTH_NAT_SRC);
 		/* edit i replaces byte 6i by grow+1 bytes, recorded last to first */
-		for (i = PKT_EDIT_MAX; ok && i-- > 0;) {
+		for (i = EDIT_MAX; ok && i-- > 0;) {
 			rc = edit(&t, 6 * i, 1, rep);
 			ok = rc == 0;
 		}
 		for (i = 0, w = 0; i < 200; i++) {
-			if (i % 6 == 0 && i / 6 < PKT_EDIT_MAX) {
+			if (i % 6 == 0 && i / 6 < EDIT_MAX) {
 				memcpy(want + w, rep, grow + 1);
 				w += grow + 1;
 			} else {
@@ -376,11 +377,11 @@ static void test_limits(void)
 	if (tcall_init(&t, &v4_tcp, pl, big, CTH_NAT_SRC)) {
 		room = PC_OUT_MAX - t.len;
 		rep = filled(room + 1, 'Z');
-		rc1 = pkt_edit_add(&t.c, 10, 0, rep, room + 1);
-		rc2 = pkt_edit_add(&t.c, 10, 0, rep, room - 4);
-		rc3 = pkt_edit_add(&t.c, 20, 0, rep, 4);
-		rc4 = pkt_edit_add(&t.c, 30, 0, rep, 1);
-		r = pkt_edit_result(&t.c, &len);
+		rc1 = edit_add(&t.c, 10, 0, rep, room + 1);
+		rc2 = edit_add(&t.c, 10, 0, rep, room - 4);
+		rc3 = edit_add(&t.c, 20, 0, rep, 4);
+		rc4 = edit_add(&t.c, 30, 0, rep, 1);
+		r = edit_result(&t.c, &len);
 		ok = r && len == PC_OUT_MAX &&
 		     pc_packet_ok(r, len, 20, IPPROTO_TCP, why, sizeof(why));
 		free(rep);
@@ -395,10 +396,10 @@ static void test_limits(void)
 	if (tcall_init(&t, &v6_udp, pl, big, 0)) {
 		room = PC_OUT_MAX - t.len;
 		rep = filled(room + 100, 'Q');
-		rc1 = pkt_edit_add(&t.c, 0, 0, rep, room + 100);
-		rc2 = pkt_edit_add(&t.c, 1000, 100, "", 0);
-		rc3 = pkt_edit_add(&t.c, 0, 0, rep, room + 100);
-		r = pkt_edit_result(&t.c, &len);
+		rc1 = edit_add(&t.c, 0, 0, rep, room + 100);
+		rc2 = edit_add(&t.c, 1000, 100, "", 0);
+		rc3 = edit_add(&t.c, 0, 0, rep, room + 100);
+		r = edit_result(&t.c, &len);
 		ok = r && len == PC_OUT_MAX &&
 		     pc_packet_ok(r, len, 40, IPPROTO_UDP, why, sizeof(why));
 		free(rep);
@@ -408,11 +409,11 @@ static void test_limits(void)
 	tcall_free(&t);
 	free(pl);
 
-	/* PKT_EDIT_MAX edits, then -ENOSPC */
+	/* EDIT_MAX edits, then -ENOSPC */
 	pl = alpha(100);
 	rc1 = rc2 = 0;
 	if (tcall_init(&t, &v4_udp, pl, 100, 0)) {
-		for (unsigned int i = 0; i < PKT_EDIT_MAX && rc1 == 0; i++)
+		for (unsigned int i = 0; i < EDIT_MAX && rc1 == 0; i++)
 			rc1 = edit(&t, i * 2, 1, "#");
 		rc2 = edit(&t, 90, 1, "#");
 	}
@@ -435,7 +436,7 @@ static void test_refusals(void)
 		rc2 = edit(&t, 5, 2, "xx");
 	}
 	CHECK("mangle/truncated-refused", rc == -EMSGSIZE && rc2 == -EMSGSIZE &&
-	      !pkt_edit_result(&t.c, &len), "rc %d %d", rc, rc2);
+	      !edit_result(&t.c, &len), "rc %d %d", rc, rc2);
 	tcall_free(&t);
 
 	/* TCP GSO: edited (the kernel redoes the checksum when it segments) */
@@ -443,7 +444,7 @@ static void test_refusals(void)
 		t.c.gso = true;
 		rc = edit(&t, 5, 15, "1,2,3,4,5,6");
 	}
-	CHECK("mangle/gso-tcp-edited", rc == 0 && pkt_edit_result(&t.c, &len),
+	CHECK("mangle/gso-tcp-edited", rc == 0 && edit_result(&t.c, &len),
 	      "rc %d", rc);
 	tcall_free(&t);
 
@@ -452,7 +453,7 @@ static void test_refusals(void)
 		t.c.gso = true;
 		rc = edit(&t, 5, 15, "1,2,3,4,5,6");
 	}
-	CHECK("mangle/gso-udp-refused", rc == -EMSGSIZE && !pkt_edit_result(&t.c, &len),
+	CHECK("mangle/gso-udp-refused", rc == -EMSGSIZE && !edit_result(&t.c, &len),
 	      "rc %d", rc);
 	tcall_free(&t);
 
@@ -477,7 +478,7 @@ static void test_refusals(void)
 		rc2 = edit(&t, 0, 0, "PASV\r\n");
 	}
 	CHECK("mangle/tcp-length-change-no-nat", rc == -EPERM && rc2 == -EPERM &&
-	      !pkt_edit_result(&t.c, &len), "rc %d %d", rc, rc2);
+	      !edit_result(&t.c, &len), "rc %d %d", rc, rc2);
 	tcall_free(&t);
 
 	if (tcall_init(&t, &v4_tcp, port, strlen(port), CTH_NAT_SRC)) {
@@ -486,7 +487,7 @@ static void test_refusals(void)
 		rc = edit(&t, n + 1, 0, "") == -EINVAL;
 		rc += edit(&t, n, 1, "") == -EINVAL;
 		rc += edit(&t, 1, SIZE_MAX, "") == -EINVAL;
-		rc += pkt_edit_add(&t.c, 0, 1, NULL, 1) == -EINVAL;
+		rc += edit_add(&t.c, 0, 1, NULL, 1) == -EINVAL;
 		rc += edit(&t, n, 0, "") == 0;      /* no-op */
 		rc += edit(&t, n, 0, "!") == 0;     /* append */
 	}
@@ -494,7 +495,7 @@ static void test_refusals(void)
 	tcall_free(&t);
 
 	if (tcall_init(&t, &v4_tcp, port, strlen(port), CTH_NAT_SRC))
-		rc = pkt_edit_result(&t.c, &len) == NULL;
+		rc = edit_result(&t.c, &len) == NULL;
 	CHECK("mangle/no-edit-no-result", rc == 1, "result without an edit");
 	tcall_free(&t);
 }
@@ -526,10 +527,10 @@ static void test_udp_zero(void)
 		if (tcall_init(&t, shapes[k], pl, 14, 0)) {
 			rep[2] = (char)(x >> 8);
 			rep[3] = (char)x;
-			rc = pkt_edit_add(&t.c, 0, 2, "AB", 2);
+			rc = edit_add(&t.c, 0, 2, "AB", 2);
 			if (rc == 0)
-				rc = pkt_edit_add(&t.c, 14, 0, rep + 2, 2);
-			r = pkt_edit_result(&t.c, &len);
+				rc = edit_add(&t.c, 14, 0, rep + 2, 2);
+			r = edit_result(&t.c, &len);
 		}
 		CHECK(names[k], rc == 0 && r && pc_get16(r + l4 + 6) == 0xffff &&
 		      pc_packet_ok(r, len, l4, IPPROTO_UDP, why, sizeof(why)),

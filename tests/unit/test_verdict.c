@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "host/mangle.h"
+#include "host/packet.h"
 #include "worker/vbatch.h"
 #include "worker/verdict.h"
 

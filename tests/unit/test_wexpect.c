@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The worker's expectations (wexpect.c, wdetach.c) against nlfake.c. */
+/* The worker's expectations (worker_expect.c, worker_detach.c, worker_kreq.c)
+ * against nlfake.c. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -10,29 +11,35 @@
 #include "check.h"
 #include "base/log.h"
 #include "nlfake.h"
-#include "worker/wdetach.h"
-#include "worker/wexpect.h"
+#include "worker/worker_detach.h"
+#include "worker/worker_expect.h"
+#include "worker/worker_kreq.h"
+#include "runtime/stats.h"
 
-static struct worker w;
+static struct stats_block st;
+static struct nlreq ctnl;               /* nlfake.c answers for the kernel */
+static struct worker_verdict verdict;   /* none collected: none go first */
+static struct worker_kreq kq;
+static struct worker_detach wd;
 static struct runtime rt;
 static struct runtime *_Atomic rt_now = &rt;
-static struct worker_pkt wp;
+static struct worker_expect_pkt wp;
 static struct pkt_call c;
 
 static uint64_t cnt(enum stats_helper_counter k)
 {
-	return w.stats.h[0][k];
+	return st.h[0][k];
 }
 
 /* A fresh worker and table; a master 10.0.0.1:5060 -> 10.0.0.2:5060
  * (TCP), known to the table when confirmed. */
 static void setup(bool confirmed)
 {
-	struct expect_list *x = w.xlist;
-
-	memset(&w, 0, sizeof(w));
-	w.xlist = x ? x : malloc(sizeof(*w.xlist));
-	w.rtp = &rt_now;
+	memset(&st, 0, sizeof(st));
+	if (!kq.list && worker_kreq_init(&kq, &ctnl, &verdict, &st) < 0)
+		abort();
+	memset(&wd, 0, sizeof(wd));
+	worker_detach_init(&wd, &kq, &st, &rt_now);
 	memset(&rt, 0, sizeof(rt));
 	rt.n_inst = 1;
 	strcpy(rt.inst[0].name, "sip");
@@ -51,18 +58,18 @@ static void setup(bool confirmed)
 		c.pkt.ct_status = CTH_CT_CONFIRMED;
 		nlfake_master_add(&c.pkt.tuple[0]);
 	}
-	worker_pkt_init(&wp, &w);
-	worker_kreq_begin(&w, c.inst);
+	worker_expect_pkt_init(&wp, &kq, &st);
+	worker_kreq_begin(&kq, c.inst);
 }
 
 /* The next packet of the same connection. */
 static void next_packet(void)
 {
-	worker_kreq_end(&w);
+	worker_kreq_end(&kq);
 	memset(&wp, 0, sizeof(wp));
-	worker_pkt_init(&wp, &w);
+	worker_expect_pkt_init(&wp, &kq, &st);
 	c.n_expect = 0;
-	worker_kreq_begin(&w, c.inst);
+	worker_kreq_begin(&kq, c.inst);
 }
 
 static struct cth_expect media(unsigned int class, uint16_t port)
@@ -224,36 +231,36 @@ static void test_detach(void)
 	/* nothing pending: detached on the verdict, one dump */
 	setup(true);
 	c.detach = true;
-	CHECK("wexpect/detach-now", !worker_detach_decide(&w, &wp, &c, 0) && c.detach &&
+	CHECK("wexpect/detach-now", !worker_detach_decide(&wd, &wp, &c, 0) && c.detach &&
 	      nlfake.dumps == 1 && cnt(STATS_H_DETACH_DONE) == 1, "dumps %u", nlfake.dumps);
 	/* an expectation pending: waits, then the poll detaches once it is gone */
 	setup(true);
 	worker_expect(&c, &e, CTH_EXPECT_SYNC);
 	next_packet();
 	c.detach = true;
-	CHECK("wexpect/detach-waits", worker_detach_decide(&w, &wp, &c, 0) && !c.detach &&
-	      w.detach.waiting == 1, "waiting %u", w.detach.waiting);
-	worker_kreq_end(&w);
-	worker_detach_poll(&w, 10);
-	CHECK("wexpect/detach-poll-keeps", w.detach.waiting == 1 && nlfake.ct_updates == 0,
-	      "waiting %u", w.detach.waiting);
+	CHECK("wexpect/detach-waits", worker_detach_decide(&wd, &wp, &c, 0) && !c.detach &&
+	      wd.table.waiting == 1, "waiting %u", wd.table.waiting);
+	worker_kreq_end(&kq);
+	worker_detach_poll(&wd, 10);
+	CHECK("wexpect/detach-poll-keeps", wd.table.waiting == 1 && nlfake.ct_updates == 0,
+	      "waiting %u", wd.table.waiting);
 	nlfake.n = 0;                        /* the expected connection came */
-	worker_detach_poll(&w, 30);
-	CHECK("wexpect/detach-poll-done", w.detach.waiting == 0 && nlfake.detaches == 1 &&
-	      cnt(STATS_H_DETACH_DONE) == 1, "waiting %u, detaches %u", w.detach.waiting,
+	worker_detach_poll(&wd, 30);
+	CHECK("wexpect/detach-poll-done", wd.table.waiting == 0 && nlfake.detaches == 1 &&
+	      cnt(STATS_H_DETACH_DONE) == 1, "waiting %u, detaches %u", wd.table.waiting,
 	      nlfake.detaches);
 	/* table full of waiting connections: this one stays helped */
 	setup(true);
 	other = c.pkt;
 	for (unsigned int i = 0; i < DETACH_ENTRIES; i++) {
 		other.ct_id = 1000 + i;
-		detach_add(&w.detach, &other, "sip", DETACH_WAIT, 0);
+		detach_add(&wd.table, &other, "sip", DETACH_WAIT, 0);
 	}
 	worker_expect(&c, &e, CTH_EXPECT_SYNC);
 	c.detach = true;
-	CHECK("wexpect/detach-table-full", !worker_detach_decide(&w, &wp, &c, 0) && !c.detach &&
-	      cnt(STATS_H_DETACH_DEFERRED) == 0 && w.detach.refused == 1,
-	      "refused %lu", w.detach.refused);
+	CHECK("wexpect/detach-table-full", !worker_detach_decide(&wd, &wp, &c, 0) && !c.detach &&
+	      cnt(STATS_H_DETACH_DEFERRED) == 0 && wd.table.refused == 1,
+	      "refused %lu", wd.table.refused);
 }
 
 int main(void)
@@ -265,6 +272,6 @@ int main(void)
 	test_forget_last();
 	test_sent_vs_created();
 	test_detach();
-	free(w.xlist);
+	worker_kreq_free(&kq);
 	return check_exit();
 }

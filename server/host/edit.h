@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Bounds of the payload edits a plugin may ask for (cth_mangle), shared by
- * server/host/mangle.c, its unit test and the fuzz targets.  The functions are
- * declared in packet.h (pkt_edit_add / pkt_edit_result / pkt_edit_release).
+ * Payload edits a plugin asks for (cth_mangle), recorded per call and
+ * applied once the plugin returned; shared by the host (call.c), its unit
+ * test and the fuzz targets.
  *
- * pkt_edit_add() answers, in this order of checks:
- *   -EBUSY     the result was already taken (pkt_edit_result)
+ * edit_add() answers, in this order of checks:
+ *   -EBUSY     the result was already taken (edit_result)
  *   -EMSGSIZE  the packet cannot be rewritten as a whole: the queue gave us
  *              only part of it (NFQA_CAP_LEN, or an IP length field larger
  *              than what we hold), or it is a UDP GSO super-packet (a
@@ -20,18 +20,30 @@
  *              (the kernel adjusts sequence numbers only under NAT), or
  *              an edit starting in the bytes kept from earlier segments
  *              (cth_packet::kept: forwarded already)
- *   -ENOSPC    more than PKT_EDIT_MAX edits, or the result would be larger
- *              than PKT_OUT_MAX bytes
+ *   -ENOSPC    more than EDIT_MAX edits, or the result would be larger
+ *              than PKT_OUT_MAX bytes (packet.h)
  *   -ENOMEM    out of memory
  */
-#ifndef CTH_MANGLE_H
-#define CTH_MANGLE_H
+#ifndef CTH_EDIT_H
+#define CTH_EDIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "packet.h"
 
 /* Edits one plugin call may record. */
-#define PKT_EDIT_MAX 32u
+#define EDIT_MAX 32u
 
-/* The largest packet a verdict can carry: NFQA_PAYLOAD's length is a
- * 16-bit netlink attribute length that includes its 4-byte header. */
-#define PKT_OUT_MAX (65535u - 4u)
+/* Record one edit of c's payload: [off, off + len) of the payload the
+ * plugin was shown becomes repl_len bytes of repl.  0 or a negative
+ * errno, cth_mangle()'s answer. */
+int edit_add(struct pkt_call *c, size_t off, size_t len,
+	     const void *repl, size_t repl_len);
+/* The packet with every edit applied, lengths and checksums fixed (NULL
+ * when unchanged); after it, edit_add() answers -EBUSY. */
+const uint8_t *edit_result(struct pkt_call *c, size_t *len);
+/* Free c's edits (pkt_call_release). */
+void edit_release(struct pkt_call *c);
 
 #endif

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One plugin call (call.h), whoever asks for it: the worker for a queued
+ * packet, the replay tool for a captured one.  The plugin gets the host
+ * table below; each host function checks its arguments and the host's
+ * rules (guard.h) before a backend acts: the caller's expect_fn for
+ * expectations (netlink in the daemon, emulated in the replay), edit.c for
+ * payload edits, keep.c for kept bytes.  Every answer can be traced
+ * (pkt_call::trace), so the replay tool shows what the plugin did.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "call.h"
+#include "edit.h"
+#include "inflight.h"
+#include "keep.h"
+#include "base/log.h"
+#include "runtime/guard.h"
+
+static int pkt_host_expect(struct cth_ctx *ctx, const struct cth_expect *e,
+			   unsigned int how);
+static int pkt_host_mangle(struct cth_ctx *ctx, size_t off, size_t len,
+			   const void *repl, size_t repl_len);
+static int pkt_host_set_timeout(struct cth_ctx *ctx, uint32_t seconds);
+static int pkt_host_set_mark(struct cth_ctx *ctx, uint32_t mark);
+static int pkt_host_detach(struct cth_ctx *ctx);
+static void pkt_host_vlog(struct cth_ctx *ctx, int level, const char *fmt,
+			  va_list ap) __attribute__((format(printf, 3, 0)));
+static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
+			       const struct cth_expect *e);
+static int pkt_host_keep(struct cth_ctx *ctx, size_t off);
+
+/* What a plugin calls: cth_expect() and friends (plugin.h). */
+static const struct cth_host pkt_host = {
+	.abi_version = CTH_ABI_VERSION,
+	.size = sizeof(struct cth_host),
+	.expect = pkt_host_expect,
+	.mangle = pkt_host_mangle,
+	.set_timeout = pkt_host_set_timeout,
+	.set_mark = pkt_host_set_mark,
+	.detach = pkt_host_detach,
+	.vlog = pkt_host_vlog,
+	.expect_ctl = pkt_host_expect_ctl,
+	.keep = pkt_host_keep,
+};
+
+static bool pkt_expect_valid(const struct pkt_call *c, const struct cth_expect *e);
+static int pkt_expect_guard(struct pkt_call *c, const struct cth_expect *e);
+static int pkt_expect_ctl_check(struct pkt_call *c, unsigned int op,
+				const struct cth_expect *e);
+static int pkt_keep_do(struct pkt_call *c, size_t off);
+static int pkt_trace(struct pkt_call *c, struct pkt_event ev);
+static struct pkt_call *pkt_call_of(struct cth_ctx *ctx);
+
+/*
+ * The verdict writes the state whenever it differs from what the kernel
+ * sent, or the in-flight table's was used (the kernel may be behind: even
+ * a state equal to its snapshot must then be written).
+ */
+int pkt_call_run_newest(struct pkt_call *c, struct inflight *t,
+			const uint8_t *kpriv, size_t klen, uint64_t now_ms)
+{
+	size_t n = c->inst->pl->desc->priv_size;
+	const uint8_t *newer = NULL;
+	/* an expected connection keeps no state in the kernel */
+	bool track = n && c->pkt.ct_id && !(c->pkt.ct_status & CTH_CT_EXPECTED);
+	uint32_t key = track ? inflight_key(c->pkt.zone, &c->pkt.tuple[CTH_DIR_ORIGINAL]) : 0;
+	int verdict;
+
+	if (klen > n)
+		klen = n;
+	if (track)
+		newer = inflight_get(t, c->pkt.ct_id, key, kpriv, klen, now_ms);
+	verdict = pkt_call_run(c, newer ? newer : kpriv, newer ? n : klen);
+	c->priv_changed = newer || pkt_call_priv_differs(c, kpriv, klen);
+	if (!track)
+		return verdict;
+	/* also when the plugin detaches: the detach may wait for the
+	 * connection's expectations (worker/detach.h), and packets meanwhile
+	 * must see this state; after a detach the entry just ages out */
+	if (c->priv_changed)
+		inflight_put(t, c->pkt.ct_id, key, c->priv, n, now_ms);
+	return verdict;
+}
+
+int pkt_call_run(struct pkt_call *c, const uint8_t *priv, size_t priv_len)
+{
+	const struct cth_plugin_desc *d = c->inst->pl->desc;
+	int verdict;
+
+	c->pub.host = &pkt_host;
+	memset(c->priv, 0, sizeof(c->priv));
+	if (priv)
+		memcpy(c->priv, priv, priv_len < d->priv_size ? priv_len : d->priv_size);
+	uint8_t before[CTH_PRIV_MAX];
+	memcpy(before, c->priv, sizeof(before));
+
+	verdict = d->packet(&c->pub, &c->pkt, c->priv, c->inst->config);
+	c->priv_changed = memcmp(before, c->priv, d->priv_size) != 0;
+	return verdict == CTH_VERDICT_DROP ? CTH_VERDICT_DROP : CTH_VERDICT_ACCEPT;
+}
+
+bool pkt_call_priv_differs(const struct pkt_call *c, const uint8_t *priv,
+			   size_t priv_len)
+{
+	size_t n = c->inst->pl->desc->priv_size;
+	uint8_t base[CTH_PRIV_MAX] = { 0 };
+
+	if (priv)
+		memcpy(base, priv, priv_len < n ? priv_len : n);
+	return memcmp(base, c->priv, n) != 0;
+}
+
+const uint8_t *pkt_call_mangled(struct pkt_call *c, size_t *len)
+{
+	return edit_result(c, len);
+}
+
+void pkt_call_release(struct pkt_call *c)
+{
+	edit_release(c);
+	keep_release(c);
+}
+
+static int pkt_host_expect(struct cth_ctx *ctx, const struct cth_expect *e,
+			   unsigned int how)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+	int rc = -EINVAL;
+
+	if (pkt_expect_valid(c, e) && !(how & ~(unsigned)CTH_EXPECT_SYNC))
+		rc = pkt_expect_guard(c, e);
+	if (rc == 0)
+		rc = c->expect_fn(c, e, how);
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_EXPECT, .rc = rc,
+						.exp = e, .how = how });
+}
+
+/* An expectation a plugin hands over, to create or to refresh. */
+static bool pkt_expect_valid(const struct pkt_call *c, const struct cth_expect *e)
+{
+	if (!e || e->class >= c->inst->n_classes ||
+	    e->family != c->pkt.tuple[0].family ||
+	    (e->proto != IPPROTO_TCP && e->proto != IPPROTO_UDP) || e->dport == 0)
+		return false;
+	if ((e->flags & CTH_EXPECT_NAT) &&
+	    e->nat_dir != CTH_DIR_ORIGINAL && e->nat_dir != CTH_DIR_REPLY)
+		return false;
+	/* unknown flags are a plugin built for a newer SDK: say so, do not
+	 * half-do it; the function name is copied on every path */
+	return !(e->flags & ~PKT_EXPECT_FLAGS) &&
+	       !(e->fn && strnlen(e->fn, PKT_EXPECT_FN_MAX) >= PKT_EXPECT_FN_MAX);
+}
+
+/* The host's rule for every expectation (guard.h), whatever the plugin:
+ * -EPERM, counted by the caller through n_refused. */
+static int pkt_expect_guard(struct pkt_call *c, const struct cth_expect *e)
+{
+	const struct cth_packet *p = &c->pkt;
+
+	if (guard_expect_check(&c->inst->guard, &p->tuple[CTH_DIR_ORIGINAL],
+			       &p->tuple[CTH_DIR_REPLY], e) == 0)
+		return 0;
+	c->n_refused++;
+	return -EPERM;
+}
+
+static int pkt_host_mangle(struct cth_ctx *ctx, size_t off, size_t len,
+			   const void *repl, size_t repl_len)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+	int rc = edit_add(c, off, len, repl, repl_len);
+
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_MANGLE, .rc = rc,
+						.off = off, .len = len, .repl = repl,
+						.repl_len = repl_len });
+}
+
+static int pkt_host_set_timeout(struct cth_ctx *ctx, uint32_t seconds)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+
+	c->has_timeout = true;
+	c->timeout = seconds;
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_TIMEOUT, .value = seconds });
+}
+
+static int pkt_host_set_mark(struct cth_ctx *ctx, uint32_t mark)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+	bool masked;
+
+	/* the verdict sends CTA_MARK_MASK too: Linux 6.1
+	 * ctnetlink_change_mark() keeps the bits outside it */
+	c->mark = guard_mark(&c->inst->guard, mark, &masked);
+	c->mark_mask = c->inst->guard.mark_mask;
+	c->has_mark = c->mark_mask != 0;
+	c->mark_masked |= masked;
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_MARK, .value = mark });
+}
+
+static int pkt_host_detach(struct cth_ctx *ctx)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+
+	/* Linux 6.1 ctnetlink_change_helper(): a connection with a master
+	 * may not change helper (-EBUSY), and that error voids the whole
+	 * NFQA_CT of the verdict (mark, expectation, seq adjustment). */
+	if (c->pkt.ct_status & CTH_CT_EXPECTED)
+		return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_DETACH,
+							.rc = -EOPNOTSUPP });
+	c->detach = true;
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_DETACH });
+}
+
+/*
+ * Plugins log per packet, so a peer could flood the log: each worker
+ * thread may write PKT_LOG_BURST plugin lines per second, then counts
+ * what it drops and says so once the next second starts.
+ */
+#define PKT_LOG_BURST 20u
+
+static void pkt_host_vlog(struct cth_ctx *ctx, int level, const char *fmt,
+			  va_list ap)
+{
+	static __thread time_t second;
+	static __thread unsigned int used, dropped;
+	struct pkt_call *c = pkt_call_of(ctx);
+	const char *tag = c->inst->name;
+	time_t now;
+
+	if (c->trace) {
+		char line[1024];
+
+		vsnprintf(line, sizeof(line), fmt, ap);
+		pkt_trace(c, (struct pkt_event){ .type = PKT_EV_LOG,
+						 .value = (uint32_t)level, .text = line });
+		return;
+	}
+	if (!log_enabled(level))
+		return;
+	now = time(NULL);
+	if (now != second) {
+		if (dropped)
+			log_warn("%u plugin log lines suppressed (rate limit)", dropped);
+		second = now;
+		used = dropped = 0;
+	}
+	if (used >= PKT_LOG_BURST) {
+		dropped++;
+		return;
+	}
+	used++;
+	log_vmsg(level, tag, fmt, ap);
+}
+
+static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
+			       const struct cth_expect *e)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+	int rc = pkt_expect_ctl_check(c, op, e);
+
+	if (rc == 0)
+		rc = c->expect_ctl_fn(c, op, e);
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_EXPECT_CTL, .rc = rc,
+						.exp = e, .how = op });
+}
+
+static int pkt_expect_ctl_check(struct pkt_call *c, unsigned int op,
+				const struct cth_expect *e)
+{
+	if (op == CTH_EXPECT_OP_FLUSH) {
+		if (e && e->class >= c->inst->n_classes)
+			return -EINVAL;
+	} else if (op == CTH_EXPECT_OP_REFRESH) {
+		if (!pkt_expect_valid(c, e) || e->timeout > PKT_EXPECT_TIMEOUT_MAX)
+			return -EINVAL;
+		if (pkt_expect_guard(c, e) < 0)
+			return -EPERM;
+	} else if (op == CTH_EXPECT_OP_REMOVE) {
+		if (!e || e->family != c->pkt.tuple[0].family ||
+		    (e->proto != IPPROTO_TCP && e->proto != IPPROTO_UDP) ||
+		    (e->flags & ~PKT_EXPECT_FLAGS))
+			return -EINVAL;
+	} else {
+		return -EINVAL;
+	}
+	return c->expect_ctl_fn ? 0 : -EOPNOTSUPP;
+}
+
+static int pkt_host_keep(struct cth_ctx *ctx, size_t off)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+
+	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_KEEP,
+						.rc = pkt_keep_do(c, off), .off = off });
+}
+
+/*
+ * Keeping needs the segment's end, which only a whole TCP packet gives
+ * (the next segment's sequence number follows from it); UDP datagrams
+ * are messages of their own.
+ */
+static int pkt_keep_do(struct pkt_call *c, size_t off)
+{
+	if (!c->keep || c->pkt.tuple[CTH_DIR_ORIGINAL].proto != IPPROTO_TCP)
+		return -EOPNOTSUPP;
+	if (c->truncated || pkt_view_partial(&c->pkt))
+		return -EMSGSIZE;
+	if (off > c->pkt.payload_len)
+		return -EINVAL;
+	return keep_ask(c, off);
+}
+
+/* Hand one host call's answer to the trace, if any; returns rc. */
+static int pkt_trace(struct pkt_call *c, struct pkt_event ev)
+{
+	if (c->trace)
+		c->trace(c, &ev);
+	return ev.rc;
+}
+
+static struct pkt_call *pkt_call_of(struct cth_ctx *ctx)
+{
+	return (struct pkt_call *)ctx;
+}

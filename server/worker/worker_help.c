@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The path of one queued packet (worker_help.h): the queue message read,
+ * its helper found, the plugin called, the verdict batched, then what
+ * follows the verdict (expectations that waited for it, a sequence
+ * adjustment announced).
+ */
+#include <errno.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_queue.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "worker_help.h"
+#include "base/log.h"
+#include "host/call.h"
+#include "qmsg.h"
+#include "seqsync.h"
+#include "worker_count.h"
+#include "worker_expect.h"
+
+static void worker_help_msg(struct worker_help *h, const struct nlmsghdr *nlh,
+			    uint64_t now);
+static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t now);
+static void worker_help_seqsync(struct worker_help *h, const struct pkt_call *c);
+static void worker_help_cut(struct worker_help *h, struct nlmsghdr *nlh, size_t len);
+static void worker_help_count(struct worker_help *h, uint32_t id);
+static bool worker_help_is_packet(const struct nlmsghdr *nlh);
+
+/* Walk every message ourselves: mnl_cb_run() stops at the first error
+ * message, which would strand the packets queued behind it.  In a cut
+ * datagram the message left over is the cut one. */
+void worker_help_datagram(struct worker_help *h, char *buf, size_t len, bool cut,
+			  uint64_t now)
+{
+	struct nlmsghdr *nlh = (void *)buf;
+	int rem = (int)len;
+
+	for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+		if (nlh->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+			if (e->error) {
+				worker_count_queue(h->stats, STATS_Q_VERDICT_ERRORS);
+				log_warn("queue %u: kernel refused a verdict or setting: %s",
+					 h->queue, strerror(-e->error));
+			}
+			continue;
+		}
+		if (worker_help_is_packet(nlh))
+			worker_help_msg(h, nlh, now);
+	}
+	if (cut)
+		worker_help_cut(h, nlh, (size_t)rem);
+}
+
+static void worker_help_msg(struct worker_help *h, const struct nlmsghdr *nlh,
+			    uint64_t now)
+{
+	struct qmsg m;
+	int kind = qmsg_read(nlh, &m);
+
+	if (kind == QMSG_NO_ID) {
+		log_err("queue %u: malformed queue message without packet id", m.queue);
+		return;
+	}
+	worker_help_count(h, m.id);
+	switch (kind) {
+	case QMSG_MALFORMED:
+		worker_count_queue(h->stats, STATS_Q_PARSE_ERRORS);
+		log_warn("queue %u: packet %u: malformed queue message, accepted", m.queue, m.id);
+		worker_verdict_add(&h->verdict, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+		return;
+	case QMSG_ACCEPT:
+		/* no payload (pure ACK), no conntrack, or not IP: cheaply */
+		worker_count_queue(h->stats, STATS_Q_NO_PAYLOAD);
+		worker_verdict_add(&h->verdict, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+		return;
+	default:
+		worker_help_payload(h, &m, now);
+	}
+}
+
+/* Run the plugin for a packet with payload and send its verdict. */
+static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t now)
+{
+	const struct runtime *rt = atomic_load(h->rtp);
+	/* only the counters are cleared: the arrays behind them are large
+	 * and filled as used, and this runs for every payload packet */
+	struct worker_expect_pkt wp;
+	struct pkt_call c = { .backend = &wp, .expect_fn = worker_expect,
+			      .expect_ctl_fn = worker_expect_ctl };
+	const struct instance *in = NULL;
+	int verdict = CTH_VERDICT_ACCEPT;
+	size_t sent_len;
+
+	worker_expect_pkt_init(&wp, &h->kreq, h->stats);
+	if (qmsg_conn_read(m) < 0) {
+		log_debug("queue %u: packet %u: incomplete conntrack, accepted",
+			  m->queue, m->id);
+		worker_count_queue(h->stats, STATS_Q_PARSE_ERRORS);
+		goto out;
+	}
+	if (m->helper[0])
+		in = runtime_find(rt, m->helper, m->family, m->view.tuple[0].proto);
+	if (!in) {
+		log_debug("queue %u: packet %u: helper '%s' is not ours, accepted",
+			  m->queue, m->id, m->helper[0] ? m->helper : "(none)");
+		worker_count_queue(h->stats, STATS_Q_NOT_OURS);
+		goto out;
+	}
+	if (h->detach.table.used &&
+	    detach_lookup(&h->detach.table, &m->view, now) == DETACH_DONE) {
+		log_debug("queue %u: packet %u: queued before its connection was detached, accepted",
+			  m->queue, m->id);
+		worker_count_queue(h->stats, STATS_Q_NOT_OURS);
+		in = NULL;
+		goto out;
+	}
+	c.pkt = m->view;
+	c.inst = in;
+	c.truncated = m->truncated;
+	c.gso = m->gso;
+	c.keep = &h->keep;
+	worker_kreq_begin(&h->kreq, in);
+	keep_join(&h->keep, &c, now);
+	verdict = pkt_call_run_newest(&c, &h->inflight, m->kpriv, m->klen, now);
+	keep_done(&h->keep, &c, verdict, now);
+	worker_count(h->stats, in, STATS_H_PAYLOAD);
+	worker_count(h->stats, in, verdict == CTH_VERDICT_DROP ? STATS_H_DROPS : STATS_H_ACCEPTS);
+	if (c.n_refused)
+		stats_add(&h->stats->h[in->slot][STATS_H_EXPECT_REFUSED], c.n_refused);
+	if (c.mark_masked)
+		worker_count(h->stats, in, STATS_H_MARK_MASKED);
+	/* one that must wait is polled for (worker.c) */
+	if (c.detach)
+		worker_detach_decide(&h->detach, &wp, &c, now);
+out:
+	sent_len = worker_verdict_add(&h->verdict, m->queue, m->id, verdict, in ? &c : NULL,
+				      wp.has_exp ? &wp.exp : NULL);
+	if (in) {
+		worker_expect_sent(&wp, &c);
+		worker_expect_later(&wp, &c, verdict);
+	}
+	if (in && seqsync_needed(&c.pkt, sent_len))
+		worker_help_seqsync(h, &c);
+	worker_kreq_end(&h->kreq);
+	pkt_call_release(&c);
+}
+
+/* After a verdict that changed a TCP payload's length: a no-op update,
+ * whose event lets conntrackd see the sequence adjustment (seqsync.c).
+ * A connection gone meanwhile has nothing to sync. */
+static void worker_help_seqsync(struct worker_help *h, const struct pkt_call *c)
+{
+	int rc = worker_kreq_ct_update(&h->kreq, &c->pkt.tuple[CTH_DIR_ORIGINAL],
+				       c->pkt.zone, NULL);
+
+	if (rc == 0)
+		worker_count(h->stats, c->inst, STATS_H_SEQADJ_SYNCED);
+	else if (rc != -ENOENT)
+		log_warn("%s: cannot announce a sequence adjustment (a backup firewall "
+			 "would not learn it): %s", c->inst->name, strerror(-rc));
+}
+
+/*
+ * A message cut to its receive slot (never expected: rxvec.h, the slot
+ * size in worker.c) lost the end of its packet: that packet is answered
+ * ACCEPT, unread, if its id made it, and counted as a parse error.
+ */
+static void worker_help_cut(struct worker_help *h, struct nlmsghdr *nlh, size_t len)
+{
+	struct qmsg m;
+
+	if (len < sizeof(*nlh)) {
+		log_err("queue %u: a datagram was cut (receive slot too small)", h->queue);
+		return;
+	}
+	nlh->nlmsg_len = (uint32_t)len;
+	if (!worker_help_is_packet(nlh) || qmsg_read(nlh, &m) == QMSG_NO_ID) {
+		log_err("queue %u: a message was cut to %zu bytes (receive slot too small)",
+			h->queue, len);
+		return;
+	}
+	worker_help_count(h, m.id);
+	worker_count_queue(h->stats, STATS_Q_PARSE_ERRORS);
+	log_err("queue %u: packet %u: message cut to %zu bytes (receive slot too small), accepted",
+		m.queue, m.id, len);
+	worker_verdict_add(&h->verdict, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+}
+
+/* Every packet with an id: counted, and ids skipped since the last one. */
+static void worker_help_count(struct worker_help *h, uint32_t id)
+{
+	worker_count_queue(h->stats, STATS_Q_PACKETS);
+	stats_add(&h->stats->q[STATS_Q_UNDELIVERED], stats_id_gap(h->last_id, id));
+	h->last_id = id;
+}
+
+/* An nfnetlink_queue packet message (the rest are answers to our own
+ * requests). */
+static bool worker_help_is_packet(const struct nlmsghdr *nlh)
+{
+	return (nlh->nlmsg_type & 0xff) == NFQNL_MSG_PACKET &&
+	       (nlh->nlmsg_type >> 8) == NFNL_SUBSYS_QUEUE;
+}
+
+int worker_help_init(struct worker_help *h, uint16_t queue, struct runtime *_Atomic *rtp,
+		     struct stats_block *stats, struct nlreq *nfq, struct nlreq *ctnl)
+{
+	h->queue = queue;
+	h->rtp = rtp;
+	h->stats = stats;
+	h->keep.stats = h->inflight.stats = stats;
+	worker_detach_init(&h->detach, &h->kreq, stats, rtp);
+	if (worker_kreq_init(&h->kreq, ctnl, &h->verdict, stats) < 0 ||
+	    worker_verdict_init(&h->verdict, queue, nfq, stats) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+void worker_help_free(struct worker_help *h)
+{
+	keep_free(&h->keep);
+	worker_kreq_free(&h->kreq);
+	worker_verdict_free(&h->verdict);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helping a queue's packets: each message of a received datagram is read
+ * (qmsg.h), its connection's helper found in the current runtime, the
+ * plugin called with the connection's newest private state
+ * (host/call.h), and the verdict added to the batch (worker_verdict.h);
+ * expectations and detaches go through the worker's kernel requests
+ * (worker_expect.h, worker_detach.h).  What a helper keeps between
+ * packets lives here, one set per worker: every packet of a connection
+ * comes to one queue, so nothing is shared with another worker.
+ */
+#ifndef CTH_WORKER_HELP_H
+#define CTH_WORKER_HELP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host/inflight.h"
+#include "host/keep.h"
+#include "kernel/nlreq.h"
+#include "runtime/runtime.h"
+#include "worker_detach.h"
+#include "worker_kreq.h"
+#include "worker_verdict.h"
+
+struct worker_help {
+	uint16_t queue;                /* for the log */
+	struct runtime *_Atomic *rtp;  /* the current runtime, swappable */
+	struct stats_block *stats;     /* the worker's counters */
+	uint32_t last_id;              /* of the last packet: skipped ids count */
+	struct worker_verdict verdict; /* verdicts waiting for one sendmsg() */
+	struct worker_kreq kreq;       /* ctnetlink requests, bounded per packet */
+	struct worker_detach detach;   /* detaches waiting for expectations (cth_detach) */
+	struct inflight inflight;      /* newest state of connections in flight */
+	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
+};
+
+/* For the worker of queue, with its counters and sockets (the queue's,
+ * ctnetlink).  0 or -ENOMEM (then worker_help_free() is still safe). */
+int worker_help_init(struct worker_help *h, uint16_t queue, struct runtime *_Atomic *rtp,
+		     struct stats_block *stats, struct nlreq *nfq, struct nlreq *ctnl);
+void worker_help_free(struct worker_help *h);
+/* The messages of one received datagram, len bytes at buf (cut: it was
+ * cut to its receive slot), received at now (monotonic ms).  Their
+ * verdicts wait in h->verdict for worker_verdict_flush(); a connection
+ * that now waits to detach waits in h->detach for worker_detach_poll(). */
+void worker_help_datagram(struct worker_help *h, char *buf, size_t len, bool cut,
+			  uint64_t now);
+
+#endif
