@@ -2,9 +2,9 @@
 /*
  * FTP plugin unit test: the pure parser (every command form, bad numbers,
  * truncation, garbage, huge lines, deterministic fuzzing), the SDK text
- * utilities it uses, and the plugin's packet callback driven through a fake
- * host that records expectations and edits.  The check harness, the fake
- * host and the connections are shared with test_sip.c (plugtest.h).
+ * utilities it uses, and the plugin's packet callback run on the daemon's
+ * host code with a kernel side that records expectations (plugrun.h), the
+ * edits read back from the packet the host would send.
  *
  * Every payload is copied into a heap block of exactly its length so that
  * AddressSanitizer catches any read past the end.
@@ -802,7 +802,7 @@ static void ftp_conn(struct conn *c, int family, const char *client,
 
 /* One packet, exactly as given: with no line start known for dir (a new
  * connection, lost state) it is not parsed. */
-static int run_raw(struct fake *f, struct conn *c, enum cth_dir dir, uint32_t seq,
+static int run_raw(struct plugrun *f, struct conn *c, enum cth_dir dir, uint32_t seq,
 		   const char *text)
 {
 	return run_ctinfo(f, c, dir, established(dir), seq, text, strlen(text));
@@ -818,7 +818,7 @@ static int run_raw(struct fake *f, struct conn *c, enum cth_dir dir, uint32_t se
  * greeting or login would have been), so the packet starts a known line.
  * Tests of the state's own rules use run_raw().
  */
-static int run(struct fake *f, struct conn *c, enum cth_dir dir, uint32_t seq,
+static int run(struct plugrun *f, struct conn *c, enum cth_dir dir, uint32_t seq,
 	       const char *text)
 {
 	if (c->priv[FTP_PRIV_VERSION_OFF] == 0 || c->priv[FTP_PRIV_NL_NUM + dir] == 0)
@@ -827,7 +827,7 @@ static int run(struct fake *f, struct conn *c, enum cth_dir dir, uint32_t seq,
 }
 
 /* One expectation, checked field by field. */
-static void check_exp(struct check *ck, const struct fake *f, unsigned int i,
+static void check_exp(struct check *ck, const struct plugrun *f, unsigned int i,
 		      int family, const char *src, const char *dst,
 		      uint16_t dport)
 {
@@ -852,7 +852,7 @@ static void check_exp(struct check *ck, const struct fake *f, unsigned int i,
 		   dport);
 }
 
-static void check_plain_exp(struct check *ck, const struct fake *f)
+static void check_plain_exp(struct check *ck, const struct plugrun *f)
 {
 	check_that(ck, f->n_exp == 1, "%u expectations", f->n_exp);
 	check_that(ck, f->exp[0].flags == 0 && f->exp_how[0] == 0 &&
@@ -902,7 +902,7 @@ static void test_plugin_desc(void)
 	check_end(&ck);
 }
 
-static void test_plugin_port(struct fake *f)
+static void test_plugin_port(struct plugrun *f)
 {
 	struct check ck;
 	struct conn c;
@@ -970,7 +970,7 @@ static void test_plugin_port(struct fake *f)
 	check_end(&ck);
 }
 
-static void test_plugin_address_checks(struct fake *f)
+static void test_plugin_address_checks(struct plugrun *f)
 {
 	struct check ck;
 	struct conn c;
@@ -1049,7 +1049,7 @@ static void test_plugin_address_checks(struct fake *f)
 	check_end(&ck);
 }
 
-static void test_plugin_line_starts(struct fake *f)
+static void test_plugin_line_starts(struct plugrun *f)
 {
 	const char *port1 = "PORT 192,168,1,10,19,137\r\n";
 	const char *port2 = "PORT 192,168,1,10,19,138\r\n";
@@ -1136,7 +1136,7 @@ static void test_plugin_line_starts(struct fake *f)
 
 /* The kernel does not reassemble: a split command is dropped, and the
  * sender's retransmission (normally carrying the whole line) is parsed. */
-static void test_plugin_split(struct fake *f)
+static void test_plugin_split(struct plugrun *f)
 {
 	struct check ck;
 	struct conn c;
@@ -1183,7 +1183,7 @@ static void test_plugin_split(struct fake *f)
 
 /* The state is plain data: copied out and back (a daemon restart, the
  * kernel keeping it meanwhile) it works the same, at any alignment. */
-static void test_plugin_restart(struct fake *f)
+static void test_plugin_restart(struct plugrun *f)
 {
 	uint8_t saved[CTH_PRIV_MAX];
 	uint8_t twin[CTH_PRIV_MAX];
@@ -1260,7 +1260,7 @@ static void test_plugin_restart(struct fake *f)
  * otherwise nothing is parsed until a packet ending in '\n' shows where
  * the next line starts.
  */
-static void test_plugin_failover(struct fake *f)
+static void test_plugin_failover(struct plugrun *f)
 {
 	static const char port1[] = "PORT 192,168,1,10,19,137\r\n"; /* 26 */
 	static const char port2[] = "PORT 192,168,1,10,19,138\r\n";
@@ -1433,7 +1433,7 @@ static void test_plugin_failover(struct fake *f)
 	check_end(&ck);
 }
 
-static void check_nat_exp(struct check *ck, const struct fake *f,
+static void check_nat_exp(struct check *ck, const struct plugrun *f,
 			  unsigned int i, enum cth_dir nat_dir, int family,
 			  const char *nat_addr, uint16_t nat_port)
 {
@@ -1457,7 +1457,7 @@ static void check_nat_exp(struct check *ck, const struct fake *f,
 		   e->nat_port);
 }
 
-static void test_plugin_nat(struct fake *f)
+static void test_plugin_nat(struct plugrun *f)
 {
 	struct check ck;
 	struct conn c;
@@ -1605,7 +1605,7 @@ static void test_plugin_nat(struct fake *f)
 }
 
 /* Garbage of every size through the whole callback, NAT or not. */
-static void test_plugin_fuzz(struct fake *f)
+static void test_plugin_fuzz(struct plugrun *f)
 {
 	enum { ROUNDS = 50000, CAP = 200 };
 	uint8_t buf[CAP];
@@ -1670,7 +1670,7 @@ static void test_plugin_fuzz(struct fake *f)
 
 	check_start(&ck, "plugin_huge_packet");
 	{
-		const size_t n = 64 * 1024;
+		const size_t n = PLUGRUN_PAYLOAD_MAX;   /* a whole IPv4 packet */
 		char *big = malloc(n);
 		int v;
 
@@ -1698,7 +1698,7 @@ static void test_plugin_fuzz(struct fake *f)
 
 int main(void)
 {
-	struct fake *f;
+	struct plugrun *f;
 	size_t i;
 
 	for (i = 0; i < sizeof(parse_cases) / sizeof(parse_cases[0]); i++)
@@ -1710,7 +1710,7 @@ int main(void)
 	test_format_roundtrip();
 	test_util();
 
-	f = fake_new();
+	f = plugrun_new();
 	test_plugin_desc();
 	test_plugin_port(f);
 	test_plugin_address_checks(f);
@@ -1720,7 +1720,7 @@ int main(void)
 	test_plugin_failover(f);
 	test_plugin_nat(f);
 	test_plugin_fuzz(f);
-	free(f);
+	plugrun_free(f);
 
-	return failures ? 1 : 0;
+	return check_exit();
 }
