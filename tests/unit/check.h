@@ -8,7 +8,8 @@
  *   CHECK(name, cond, why...)       a check of one condition;
  *   check_start(&c, name...), then any number of check_that(&c, cond,
  *   why...), then check_end(&c)     a check of several conditions, the
- *                                   first failed one being the why.
+ *                                   first failed one being the why;
+ *   check_row_start/check_row_end   the same over table rows.
  */
 #ifndef CTH_TEST_CHECK_H
 #define CTH_TEST_CHECK_H
@@ -81,6 +82,23 @@ static inline void check_end(struct check *c)
 		printf("PASS %s\n", c->name);
 	}
 	fflush(stdout);
+}
+
+/*
+ * Table rows that share a name are one check: the first row opens it
+ * (prev: the name of the row before, NULL for the first), the last one
+ * closes it (next: the name of the row after, NULL for the last).
+ */
+static inline void check_row_start(struct check *c, const char *name, const char *prev)
+{
+	if (!prev || strcmp(name, prev) != 0)
+		check_start(c, "%s", name);
+}
+
+static inline void check_row_end(struct check *c, const char *name, const char *next)
+{
+	if (!next || strcmp(name, next) != 0)
+		check_end(c);
 }
 
 static inline int check_exit(void)
