@@ -605,11 +605,67 @@ static void test_plugin_config(void)
 
 /* ---------------------------------------------------------------- plugin: no NAT */
 
+/*
+ * One REDIRECT from the server of a new connection (IPv4, or IPv6 when
+ * v6; tns_detach = no when no_detach) and the plain expectation it gives:
+ * from the client to dst:port (dst NULL: none), with detaches (-1: not
+ * checked).
+ */
+static const struct redirect_case {
+	const char *name;
+	bool v6, no_detach;
+	const char *desc;
+	unsigned int how;
+	const char *dst;
+	unsigned int port;
+	int detaches;
+} redirect_cases[] = {
+	{ "inline_redirect_same_server", false, false, DESC(SERVER, "1522"), 0, SERVER, 1522, 1 },
+	{ "detach_off", false, true, DESC(OTHER, "40123"), 0, OTHER, 40123, 0 },
+	{ "mixed_case_spaces", false, false,
+	  "( description = ( Address = ( Protocol = TCP ) ( host = " OTHER " ) ( Port = 40123 ) ) )",
+	  0, OTHER, 40123, -1 },
+	{ "ipv6_literal", true, false, DESC("2001:db8:2::7", "40123"), 0, "2001:db8:2::7", 40123, 1 },
+	{ "ipv6_brackets", true, false, DESC("[2001:db8:2::7]", "40123"), 0, "2001:db8:2::7", 40123,
+	  -1 },
+	{ "ipv4_on_ipv6", true, false, DESC(OTHER, "40123"), 0, NULL, 0, 0 },
+	{ "ipv6_on_ipv4", false, false, DESC("2001:db8:2::7", "40123"), 0, NULL, 0, -1 },
+	{ "wide_header", false, false, DESC(OTHER, "40123"), B_WIDE, OTHER, 40123, -1 },
+};
+
+static void test_redirect_cases(struct plugrun *f)
+{
+	for (size_t i = 0; i < ARRAY_LEN(redirect_cases); i++) {
+		const struct redirect_case *t = &redirect_cases[i];
+		struct check c;
+
+		check_start(&c, "%s", t->name);
+		if (t->v6)
+			conn_v6();
+		else
+			conn_v4();
+		fresh(f);
+		if (t->no_detach)
+			check_that(&c, conn_configure(&conn, "tns_detach", "no") == 0, "configure");
+		srv(f, redirect(t->desc, t->how));
+		if (t->dst)
+			check_plain_exp(&c, f, t->v6 ? V6 : V4, t->v6 ? CLIENT6 : CLIENT, t->dst,
+					t->port);
+		else
+			check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
+		if (t->detaches >= 0)
+			check_detached(&c, f, (unsigned int)t->detaches);
+		case_done(&c, f);
+	}
+}
+
 static void test_plugin_plain(struct plugrun *f)
 {
 	struct buf *b = buf_new(), *d = buf_new();
 	struct check c;
 	int v;
+
+	test_redirect_cases(f);
 
 	case_v4(&c, f, "inline_redirect");
 	put_redirect(b, DESC(OTHER, "40123"), 0);
@@ -622,21 +678,6 @@ static void test_plugin_plain(struct plugrun *f)
 	check_clean(&c, f);
 	check_that(&c, priv_of()->version == TNS_PRIV_VERSION, "version %u", priv_of()->version);
 	check_end(&c);
-
-	case_v4(&c, f, "inline_redirect_same_server");
-	b = redirect(DESC(SERVER, "1522"), 0);
-	srv(f, b);
-	check_plain_exp(&c, f, V4, CLIENT, SERVER, 1522);
-	check_detached(&c, f, 1);
-	case_done(&c, f);
-
-	case_v4(&c, f, "detach_off");
-	check_that(&c, conn_configure(&conn, "tns_detach", "no") == 0, "configure");
-	b = redirect(DESC(OTHER, "40123"), 0);
-	srv(f, b);
-	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
-	check_detached(&c, f, 0);
-	case_done(&c, f);
 
 	/* an accepted session has nothing more for the helper: detach, so
 	 * its data is not queued */
@@ -719,44 +760,6 @@ static void test_plugin_plain(struct plugrun *f)
 	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
 	case_done(&c, f);
 
-	case_v4(&c, f, "mixed_case_spaces");
-	b = redirect("( description = ( Address = ( Protocol = TCP ) ( host = " OTHER
-		     " ) ( Port = 40123 ) ) )", 0);
-	srv(f, b);
-	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
-	case_done(&c, f);
-
-	check_start(&c, "ipv6_literal");
-	conn_v6();
-	fresh(f);
-	b = redirect(DESC("2001:db8:2::7", "40123"), 0);
-	srv(f, b);
-	check_plain_exp(&c, f, V6, CLIENT6, "2001:db8:2::7", 40123);
-	check_detached(&c, f, 1);
-	case_done(&c, f);
-
-	check_start(&c, "ipv6_brackets");
-	conn_v6();
-	fresh(f);
-	b = redirect(DESC("[2001:db8:2::7]", "40123"), 0);
-	srv(f, b);
-	check_plain_exp(&c, f, V6, CLIENT6, "2001:db8:2::7", 40123);
-	case_done(&c, f);
-
-	check_start(&c, "ipv4_on_ipv6");
-	conn_v6();
-	fresh(f);
-	b = redirect(DESC(OTHER, "40123"), 0);
-	srv(f, b);
-	check_that(&c, f->n_exp == 0 && f->n_detach == 0, "%u expectations", f->n_exp);
-	case_done(&c, f);
-
-	case_v4(&c, f, "ipv6_on_ipv4");
-	b = redirect(DESC("2001:db8:2::7", "40123"), 0);
-	srv(f, b);
-	check_that(&c, f->n_exp == 0, "%u expectations", f->n_exp);
-	case_done(&c, f);
-
 	case_v4(&c, f, "host_name");
 	b = redirect(DESC("db2.example.com", "40123"), 0);
 	v = srv(f, b);
@@ -835,12 +838,6 @@ static void test_plugin_plain(struct plugrun *f)
 	fresh(f);
 	v = srv(f, b);
 	check_that(&c, v == CTH_VERDICT_ACCEPT, "retransmission: verdict %d", v);
-	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
-	case_done(&c, f);
-
-	case_v4(&c, f, "wide_header");
-	b = redirect(DESC(OTHER, "40123"), B_WIDE);
-	srv(f, b);
 	check_plain_exp(&c, f, V4, CLIENT, OTHER, 40123);
 	case_done(&c, f);
 
@@ -1126,103 +1123,122 @@ static void test_plugin_framing(struct plugrun *f)
 
 /* ---------------------------------------------------------------- plugin: NAT */
 
+/*
+ * One REDIRECT through NAT: the server (NULL: SERVER or SERVER6) seen by
+ * the client as dnat, the client seen by the server as snat (port 61000),
+ * these ports taken.  It is accepted and gives: tries expectations (0: not
+ * checked), the last one to dst:port mapped back to nat_addr:nat_port
+ * (dst NULL: not checked); the segment sent with the descriptor out, every
+ * length right (out NULL: no edit, the segment unchanged); detaches (-1:
+ * not checked).
+ */
+static const struct nat_case {
+	const char *name;
+	bool v6;
+	const char *server, *snat, *dnat;
+	uint16_t busy[2];
+	const char *desc;
+	unsigned int how;
+	unsigned int tries;
+	const char *dst;
+	unsigned int port;
+	const char *nat_addr;
+	unsigned int nat_port;
+	const char *out;
+	int detaches;
+} nat_cases[] = {
+	{ "snat_same_server_no_edit", .snat = PUB, .desc = DESC(SERVER, "40123"),
+	  .dst = SERVER, .port = 40123, .nat_addr = SERVER, .nat_port = 40123, .detaches = 1 },
+	{ "snat_port_taken", .snat = PUB, .busy = { 40123, 40124 }, .desc = DESC(SERVER, "40123"),
+	  .how = B_CSUM, .tries = 3, .dst = SERVER, .port = 40125, .nat_addr = SERVER,
+	  .nat_port = 40123, .out = DESC(SERVER, "40125"), .detaches = -1 },
+	{ "snat_port_shorter", .snat = PUB, .busy = { 9999 }, .desc = DESC(SERVER, "9999"),
+	  .dst = SERVER, .port = 10000, .nat_addr = SERVER, .nat_port = 9999,
+	  .out = DESC(SERVER, "10000"), .detaches = -1 },
+	{ "dnat_server_grows", .dnat = PUB, .desc = DESC(SERVER, "40123"),
+	  .dst = PUB, .port = 40123, .nat_addr = SERVER, .nat_port = 40123,
+	  .out = DESC(PUB, "40123"), .detaches = 1 },
+	{ "dnat_server_shrinks", .server = "10.100.200.250", .dnat = "1.2.3.4",
+	  .desc = DESC("10.100.200.250", "40123"), .how = B_CSUM, .dst = "1.2.3.4", .port = 40123,
+	  .nat_addr = "10.100.200.250", .nat_port = 40123, .out = DESC("1.2.3.4", "40123"),
+	  .detaches = -1 },
+	{ "dnat_server_wide", .dnat = PUB, .desc = DESC(SERVER, "40123"), .how = B_WIDE | B_CSUM,
+	  .out = DESC(PUB, "40123"), .detaches = -1 },
+	{ "dnat_public_address_announced", .dnat = PUB, .desc = DESC(PUB, "40123"),
+	  .dst = PUB, .port = 40123, .nat_addr = SERVER, .nat_port = 40123, .detaches = -1 },
+	{ "dnat_and_snat", .dnat = PUB, .snat = "10.0.0.1", .desc = DESC(SERVER, "40123"),
+	  .dst = PUB, .port = 40123, .nat_addr = SERVER, .nat_port = 40123,
+	  .out = DESC(PUB, "40123"), .detaches = -1 },
+	{ "dnat_ipv6", .v6 = true, .dnat = PUB6,
+	  .desc = DESC("2001:0db8:0002:0000:0000:0000:0000:0005", "40123"),
+	  .dst = PUB6, .port = 40123, .nat_addr = SERVER6, .nat_port = 40123,
+	  .out = DESC(PUB6, "40123"), .detaches = -1 },
+	{ "dnat_ipv6_brackets_kept", .v6 = true, .dnat = PUB6, .busy = { 40123 },
+	  .desc = DESC("[" SERVER6 "]", "40123"), .dst = PUB6, .port = 40124,
+	  .nat_addr = SERVER6, .nat_port = 40123, .out = DESC("[" PUB6 "]", "40124"),
+	  .detaches = -1 },
+	{ "dnat_spaces_kept", .dnat = PUB, .busy = { 1522 },
+	  .desc = "(address=(host = " SERVER " )(port= 1522 ))",
+	  .out = "(address=(host = " PUB " )(port= 1523 ))", .detaches = -1 },
+};
+
+static void nat_case_conn(struct plugrun *f, const struct nat_case *t)
+{
+	conn_free(&conn);
+	if (t->v6)
+		conn_init(&conn, V6, TCP, CLIENT6, 40000, t->server ? t->server : SERVER6, 1521);
+	else
+		conn_init(&conn, V4, TCP, CLIENT, 40000, t->server ? t->server : SERVER, 1521);
+	srv_seq = 0x10000000;
+	if (t->dnat)
+		conn_dnat(&conn, t->dnat, 1521);
+	if (t->snat)
+		conn_snat(&conn, t->snat, 61000);
+	fresh(f);
+	for (size_t k = 0; k < ARRAY_LEN(t->busy) && t->busy[k]; k++)
+		f->busy[f->n_busy++] = t->busy[k];
+}
+
+static void test_nat_cases(struct plugrun *f)
+{
+	for (size_t i = 0; i < ARRAY_LEN(nat_cases); i++) {
+		const struct nat_case *t = &nat_cases[i];
+		int family = t->v6 ? V6 : V4;
+		struct buf *b;
+		struct check c;
+		int v;
+
+		check_start(&c, "%s", t->name);
+		nat_case_conn(f, t);
+		b = redirect(t->desc, t->how);
+		v = srv(f, b);
+		check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+		check_that(&c, !t->tries || f->n_exp == t->tries, "%u tries, want %u", f->n_exp,
+			   t->tries);
+		if (t->dst)
+			check_nat_exp(&c, f, family, t->dst, t->port, t->nat_addr, t->nat_port);
+		if (t->out) {
+			size_t want = b->n - strlen(t->desc) + strlen(t->out);
+
+			check_rewritten(&c, f, false, t->how & B_WIDE, t->out);
+			check_that(&c, f->out_len == want, "length %zu, want %zu", f->out_len, want);
+		} else {
+			check_no_edit(&c, f);
+			check_same(&c, f, b);
+		}
+		if (t->detaches >= 0)
+			check_detached(&c, f, (unsigned int)t->detaches);
+		case_done(&c, f);
+	}
+}
+
 static void test_plugin_nat(struct plugrun *f)
 {
 	struct buf *b, *d;
 	struct check c;
 	int v;
 
-	check_start(&c, "snat_same_server_no_edit");
-	conn_v4();
-	conn_snat(&conn, PUB, 61000);
-	fresh(f);
-	b = redirect(DESC(SERVER, "40123"), 0);
-	v = srv(f, b);
-	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_nat_exp(&c, f, V4, SERVER, 40123, SERVER, 40123);
-	check_no_edit(&c, f);
-	check_same(&c, f, b);
-	check_detached(&c, f, 1);
-	case_done(&c, f);
-
-	check_start(&c, "snat_port_taken");
-	conn_v4();
-	conn_snat(&conn, PUB, 61000);
-	fresh(f);
-	f->busy[f->n_busy++] = 40123;
-	f->busy[f->n_busy++] = 40124;
-	b = redirect(DESC(SERVER, "40123"), B_CSUM);
-	srv(f, b);
-	check_that(&c, f->n_exp == 3, "%u tries", f->n_exp);
-	check_nat_exp(&c, f, V4, SERVER, 40125, SERVER, 40123);
-	check_rewritten(&c, f, false, false, DESC(SERVER, "40125"));
-	case_done(&c, f);
-
-	check_start(&c, "snat_port_shorter");
-	conn_v4();
-	conn_snat(&conn, PUB, 61000);
-	fresh(f);
-	f->busy[f->n_busy++] = 9999;
-	b = redirect(DESC(SERVER, "9999"), 0);
-	srv(f, b);
-	check_nat_exp(&c, f, V4, SERVER, 10000, SERVER, 9999);
-	check_rewritten(&c, f, false, false, DESC(SERVER, "10000"));
-	case_done(&c, f);
-
-	check_start(&c, "dnat_server_grows");
-	conn_v4();
-	conn_dnat(&conn, PUB, 1521);
-	fresh(f);
-	b = redirect(DESC(SERVER, "40123"), 0);
-	v = srv(f, b);
-	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_nat_exp(&c, f, V4, PUB, 40123, SERVER, 40123);
-	check_rewritten(&c, f, false, false, DESC(PUB, "40123"));
-	check_that(&c, f->out_len == b->n + 3, "length %zu, want %zu", f->out_len, b->n + 3);
-	check_detached(&c, f, 1);
-	case_done(&c, f);
-
-	check_start(&c, "dnat_server_shrinks");
-	conn_free(&conn);
-	conn_init(&conn, V4, TCP, CLIENT, 40000, "10.100.200.250", 1521);
-	conn_dnat(&conn, "1.2.3.4", 1521);
-	fresh(f);
-	b = redirect(DESC("10.100.200.250", "40123"), B_CSUM);
-	srv(f, b);
-	check_nat_exp(&c, f, V4, "1.2.3.4", 40123, "10.100.200.250", 40123);
-	check_rewritten(&c, f, false, false, DESC("1.2.3.4", "40123"));
-	check_that(&c, f->out_len == b->n - 7, "length %zu, want %zu", f->out_len, b->n - 7);
-	case_done(&c, f);
-
-	check_start(&c, "dnat_server_wide");
-	conn_v4();
-	conn_dnat(&conn, PUB, 1521);
-	fresh(f);
-	b = redirect(DESC(SERVER, "40123"), B_WIDE | B_CSUM);
-	srv(f, b);
-	check_rewritten(&c, f, false, true, DESC(PUB, "40123"));
-	case_done(&c, f);
-
-	check_start(&c, "dnat_public_address_announced");
-	conn_v4();
-	conn_dnat(&conn, PUB, 1521);
-	fresh(f);
-	b = redirect(DESC(PUB, "40123"), 0);
-	srv(f, b);
-	check_nat_exp(&c, f, V4, PUB, 40123, SERVER, 40123);
-	check_no_edit(&c, f);
-	case_done(&c, f);
-
-	check_start(&c, "dnat_and_snat");
-	conn_v4();
-	conn_dnat(&conn, PUB, 1521);
-	conn_snat(&conn, "10.0.0.1", 61000);
-	fresh(f);
-	b = redirect(DESC(SERVER, "40123"), 0);
-	srv(f, b);
-	check_nat_exp(&c, f, V4, PUB, 40123, SERVER, 40123);
-	check_rewritten(&c, f, false, false, DESC(PUB, "40123"));
-	case_done(&c, f);
+	test_nat_cases(f);
 
 	check_start(&c, "dnat_next_data");
 	conn_v4();
@@ -1272,37 +1288,6 @@ static void test_plugin_nat(struct plugrun *f)
 		check_that(&c, f->out_len == w->n && memcmp(f->out, w->b, w->n) == 0,
 			   "segment differs");
 	}
-	case_done(&c, f);
-
-	check_start(&c, "dnat_ipv6");
-	conn_v6();
-	conn_dnat(&conn, PUB6, 1521);
-	fresh(f);
-	b = redirect(DESC("2001:0db8:0002:0000:0000:0000:0000:0005", "40123"), 0);
-	srv(f, b);
-	check_nat_exp(&c, f, V6, PUB6, 40123, SERVER6, 40123);
-	check_rewritten(&c, f, false, false, DESC(PUB6, "40123"));
-	case_done(&c, f);
-
-	check_start(&c, "dnat_ipv6_brackets_kept");
-	conn_v6();
-	conn_dnat(&conn, PUB6, 1521);
-	fresh(f);
-	f->busy[f->n_busy++] = 40123;
-	b = redirect(DESC("[" SERVER6 "]", "40123"), 0);
-	srv(f, b);
-	check_nat_exp(&c, f, V6, PUB6, 40124, SERVER6, 40123);
-	check_rewritten(&c, f, false, false, DESC("[" PUB6 "]", "40124"));
-	case_done(&c, f);
-
-	check_start(&c, "dnat_spaces_kept");
-	conn_v4();
-	conn_dnat(&conn, PUB, 1521);
-	fresh(f);
-	f->busy[f->n_busy++] = 1522;
-	b = redirect("(address=(host = " SERVER " )(port= 1522 ))", 0);
-	srv(f, b);
-	check_rewritten(&c, f, false, false, "(address=(host = " PUB " )(port= 1523 ))");
 	case_done(&c, f);
 
 	check_start(&c, "snat_third_host");
