@@ -71,6 +71,7 @@ int run_state(struct plugrun *f, struct conn *c, enum cth_dir dir, enum cth_ctin
 	plugrun_cur = f;
 	verdict = pkt_call_run(&call, expected ? NULL : priv, CTH_PRIV_MAX);
 	plugrun_cur = NULL;
+	f->state_changed = call.priv_changed;
 	if (call.keep)
 		keep_done(call.keep, &call, verdict, PLUGRUN_NOW_MS);
 	/* all of it: a plugin writing past its priv_size shows there (the

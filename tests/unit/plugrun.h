@@ -88,6 +88,9 @@ struct plugrun {
 	int keep_ret;                /* the last cth_keep()'s answer, 1: none */
 	bool has_timeout;
 	uint32_t timeout;
+	/* the plugin changed its state (the verdict writes it, but not for
+	 * an expected connection: the kernel keeps none) */
+	bool state_changed;
 	unsigned int n_detach;
 	unsigned int n_log;
 	char log[256];               /* the last line */
