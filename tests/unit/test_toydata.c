@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The SDK's example plugin (sdk/examples/toydata) against the fake host
- * of plugtest.h, as the shipped plugins are tested: the descriptor, its
+ * The SDK's example plugin (sdk/examples/toydata) on the daemon's host
+ * code (plugrun.h), as the shipped plugins are tested: the descriptor, its
  * key, a DATA line from the server (expectation from the client to the
  * dialled address), what it must ignore (client lines, cut or malformed
  * lines, ports below min_port), NAT with a free and a busy port (the line
@@ -31,12 +31,12 @@ static void test_desc(void)
 	check_end(&c);
 }
 
-static int run(struct fake *f, enum cth_dir dir, const char *text)
+static int run(struct plugrun *f, enum cth_dir dir, const char *text)
 {
 	return run_ctinfo(f, &conn, dir, established(dir), 1000, text, strlen(text));
 }
 
-static void test_plain(struct fake *f)
+static void test_plain(struct plugrun *f)
 {
 	static const struct { const char *name; enum cth_dir dir; const char *text; } ignored[] = {
 		{ "client_line", O, "DATA 5000\r\n" },
@@ -80,7 +80,7 @@ static void test_plain(struct fake *f)
 	}
 }
 
-static void test_nat(struct fake *f)
+static void test_nat(struct plugrun *f)
 {
 	struct check c;
 	int v;
@@ -117,7 +117,7 @@ static void test_nat(struct fake *f)
 }
 
 /* Mutated lines: whatever the verdict, no host rule is broken. */
-static void test_fuzz(struct fake *f)
+static void test_fuzz(struct plugrun *f)
 {
 	static const struct mutate_how how = { "DATA 0123456789\r\n", 6, 7, 4 };
 	struct check c;
@@ -144,13 +144,13 @@ static void test_fuzz(struct fake *f)
 
 int main(void)
 {
-	struct fake *f = fake_new();
+	struct plugrun *f = plugrun_new();
 
 	test_desc();
 	test_plain(f);
 	test_nat(f);
 	test_fuzz(f);
-	free(f);
+	plugrun_free(f);
 	conn_free(&conn);
-	return failures ? 1 : 0;
+	return check_exit();
 }
