@@ -266,7 +266,7 @@ static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	if (ret < 0) {
 		cth_log(ctx, CTH_LOG_INFO, "%s: cannot add expectation (%d)",
 			ftp_cmd_name(cmd->type), ret);
-		return CTH_VERDICT_DROP;
+		return cth_expect_verdict(ret);
 	}
 	return CTH_VERDICT_ACCEPT;
 }

@@ -193,7 +193,7 @@ int rpc_reply_handle(struct rpc_ctx *s, const struct rpc_msgref *m,
 	ret = cth_expect(s->ctx, &exp, 0);
 	if (ret < 0) {
 		cth_log_addr(s->ctx, CTH_LOG_INFO, "cannot expect", s->family, &exp.dst, port);
-		return CTH_VERDICT_DROP;
+		return cth_expect_verdict(ret);
 	}
 	return CTH_VERDICT_ACCEPT;
 }

@@ -216,7 +216,7 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 		if (ret < 0) {
 			cth_log(s->ctx, CTH_LOG_INFO, "media port %u: cannot expect (%d)",
 				(unsigned int)port, ret);
-			return CTH_VERDICT_DROP;
+			return cth_expect_verdict(ret);
 		}
 		return CTH_VERDICT_ACCEPT;
 	}
@@ -224,7 +224,7 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 	if (ret < 0) {
 		cth_log(s->ctx, CTH_LOG_INFO, "media port %u: no free port pair (%d)",
 			(unsigned int)port, ret);
-		return CTH_VERDICT_DROP;
+		return cth_expect_verdict(ret);
 	}
 	if ((announced != port && sip_media_write_port(s, md, announced) < 0) ||
 	    (md->has_addr && sip_media_write_addr(s, &md->addr, &s->rev->dst) < 0)) {

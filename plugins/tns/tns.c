@@ -134,7 +134,7 @@ static int tns_redirect(struct tns_ctx *t, bool *expected)
 	if (ret < 0) {
 		cth_log_addr(t->ctx, CTH_LOG_INFO, "REDIRECT: cannot expect", a.family, &a.addr,
 			     a.port_val);
-		return CTH_VERDICT_DROP;
+		return cth_expect_verdict(ret);
 	}
 	*expected = true;
 	return CTH_VERDICT_ACCEPT;

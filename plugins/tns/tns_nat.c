@@ -114,7 +114,7 @@ static int tns_nat_third(struct tns_ctx *t, const struct tns_addr *a,
 	if (ret < 0) {
 		cth_log_addr(t->ctx, CTH_LOG_INFO, "REDIRECT: cannot expect", t->family, &a->addr,
 			     a->port_val);
-		return CTH_VERDICT_DROP;
+		return cth_expect_verdict(ret);
 	}
 	*expected = true;
 	return CTH_VERDICT_ACCEPT;

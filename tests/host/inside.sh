@@ -513,6 +513,27 @@ grep -q "^got 30000" "$LOGS/agent-client.log" ||
 	why="${why:+$why; }the phone's own media (30000, sip_direct_media = no) did not pass: the case proves nothing"
 check sip-callee-media-at-caller-public-address "$why"
 topo_mode plain
+
+# media at a third address (a relay) with sip_direct_media = no: an
+# any-source pinhole to it touches no end of the call, the host refuses
+# it for good (-EPERM), and the INVITE must still pass (a dropped one
+# would be dropped at every retransmission: the call fails)
+progress sip-third-party-media
+why=
+r0=$(jstat "$ssock" expectations_refused)
+in_server timeout 20 python3 "$SIPPY" udp-answer "$SV4" "$SV4" 40000 >"$LOGS/uas-relay.log" 2>&1 &
+UAS=$!
+sleep 0.5
+ans=$(in_client timeout 20 python3 "$SIPPY" udp-invite "$CL4" "$SV4" 30002 192.0.2.99 2>&1)
+wait "$UAS"
+r1=$(jstat "$ssock" expectations_refused)
+echo "# sip-third-party-media: caller got '$ans'; expectations refused $r0 -> $r1"
+[[ $ans == "SIP/2.0 200 OK"* ]] || why="the INVITE naming a media relay did not get through: $ans"
+[ "$r1" != "?" ] && [ "$r0" != "?" ] && [ $((r1 - r0)) -ge 1 ] ||
+	why="${why:+$why; }no refused expectation counted ($r0 -> $r1): the case proves nothing"
+! conntrack -L expect 2>/dev/null | grep -q 'dst=192.0.2.99' ||
+	why="${why:+$why; }an expectation to the relay exists: $(conntrack -L expect 2>/dev/null | grep 192.0.2.99)"
+check sip-third-party-media-passes "$why"
 for pr in udp tcp; do
 	"$IPT" -t raw -D PREROUTING -p $pr --dport 5060 -j CT --helper sip
 done

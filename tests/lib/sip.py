@@ -19,9 +19,10 @@
       A callee on UDP LOCAL-IP:5060 that answers the first INVITE with a
       200 OK whose SDP names MEDIA-ADDR:MEDIA-PORT (whatever address: the
       review's callee names the caller's public one), prints "answered".
-  sip.py udp-invite LOCAL-IP REMOTE-IP MEDIA-PORT
-      A caller from UDP LOCAL-IP:5060 to REMOTE-IP:5060 (its own media on
-      MEDIA-PORT); prints the final response's first line.
+  sip.py udp-invite LOCAL-IP REMOTE-IP MEDIA-PORT [MEDIA-ADDR]
+      A caller from UDP LOCAL-IP:5060 to REMOTE-IP:5060 (its media on
+      MEDIA-PORT at LOCAL-IP, or at MEDIA-ADDR: a media relay); prints the
+      final response's first line.
   sip.py tcp-byes REMOTE-IP COUNT
       One TCP connection to REMOTE-IP:5060 that sends COUNT BYEs in one
       send() (one segment as far as the MSS allows), then waits 2 s for
@@ -236,11 +237,12 @@ def udp_answer(local, media_addr, media_port):
     print("answered", flush=True)
 
 
-def udp_invite(local, remote, media_port):
+def udp_invite(local, remote, media_port, media_addr=None):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((local, 5060))
     s.settimeout(RESPONSE_WAIT)
-    s.sendto(invite(local, remote, sdp(local, media_port)).encode(), (remote, 5060))
+    body = sdp(media_addr or local, media_port)
+    s.sendto(invite(local, remote, body).encode(), (remote, 5060))
     msg, _ = s.recvfrom(65535)
     print(msg.decode("utf-8", "replace").split("\r\n")[0], flush=True)
 
@@ -266,8 +268,8 @@ def main():
         if len(sys.argv) == 5 and sys.argv[1] == "udp-answer":
             udp_answer(sys.argv[2], sys.argv[3], int(sys.argv[4]))
             return
-        if len(sys.argv) == 5 and sys.argv[1] == "udp-invite":
-            udp_invite(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        if len(sys.argv) in (5, 6) and sys.argv[1] == "udp-invite":
+            udp_invite(sys.argv[2], sys.argv[3], int(sys.argv[4]), *sys.argv[5:])
             return
         if len(sys.argv) == 4 and sys.argv[1] == "tcp-byes":
             tcp_byes(sys.argv[2], int(sys.argv[3]))

@@ -49,7 +49,7 @@ int run_state(struct plugrun *f, struct conn *c, enum cth_dir dir, enum cth_ctin
 	bool expected = c->ct_status & CTH_CT_EXPECTED;
 	struct instance in = {
 		.pl = plugrun_plugin(), .config = c->cfg,
-		.n_classes = cth_plugin.n_classes, .guard = GUARD_DEFAULT,
+		.n_classes = cth_plugin.n_classes, .guard = c->guard,
 	};
 	struct pkt_call call = {
 		.inst = &in, .backend = f, .expect_fn = plugrun_expect,
@@ -199,6 +199,12 @@ void conn_init(struct conn *c, int family, uint8_t proto, const char *a, uint16_
 	c->ct_status = CTH_CT_CONFIRMED | CTH_CT_SEEN_REPLY;
 	c->seq[CTH_DIR_ORIGINAL] = 1000;
 	c->seq[CTH_DIR_REPLY] = 5000;
+	c->guard = GUARD_DEFAULT;
+}
+
+int conn_expect_networks(struct conn *c, const char *nets)
+{
+	return guard_networks_parse(&c->guard, nets);
 }
 
 void conn_snat(struct conn *c, const char *pub, uint16_t port)

@@ -119,6 +119,7 @@ struct conn {
 	uint8_t priv[CTH_PRIV_MAX];
 	struct keep keep;
 	uint32_t seq[2];        /* run_stream(): the next segment's */
+	struct guard guard;     /* the helper's expect_networks, mark_mask */
 };
 
 struct plugrun *plugrun_new(void);
@@ -134,6 +135,8 @@ void conn_snat(struct conn *c, const char *pub, uint16_t port);
 /* The original source connects to pub:port, forwarded to the server. */
 void conn_dnat(struct conn *c, const char *pub, uint16_t port);
 int conn_configure(struct conn *c, const char *key, const char *val);
+/* The helper's expect_networks (runtime/guard.h): 0 or -EINVAL. */
+int conn_expect_networks(struct conn *c, const char *nets);
 /* The bytes the host holds for the plugin in direction dir. */
 size_t conn_kept(const struct conn *c, enum cth_dir dir);
 /* The kept bytes (the connection itself is the caller's). */

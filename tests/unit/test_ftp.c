@@ -1355,6 +1355,20 @@ static void test_plugin_address_checks(struct plugrun *f)
 			   "state touched");
 	}
 	check_end(&ck);
+
+	/* the host's rule refuses for good: the PORT passes (a dropped one
+	 * would be dropped again at each retransmission), nothing opens */
+	check_start(&ck, "plugin_host_refusal_passes");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	conn_configure(&c, "loose", "yes");
+	check_that(&ck, conn_expect_networks(&c, "192.0.2.0/24") == 0, "expect_networks");
+	v = run(f, &c, O, 1, "PORT 10,9,8,7,19,137\r\n");
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 1 && f->n_refused == 1 &&
+		   f->exp_rc[0] == -EPERM && f->n_log > 0,
+		   "verdict %d, %u asked, %u refused", v, f->n_exp, f->n_refused);
+	check_clean(&ck, f);
+	check_end(&ck);
+	conn_free(&c);
 }
 
 static void test_plugin_line_starts(struct plugrun *f)

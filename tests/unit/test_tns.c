@@ -698,6 +698,19 @@ static void test_plugin_plain(struct plugrun *f)
 	check_detached(&c, f, 0);
 	case_done(&c, f);
 
+	/* the host's rule refuses for good (a third host outside
+	 * expect_networks): the redirect passes, nothing is opened, nothing
+	 * detached (the client's next connect is the firewall's to judge) */
+	case_v4(&c, f, "host_refusal_passes");
+	check_that(&c, conn_expect_networks(&conn, "192.0.2.0/24") == 0, "expect_networks");
+	b = redirect(DESC(OTHER, "40123"), 0);
+	v = srv(f, b);
+	check_that(&c, v == CTH_VERDICT_ACCEPT && f->n_exp == 1 && f->n_refused == 1 &&
+		   f->exp_rc[0] == -EPERM, "verdict %d, %u asked, %u refused", v, f->n_exp,
+		   f->n_refused);
+	check_detached(&c, f, 0);
+	case_done(&c, f);
+
 	case_v4(&c, f, "detach_refused");
 	f->detach_err = -EOPNOTSUPP;
 	b = redirect(DESC(OTHER, "40123"), 0);

@@ -89,7 +89,7 @@ static int toy_nat(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	ret = cth_expect_free_port(ctx, exp, port, TOY_NAT_TRIES);
 	if (ret < 0) {
 		cth_log(ctx, CTH_LOG_INFO, "no free port from %u (%d)", (unsigned int)port, ret);
-		return CTH_VERDICT_DROP;
+		return cth_expect_verdict(ret);
 	}
 	if (exp->dport == port)
 		return CTH_VERDICT_ACCEPT;
@@ -141,7 +141,9 @@ static int toy_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	ret = cth_expect(ctx, &exp, 0);
 	if (ret < 0) {
 		cth_log(ctx, CTH_LOG_INFO, "cannot expect port %u (%d)", (unsigned int)port, ret);
-		return CTH_VERDICT_DROP;
+		/* a busy port or a kernel error: DROP, the retransmission tries
+		 * again; the host's rule (-EPERM) is final: ACCEPT */
+		return cth_expect_verdict(ret);
 	}
 	return CTH_VERDICT_ACCEPT;
 }

@@ -417,6 +417,22 @@ static inline int cth_expect(struct cth_ctx *ctx, const struct cth_expect *exp,
 }
 
 /**
+ * The verdict for a packet whose announcement could not be expected.
+ *
+ * A transient failure (-EBUSY, -ENOMEM, a kernel error) drops the packet
+ * as the kernel's own helpers do: its retransmission tries again.  The
+ * host's rule (-EPERM, see cth_expect()) is final, so dropping would drop
+ * every retransmission too and stall the connection: the packet passes
+ * and nothing is opened, which the firewall's own policy then decides.
+ * @param err the negative errno cth_expect() returned
+ * @return ::CTH_VERDICT_ACCEPT for -EPERM, else ::CTH_VERDICT_DROP
+ */
+static inline int cth_expect_verdict(int err)
+{
+	return err == -EPERM ? CTH_VERDICT_ACCEPT : CTH_VERDICT_DROP;
+}
+
+/**
  * Act on the connection's existing expectations (see ::cth_expect_op).
  *
  * The host finds them in the kernel by their master (this connection) and
