@@ -12,7 +12,8 @@
 #   runtime  -> base               (config, plugins, instances, counters)
 #   base     -> nothing            (logging, text buffers, dlopen)
 # replay/ sees only what it links (host, runtime, base); plugins/ and the
-# SDK see only the SDK's public headers.
+# SDK see only the SDK's public headers.  docs/architecture.md's source
+# map lists every source file.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -109,8 +110,26 @@ check_sdk_side() {
 	[ $bad = 0 ] && echo "PASS layers/$name"
 }
 
+# docs/architecture.md's source map names every source file, and no other
+check_doc_map() {
+	local f bad=0 map
+	map=$(sed -n '/^## Source map/,/^## /p' docs/architecture.md)
+	for f in server/*/*.c replay/*.c; do
+		grep -qF "| \`$f\` |" <<<"$map" && continue
+		fail doc-map "$f is not in docs/architecture.md's source map"
+		bad=1
+	done
+	while read -r f; do
+		[ -e "$f" ] && continue
+		fail doc-map "docs/architecture.md's source map names $f, which does not exist"
+		bad=1
+	done < <(grep -oE '^\| `[^`]+\.c` \|' <<<"$map" | sed -E 's/^\| `([^`]+)` \|/\1/')
+	[ $bad = 0 ] && echo "PASS layers/doc-map"
+}
+
 check_server
 check_replay
+check_doc_map
 for p in plugins/*/; do
 	p=${p%/}
 	check_sdk_side "${p//\//-}" "$p"/*.[ch]
