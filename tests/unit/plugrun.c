@@ -174,7 +174,7 @@ static void run_view_fill(struct cth_packet *p, const struct conn *c, enum cth_d
 
 /* ---------------------------------------------------------------- connections */
 
-static union cth_addr conn_addr(int family, const char *text)
+union cth_addr addr_of(int family, const char *text)
 {
 	union cth_addr a;
 
@@ -192,8 +192,8 @@ void conn_init(struct conn *c, int family, uint8_t proto, const char *a, uint16_
 	memset(c, 0, sizeof(*c));
 	c->t[CTH_DIR_ORIGINAL].family = c->t[CTH_DIR_REPLY].family = (uint8_t)family;
 	c->t[CTH_DIR_ORIGINAL].proto = c->t[CTH_DIR_REPLY].proto = proto;
-	c->t[CTH_DIR_ORIGINAL].src = c->t[CTH_DIR_REPLY].dst = conn_addr(family, a);
-	c->t[CTH_DIR_ORIGINAL].dst = c->t[CTH_DIR_REPLY].src = conn_addr(family, b);
+	c->t[CTH_DIR_ORIGINAL].src = c->t[CTH_DIR_REPLY].dst = addr_of(family, a);
+	c->t[CTH_DIR_ORIGINAL].dst = c->t[CTH_DIR_REPLY].src = addr_of(family, b);
 	c->t[CTH_DIR_ORIGINAL].sport = c->t[CTH_DIR_REPLY].dport = aport;
 	c->t[CTH_DIR_ORIGINAL].dport = c->t[CTH_DIR_REPLY].sport = bport;
 	c->ct_status = CTH_CT_CONFIRMED | CTH_CT_SEEN_REPLY;
@@ -209,14 +209,14 @@ int conn_expect_networks(struct conn *c, const char *nets)
 
 void conn_snat(struct conn *c, const char *pub, uint16_t port)
 {
-	c->t[CTH_DIR_REPLY].dst = conn_addr(c->t[CTH_DIR_REPLY].family, pub);
+	c->t[CTH_DIR_REPLY].dst = addr_of(c->t[CTH_DIR_REPLY].family, pub);
 	c->t[CTH_DIR_REPLY].dport = port;
 	c->nat |= CTH_NAT_SRC;
 }
 
 void conn_dnat(struct conn *c, const char *pub, uint16_t port)
 {
-	c->t[CTH_DIR_ORIGINAL].dst = conn_addr(c->t[CTH_DIR_ORIGINAL].family, pub);
+	c->t[CTH_DIR_ORIGINAL].dst = addr_of(c->t[CTH_DIR_ORIGINAL].family, pub);
 	c->t[CTH_DIR_ORIGINAL].dport = port;
 	c->nat |= CTH_NAT_DST;
 }

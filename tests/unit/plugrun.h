@@ -124,6 +124,8 @@ struct conn {
 
 struct plugrun *plugrun_new(void);
 void plugrun_free(struct plugrun *f);
+/* A test address in text; aborts on a typo. */
+union cth_addr addr_of(int family, const char *text);
 /* Clears the answers a test set. */
 void plugrun_answers_reset(struct plugrun *f);
 

@@ -44,17 +44,6 @@
 #define TCP IPPROTO_TCP
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-static inline union cth_addr addr_of(int family, const char *text)
-{
-	union cth_addr a;
-
-	memset(&a, 0, sizeof(a));
-	if (inet_pton(family, text, a.raw) != 1) {
-		fprintf(stderr, "bad test address %s\n", text);
-		abort();
-	}
-	return a;
-}
 
 static inline const char *addr_str(int family, const union cth_addr *a, char *buf,
 				   size_t size)
