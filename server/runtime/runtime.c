@@ -8,128 +8,19 @@
 
 #include "runtime.h"
 
+static int runtime_inst_build(struct runtime *rt, struct instance *in,
+			      const struct cfg_helper *h);
 static struct plugin *runtime_plugin_get(struct runtime *rt,
-					 const struct cfg_helper *h)
-{
-	char err[768];
-	struct plugin *pl;
-
-	for (size_t i = 0; i < rt->n_plugins; i++)
-		if (strcmp(rt->plugins[i]->desc->name, h->plugin) == 0)
-			return rt->plugins[i];
-	if (plugin_load(rt->cfg->plugin_dir, h->plugin, &pl, err, sizeof(err))) {
-		cfg_error(rt->cfg, h->line, "helper '%s': %s", h->name, err);
-		return NULL;
-	}
-	rt->plugins[rt->n_plugins++] = pl;
-	return pl;
-}
-
-static int runtime_classes_apply(struct runtime *rt, struct instance *in,
-				 const struct cfg_helper *h)
-{
-	const struct cth_plugin_desc *d = in->pl->desc;
-
-	in->n_classes = d->n_classes;
-	memcpy(in->classes, d->classes, sizeof(in->classes));
-	for (size_t i = 0; i < h->n_policies; i++) {
-		const struct cfg_policy *pol = &h->policies[i];
-		unsigned c;
-
-		for (c = 0; c < in->n_classes; c++)
-			if (strcmp(in->classes[c].name, pol->cls) == 0)
-				break;
-		if (c == in->n_classes) {
-			cfg_error(rt->cfg, pol->line, "plugin '%s' has no expectation class '%s'",
-				  d->name, pol->cls);
-			return -EINVAL;
-		}
-		if (pol->has_max)
-			in->classes[c].max = pol->max;
-		if (pol->has_timeout)
-			in->classes[c].timeout = pol->timeout;
-	}
-	return 0;
-}
-
-static int runtime_opts_apply(struct runtime *rt, struct instance *in,
-			      const struct cfg_helper *h)
-{
-	const struct cth_plugin_desc *d = in->pl->desc;
-	int bad = 0;
-
-	in->config = calloc(1, d->config_size ? d->config_size : 1);
-	if (!in->config)
-		return -ENOMEM;
-	for (size_t i = 0; i < h->n_opts; i++) {
-		const struct cfg_opt *o = &h->opts[i];
-		int rc = d->configure ? d->configure(in->config, o->key, o->value)
-				      : -ENOENT;
-
-		if (rc == -ENOENT)
-			cfg_error(rt->cfg, o->line, "unknown key '%s' (not a daemon key, and plugin '%s' does not know it)",
-				  o->key, d->name);
-		else if (rc < 0)
-			cfg_error(rt->cfg, o->line, "%s: invalid value '%s' for plugin '%s'",
-				  o->key, o->value, d->name);
-		bad |= rc < 0;
-	}
-	return bad ? -EINVAL : 0;
-}
-
-/*
- * The descriptor's families and protocols are the sets the plugin
- * supports: a helper gets the whole set unless its config names a part of
- * it, and naming anything outside it is an error at the key's line.
- */
+					 const struct cfg_helper *h);
 static int runtime_set_apply(struct runtime *rt, const struct instance *in,
 			     const struct cfg_bits *set, int line,
 			     unsigned int want, unsigned int supported,
-			     unsigned int *out)
-{
-	*out = want ? want : supported;
-	if (!(want & ~supported))
-		return 0;
-	/* supported is a proper subset here, so one value names it */
-	cfg_error(rt->cfg, line, "helper '%s': %s = %s: plugin '%s' supports %s only",
-		  in->name, set->key, set->names[want & 3], in->pl->desc->name,
-		  set->names[supported & 3]);
-	return -EINVAL;
-}
-
-static int runtime_inst_build(struct runtime *rt, struct instance *in,
-			      const struct cfg_helper *h)
-{
-	const struct cth_plugin_desc *d;
-
-	in->pl = runtime_plugin_get(rt, h);
-	if (!in->pl)
-		return -EINVAL;
-	d = in->pl->desc;
-	snprintf(in->name, sizeof(in->name), "%s", h->name);
-	/* | not ||: both keys' errors are reported */
-	if (runtime_set_apply(rt, in, &cfg_families, h->family_line,
-			      h->families, d->families, &in->families) |
-	    runtime_set_apply(rt, in, &cfg_protocols, h->protocol_line,
-			      h->protocols, d->protocols, &in->protocols))
-		return -EINVAL;
-	in->queue = h->queue;
-	in->queue_len = h->queue_len;
-	in->slot = (unsigned int)(in - rt->inst);
-	in->fail_open = h->fail_open;
-	in->guard = h->guard;
-	if (runtime_classes_apply(rt, in, h))
-		return -EINVAL;
-	return runtime_opts_apply(rt, in, h);
-}
-
-static void runtime_queue_add(struct runtime *rt, uint16_t q)
-{
-	for (size_t i = 0; i < rt->n_queues; i++)
-		if (rt->queues[i] == q)
-			return;
-	rt->queues[rt->n_queues++] = q;
-}
+			     unsigned int *out);
+static int runtime_classes_apply(struct runtime *rt, struct instance *in,
+				 const struct cfg_helper *h);
+static int runtime_opts_apply(struct runtime *rt, struct instance *in,
+			      const struct cfg_helper *h);
+static void runtime_queue_add(struct runtime *rt, uint16_t q);
 
 int runtime_build(struct cfg *cfg, struct runtime **out)
 {
@@ -195,4 +86,127 @@ const struct instance *runtime_find(const struct runtime *rt, const char *name,
 			return in;
 	}
 	return NULL;
+}
+
+static int runtime_inst_build(struct runtime *rt, struct instance *in,
+			      const struct cfg_helper *h)
+{
+	const struct cth_plugin_desc *d;
+
+	in->pl = runtime_plugin_get(rt, h);
+	if (!in->pl)
+		return -EINVAL;
+	d = in->pl->desc;
+	snprintf(in->name, sizeof(in->name), "%s", h->name);
+	/* | not ||: both keys' errors are reported */
+	if (runtime_set_apply(rt, in, &cfg_families, h->family_line,
+			      h->families, d->families, &in->families) |
+	    runtime_set_apply(rt, in, &cfg_protocols, h->protocol_line,
+			      h->protocols, d->protocols, &in->protocols))
+		return -EINVAL;
+	in->queue = h->queue;
+	in->queue_len = h->queue_len;
+	in->slot = (unsigned int)(in - rt->inst);
+	in->fail_open = h->fail_open;
+	in->guard = h->guard;
+	if (runtime_classes_apply(rt, in, h))
+		return -EINVAL;
+	return runtime_opts_apply(rt, in, h);
+}
+
+static struct plugin *runtime_plugin_get(struct runtime *rt,
+					 const struct cfg_helper *h)
+{
+	char err[768];
+	struct plugin *pl;
+
+	for (size_t i = 0; i < rt->n_plugins; i++)
+		if (strcmp(rt->plugins[i]->desc->name, h->plugin) == 0)
+			return rt->plugins[i];
+	if (plugin_load(rt->cfg->plugin_dir, h->plugin, &pl, err, sizeof(err))) {
+		cfg_error(rt->cfg, h->line, "helper '%s': %s", h->name, err);
+		return NULL;
+	}
+	rt->plugins[rt->n_plugins++] = pl;
+	return pl;
+}
+
+/*
+ * The descriptor's families and protocols are the sets the plugin
+ * supports: a helper gets the whole set unless its config names a part of
+ * it, and naming anything outside it is an error at the key's line.
+ */
+static int runtime_set_apply(struct runtime *rt, const struct instance *in,
+			     const struct cfg_bits *set, int line,
+			     unsigned int want, unsigned int supported,
+			     unsigned int *out)
+{
+	*out = want ? want : supported;
+	if (!(want & ~supported))
+		return 0;
+	/* supported is a proper subset here, so one value names it */
+	cfg_error(rt->cfg, line, "helper '%s': %s = %s: plugin '%s' supports %s only",
+		  in->name, set->key, set->names[want & 3], in->pl->desc->name,
+		  set->names[supported & 3]);
+	return -EINVAL;
+}
+
+static int runtime_classes_apply(struct runtime *rt, struct instance *in,
+				 const struct cfg_helper *h)
+{
+	const struct cth_plugin_desc *d = in->pl->desc;
+
+	in->n_classes = d->n_classes;
+	memcpy(in->classes, d->classes, sizeof(in->classes));
+	for (size_t i = 0; i < h->n_policies; i++) {
+		const struct cfg_policy *pol = &h->policies[i];
+		unsigned c;
+
+		for (c = 0; c < in->n_classes; c++)
+			if (strcmp(in->classes[c].name, pol->cls) == 0)
+				break;
+		if (c == in->n_classes) {
+			cfg_error(rt->cfg, pol->line, "plugin '%s' has no expectation class '%s'",
+				  d->name, pol->cls);
+			return -EINVAL;
+		}
+		if (pol->has_max)
+			in->classes[c].max = pol->max;
+		if (pol->has_timeout)
+			in->classes[c].timeout = pol->timeout;
+	}
+	return 0;
+}
+
+static int runtime_opts_apply(struct runtime *rt, struct instance *in,
+			      const struct cfg_helper *h)
+{
+	const struct cth_plugin_desc *d = in->pl->desc;
+	int bad = 0;
+
+	in->config = calloc(1, d->config_size ? d->config_size : 1);
+	if (!in->config)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n_opts; i++) {
+		const struct cfg_opt *o = &h->opts[i];
+		int rc = d->configure ? d->configure(in->config, o->key, o->value)
+				      : -ENOENT;
+
+		if (rc == -ENOENT)
+			cfg_error(rt->cfg, o->line, "unknown key '%s' (not a daemon key, and plugin '%s' does not know it)",
+				  o->key, d->name);
+		else if (rc < 0)
+			cfg_error(rt->cfg, o->line, "%s: invalid value '%s' for plugin '%s'",
+				  o->key, o->value, d->name);
+		bad |= rc < 0;
+	}
+	return bad ? -EINVAL : 0;
+}
+
+static void runtime_queue_add(struct runtime *rt, uint16_t q)
+{
+	for (size_t i = 0; i < rt->n_queues; i++)
+		if (rt->queues[i] == q)
+			return;
+	rt->queues[rt->n_queues++] = q;
 }
