@@ -26,35 +26,15 @@ static const struct {
 		"Packets waiting in the queue for a verdict now (queue_total)." }, true },
 };
 
-static uint32_t stats_kernel_value(const struct stats_kqueue *k, int i)
-{
-	switch (i) {
-	case STATS_K_QUEUED: return k->id_sequence;
-	case STATS_K_DROPPED: return k->dropped;
-	case STATS_K_USER_DROPPED: return k->user_dropped;
-	default: return k->waiting;
-	}
-}
-
-/* An unsigned 32-bit decimal field and the blanks after it. */
-static int stats_field(const char **s, uint32_t *out)
-{
-	unsigned long long v = 0;
-	const char *p = *s + strspn(*s, " \t");
-
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		v = v * 10 + (unsigned)(*p - '0');
-		if (v > UINT32_MAX)
-			return -EINVAL;
-	}
-	if (*p && *p != ' ' && *p != '\t' && *p != '\n')
-		return -EINVAL;
-	*out = (uint32_t)v;
-	*s = p;
-	return 0;
-}
+static int stats_field(const char **s, uint32_t *out);
+static void stats_text(struct strbuf *b, const struct stats_snap *s);
+static void stats_text_head(struct strbuf *b, const char *what, size_t n,
+			    const char *const *names, const uint16_t *nums);
+static void stats_json(struct strbuf *b, const struct stats_snap *s);
+static void stats_prometheus(struct strbuf *b, const struct stats_snap *s);
+static void stats_prom_family(struct strbuf *b, const char *name,
+			      const char *help, bool gauge);
+static void stats_prom_label(struct strbuf *b, const char *v);
 
 /* "%5u %6u %5u %1u %5u %5u %5u %8u %2d" (Linux nfqnl seq_show): queue,
  * portid, queue_total, copy_mode, copy_range, queue_dropped,
@@ -98,19 +78,19 @@ size_t stats_kqueue_read(FILE *f, struct stats_kqueue *out, size_t max)
 	return n;
 }
 
+void stats_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi)
+{
+	stats_snap_add_helpers(s, b);
+	for (size_t k = 0; k < STATS_Q_N; k++)
+		s->q[qi][k] = atomic_load_explicit(&b->q[k], memory_order_relaxed);
+}
+
 void stats_snap_add_helpers(struct stats_snap *s, const struct stats_block *b)
 {
 	for (size_t i = 0; i < s->n_helpers; i++)
 		for (size_t k = 0; k < STATS_H_N; k++)
 			s->h[i][k] += atomic_load_explicit(&b->h[s->slot[i]][k],
 							   memory_order_relaxed);
-}
-
-void stats_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi)
-{
-	stats_snap_add_helpers(s, b);
-	for (size_t k = 0; k < STATS_Q_N; k++)
-		s->q[qi][k] = atomic_load_explicit(&b->q[k], memory_order_relaxed);
 }
 
 void stats_snap_kernel(struct stats_snap *s, const struct stats_kqueue *kq, size_t n)
@@ -123,20 +103,46 @@ void stats_snap_kernel(struct stats_snap *s, const struct stats_kqueue *kq, size
 			}
 }
 
-/* ---- text: one column per helper / queue, one row per counter ---- */
-
-static void stats_text_head(struct strbuf *b, const char *what, size_t n,
-			    const char *const *names, const uint16_t *nums)
+void stats_render(struct strbuf *b, const struct stats_snap *s, enum stats_format f)
 {
-	strbuf_printf(b, "%-22s", what);
-	for (size_t i = 0; i < n; i++) {
-		if (names)
-			strbuf_printf(b, " %15s", names[i]);
-		else
-			strbuf_printf(b, " %15u", nums[i]);
+	switch (f) {
+	case STATS_TEXT: stats_text(b, s); break;
+	case STATS_JSON: stats_json(b, s); break;
+	case STATS_PROMETHEUS: stats_prometheus(b, s); break;
 	}
-	strbuf_printf(b, "\n");
 }
+
+/* An unsigned 32-bit decimal field and the blanks after it. */
+static int stats_field(const char **s, uint32_t *out)
+{
+	unsigned long long v = 0;
+	const char *p = *s + strspn(*s, " \t");
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (unsigned)(*p - '0');
+		if (v > UINT32_MAX)
+			return -EINVAL;
+	}
+	if (*p && *p != ' ' && *p != '\t' && *p != '\n')
+		return -EINVAL;
+	*out = (uint32_t)v;
+	*s = p;
+	return 0;
+}
+
+static uint32_t stats_kernel_value(const struct stats_kqueue *k, int i)
+{
+	switch (i) {
+	case STATS_K_QUEUED: return k->id_sequence;
+	case STATS_K_DROPPED: return k->dropped;
+	case STATS_K_USER_DROPPED: return k->user_dropped;
+	default: return k->waiting;
+	}
+}
+
+/* ---- text: one column per helper / queue, one row per counter ---- */
 
 static void stats_text(struct strbuf *b, const struct stats_snap *s)
 {
@@ -165,6 +171,19 @@ static void stats_text(struct strbuf *b, const struct stats_snap *s)
 		}
 		strbuf_printf(b, "\n");
 	}
+}
+
+static void stats_text_head(struct strbuf *b, const char *what, size_t n,
+			    const char *const *names, const uint16_t *nums)
+{
+	strbuf_printf(b, "%-22s", what);
+	for (size_t i = 0; i < n; i++) {
+		if (names)
+			strbuf_printf(b, " %15s", names[i]);
+		else
+			strbuf_printf(b, " %15u", nums[i]);
+	}
+	strbuf_printf(b, "\n");
 }
 
 /* ---- JSON ---- */
@@ -203,35 +222,6 @@ static void stats_json(struct strbuf *b, const struct stats_snap *s)
 
 /* ---- Prometheus text exposition format 0.0.4 ---- */
 
-/* A label value: backslash, double quote and newline escaped. */
-static void stats_prom_label(struct strbuf *b, const char *v)
-{
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			strbuf_printf(b, "\\%c", *v);
-		else if (*v == '\n')
-			strbuf_printf(b, "\\n");
-		else
-			strbuf_printf(b, "%c", *v);
-	}
-}
-
-/* HELP text: backslash and newline escaped. */
-static void stats_prom_family(struct strbuf *b, const char *name,
-			      const char *help, bool gauge)
-{
-	strbuf_printf(b, "# HELP %s ", name);
-	for (; *help; help++) {
-		if (*help == '\\')
-			strbuf_printf(b, "\\\\");
-		else if (*help == '\n')
-			strbuf_printf(b, "\\n");
-		else
-			strbuf_printf(b, "%c", *help);
-	}
-	strbuf_printf(b, "\n# TYPE %s %s\n", name, gauge ? "gauge" : "counter");
-}
-
 static void stats_prometheus(struct strbuf *b, const struct stats_snap *s)
 {
 	char name[96];
@@ -265,11 +255,31 @@ static void stats_prometheus(struct strbuf *b, const struct stats_snap *s)
 	}
 }
 
-void stats_render(struct strbuf *b, const struct stats_snap *s, enum stats_format f)
+/* HELP text: backslash and newline escaped. */
+static void stats_prom_family(struct strbuf *b, const char *name,
+			      const char *help, bool gauge)
 {
-	switch (f) {
-	case STATS_TEXT: stats_text(b, s); break;
-	case STATS_JSON: stats_json(b, s); break;
-	case STATS_PROMETHEUS: stats_prometheus(b, s); break;
+	strbuf_printf(b, "# HELP %s ", name);
+	for (; *help; help++) {
+		if (*help == '\\')
+			strbuf_printf(b, "\\\\");
+		else if (*help == '\n')
+			strbuf_printf(b, "\\n");
+		else
+			strbuf_printf(b, "%c", *help);
+	}
+	strbuf_printf(b, "\n# TYPE %s %s\n", name, gauge ? "gauge" : "counter");
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void stats_prom_label(struct strbuf *b, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			strbuf_printf(b, "\\%c", *v);
+		else if (*v == '\n')
+			strbuf_printf(b, "\\n");
+		else
+			strbuf_printf(b, "%c", *v);
 	}
 }
