@@ -27,6 +27,7 @@ static const struct {
 };
 
 static int stats_field(const char **s, uint32_t *out);
+static uint32_t stats_kernel_value(const struct stats_kqueue *k, int i);
 static void stats_text(struct strbuf *b, const struct stats_snap *s);
 static void stats_text_head(struct strbuf *b, const char *what, size_t n,
 			    const char *const *names, const uint16_t *nums);
@@ -130,16 +131,6 @@ static int stats_field(const char **s, uint32_t *out)
 	*out = (uint32_t)v;
 	*s = p;
 	return 0;
-}
-
-static uint32_t stats_kernel_value(const struct stats_kqueue *k, int i)
-{
-	switch (i) {
-	case STATS_K_QUEUED: return k->id_sequence;
-	case STATS_K_DROPPED: return k->dropped;
-	case STATS_K_USER_DROPPED: return k->user_dropped;
-	default: return k->waiting;
-	}
 }
 
 /* ---- text: one column per helper / queue, one row per counter ---- */
@@ -281,5 +272,17 @@ static void stats_prom_label(struct strbuf *b, const char *v)
 			strbuf_printf(b, "\\n");
 		else
 			strbuf_printf(b, "%c", *v);
+	}
+}
+
+/* ---- the kernel's numbers, in every format ---- */
+
+static uint32_t stats_kernel_value(const struct stats_kqueue *k, int i)
+{
+	switch (i) {
+	case STATS_K_QUEUED: return k->id_sequence;
+	case STATS_K_DROPPED: return k->dropped;
+	case STATS_K_USER_DROPPED: return k->user_dropped;
+	default: return k->waiting;
 	}
 }
