@@ -67,7 +67,7 @@ void runtime_free(struct runtime *rt)
 	for (size_t i = 0; i < rt->n_inst; i++)
 		free(rt->inst[i].config);
 	for (size_t i = 0; i < rt->n_plugins; i++)
-		plugin_unload(rt->plugins[i]);
+		loader_unload(rt->plugins[i]);
 	cfg_free(rt->cfg);
 	free(rt);
 }
@@ -123,7 +123,7 @@ static struct plugin *runtime_plugin_get(struct runtime *rt,
 	for (size_t i = 0; i < rt->n_plugins; i++)
 		if (strcmp(rt->plugins[i]->desc->name, h->plugin) == 0)
 			return rt->plugins[i];
-	if (plugin_load(rt->cfg->plugin_dir, h->plugin, &pl, err, sizeof(err))) {
+	if (loader_load(rt->cfg->plugin_dir, h->plugin, &pl, err, sizeof(err))) {
 		cfg_error(rt->cfg, h->line, "helper '%s': %s", h->name, err);
 		return NULL;
 	}
