@@ -19,7 +19,6 @@
 #include <sys/socket.h>
 
 #include "runtime/config_load.h"
-#include "runtime/loader.h"
 #include "base/log.h"
 #include "replay.h"
 
@@ -63,11 +62,12 @@ int main(int argc, char **argv)
 	struct rp_frame f;
 	int rc, status = 0;
 
+	/* the daemon's code run here (log lines, the loader's refusals)
+	 * names this tool, not the daemon */
+	log_program_set("cthelper-replay");
 	if ((rc = rp_opts_parse(argc, argv, &o)) != 0)
 		return rc;
 	log_init(LOG_L_WARNING, 0);
-	/* the loader's messages name this tool, not the daemon */
-	plugin_program_set("cthelper-replay");
 	tool.o = &o;
 	if (rp_report_open(&tool.e.rep, o.quiet ? NULL : stdout) < 0)
 		return 2;

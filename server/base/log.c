@@ -8,6 +8,7 @@
 
 #include "log.h"
 
+static const char *log_prog = "cthelperd";
 static int log_cur_level = LOG_L_INFO;
 static int log_to_syslog;
 static _Thread_local log_capture_fn *log_cap_fn;
@@ -24,12 +25,22 @@ static uint64_t (*log_rl_now)(void);
 static int log_rl_take(struct log_rl *rl, uint64_t *was);
 static uint64_t log_rl_clock(void);
 
+void log_program_set(const char *name)
+{
+	log_prog = name;
+}
+
+const char *log_program(void)
+{
+	return log_prog;
+}
+
 void log_init(int level, int use_syslog)
 {
 	log_cur_level = level;
 	log_to_syslog = use_syslog;
 	if (use_syslog)
-		openlog("cthelperd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		openlog(log_prog, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
 void log_level_set(int level)
@@ -79,7 +90,7 @@ void log_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 		return;
 	}
 	/* one fprintf per line keeps lines from different workers whole */
-	fprintf(stderr, "cthelperd[%s]: %s\n",
+	fprintf(stderr, "%s[%s]: %s\n", log_prog,
 		level < (int)(sizeof(log_names) / sizeof(log_names[0])) &&
 		log_names[level] ? log_names[level] : "?", line);
 }

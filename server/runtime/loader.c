@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "dlfresh.h"
 #include "loader.h"
 
@@ -49,15 +50,6 @@ static void loader_desc_copy(struct plugin *pl, const struct cth_plugin_desc *sr
 static const char *loader_str_copy(char *dst, size_t len, const char *src);
 static int loader_class_check(const struct cth_expect_class *c, unsigned i,
 			      char *err, size_t errlen);
-
-/* The program the loader runs in, named where a message compares a
- * plugin with it: the daemon, or the replay tool (plugin_program_set()). */
-static const char *plugin_program = "cthelperd";
-
-void plugin_program_set(const char *name)
-{
-	plugin_program = name;
-}
 
 int loader_load(const char *dir, const char *name, struct plugin **out,
 		char *err, size_t errlen)
@@ -290,10 +282,10 @@ static int loader_header_check(const struct cth_plugin_desc *d, char *err,
 {
 	if (d->abi_version != CTH_ABI_VERSION)
 		return ERR("plugin ABI version %u, %s speaks %u: rebuild the plugin against this SDK",
-			   d->abi_version, plugin_program, CTH_ABI_VERSION);
+			   d->abi_version, log_program(), CTH_ABI_VERSION);
 	if (d->size != sizeof(*d))
 		return ERR("plugin descriptor is %u bytes, %s expects %zu: rebuild the plugin against this SDK",
-			   d->size, plugin_program, sizeof(*d));
+			   d->size, log_program(), sizeof(*d));
 	return 0;
 }
 

@@ -46,9 +46,5 @@ int loader_load(const char *dir, const char *name, struct plugin **out,
 int loader_desc_check(const struct cth_plugin_desc *d, const char *name,
 		      char *err, size_t errlen);
 void loader_unload(struct plugin *pl);
-/* The program that loads plugins, as messages name it ("plugin ABI
- * version 3, cthelperd speaks 2"): "cthelperd" unless set; the replay
- * tool sets its own before it loads one.  name must outlive the loads. */
-void plugin_program_set(const char *name);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "base/log.h"
 #include "runtime/config_load.h"
 #include "runtime/loader.h"
 #include "runtime/runtime.h"
@@ -38,12 +39,13 @@ static void test_loader(void)
 	struct plugin *pl = NULL;
 	int rc;
 
-	/* the messages name the program that loads (the daemon by default) */
+	/* the messages name the program that loads: log.c's program name,
+	 * the daemon's unless set */
 	expect_refused("abi", "bad_abi", "ABI version 99, cthelperd speaks");
 	expect_refused("size", "bad_size", "descriptor is 8 bytes, cthelperd expects");
-	plugin_program_set("cthelper-replay");
+	log_program_set("cthelper-replay");
 	expect_refused("abi-named-by-replay", "bad_abi", "ABI version 99, cthelper-replay speaks");
-	plugin_program_set("cthelperd");
+	log_program_set("cthelperd");
 	expect_refused("big-state", "big_priv", "64 bytes of private state");
 	expect_refused("no-packet", "no_packet", "no packet callback");
 	expect_refused("zero-classes", "zero_classes", "0 expectation classes");
