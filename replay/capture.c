@@ -100,6 +100,18 @@ static bool rp_linktype_known(int lt)
 	       lt == DLT_NULL || lt == DLT_LOOP;
 }
 
+/* "FILE: why" from libpcap's why, which names the file itself when the
+ * file could not be opened (an errno) but not in a format error. */
+static void rp_capture_why(char *err, size_t errlen, const char *file, const char *why)
+{
+	size_t n = strlen(file);
+
+	if (strncmp(why, file, n) == 0 && strncmp(why + n, ": ", 2) == 0)
+		snprintf(err, errlen, "%s", why);
+	else
+		snprintf(err, errlen, "%s: %s", file, why);
+}
+
 /* The capture read by pc (NULL: not opened, perr says why) as *out. */
 static int rp_capture_start(pcap_t *pc, const char *perr, const char *name,
 			    struct rp_capture **out, char *err, size_t errlen)
@@ -107,7 +119,7 @@ static int rp_capture_start(pcap_t *pc, const char *perr, const char *name,
 	struct rp_capture *cap;
 
 	if (!pc) {
-		snprintf(err, errlen, "%s: %s", name, perr);
+		rp_capture_why(err, errlen, name, perr);
 		return -EINVAL;
 	}
 	cap = calloc(1, sizeof(*cap));
@@ -183,7 +195,7 @@ int rp_capture_dump_open(struct rp_capture *cap, const char *file, char *err, si
 {
 	cap->dump = pcap_dump_open(cap->pc, file);
 	if (!cap->dump) {
-		snprintf(err, errlen, "%s: %s", file, pcap_geterr(cap->pc));
+		rp_capture_why(err, errlen, file, pcap_geterr(cap->pc));
 		return -EIO;
 	}
 	return 0;

@@ -19,7 +19,6 @@
 #include <sys/socket.h>
 
 #include "runtime/config_load.h"
-#include "runtime/loader.h"
 #include "base/log.h"
 #include "replay.h"
 
@@ -46,46 +45,61 @@ struct rp_tool {
 	struct rp_engine e;
 };
 
-static void rp_usage(FILE *fp)
-{
-	fprintf(fp,
-		"usage: cthelper-replay [options] PLUGIN.so CAPTURE\n"
-		"Run a cthelperd plugin on the packets of a pcap or pcapng capture, with an\n"
-		"emulated conntrack, and print every action it takes.\n"
-		"\n"
-		"  -p, --port PORT          destination port of the connections the helper\n"
-		"                           is attached to (repeatable; default: rule_ports,\n"
-		"                           else the capture's first packet's)\n"
-		"  -P, --proto tcp|udp      only connections of this protocol (default: any\n"
-		"                           the plugin speaks)\n"
-		"  -o, --option KEY=VALUE   a key of the helper's config section (repeatable)\n"
-		"      --snat ADDR[:PORT]   the helped connections are source-NATed to ADDR\n"
-		"      --dnat ADDR[:PORT]   the helped connections are destination-NATed to ADDR\n"
-		"  -w, --write OUT.pcap     write the packets as their verdicts leave them\n"
-		"      --expect FILE        compare the output with FILE; exit 1 if it differs\n"
-		"  -d, --debug              show the plugin's debug log lines too\n"
-		"  -q, --quiet              print nothing on standard output\n"
-		"  -V, --version            print the version and the plugin ABI\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"Exit status: 0 done (and equal to --expect), 1 the output differs from\n"
-		"--expect, 2 bad usage, an unreadable capture or a refused plugin.\n"
-		"See cthelper-replay(1).\n");
-}
+static int rp_opts_parse(int argc, char **argv, struct rp_opts *o);
+static int rp_port_add(struct rp_opts *o, const char *v);
+static void rp_usage(FILE *fp);
+static int rp_open(struct rp_tool *t, struct runtime **rt);
+static int rp_nat_opt(const char *name, const char *v, struct rp_nat *n);
+static int rp_runtime_build(const struct rp_opts *o, struct runtime **rt);
+static void rp_tool_emit(void *arg, const struct rp_frame *f, const uint8_t *l3, size_t len);
+static void rp_header(struct rp_tool *t);
 
-static int rp_port_add(struct rp_opts *o, const char *v)
+int main(int argc, char **argv)
 {
-	char *end;
-	unsigned long p;
+	static struct rp_tool tool;
+	struct rp_opts o = { 0 };
+	struct runtime *rt = NULL;
+	struct rp_frame f;
+	int rc, status = 0;
 
-	/* digits only: strtoul() would take " 80" and "+80" */
-	if (!*v || strspn(v, "0123456789") != strlen(v))
-		return -EINVAL;
-	p = strtoul(v, &end, 10);
-	if (p < 1 || p > 65535 || o->n_ports == RP_PORTS_MAX)
-		return -EINVAL;
-	o->ports[o->n_ports++] = (uint16_t)p;
-	return 0;
+	/* the daemon's code run here (log lines, the loader's refusals)
+	 * names this tool, not the daemon */
+	log_program_set("cthelper-replay");
+	if ((rc = rp_opts_parse(argc, argv, &o)) != 0)
+		return rc;
+	log_init(LOG_L_WARNING, 0);
+	tool.o = &o;
+	if (rp_report_open(&tool.e.rep, o.quiet ? NULL : stdout) < 0)
+		return 2;
+	if (rp_open(&tool, &rt) < 0) {
+		status = 2;
+		goto out;
+	}
+	rp_header(&tool);
+	while ((rc = rp_capture_next(tool.cap, &f)) > 0)
+		rp_engine_frame(&tool.e, &f);
+	if (rc < 0) {
+		fprintf(stderr, "cthelper-replay: %s: read error after frame %lu\n", o.capture,
+			tool.e.frames);
+		status = 2;
+		goto out;
+	}
+	rp_engine_summary(&tool.e);
+	if (o.expect) {
+		rc = rp_report_compare(&tool.e.rep, o.expect);
+		if (rc < 0) {
+			fprintf(stderr, "cthelper-replay: %s: %s\n", o.expect, strerror(-rc));
+			status = 2;
+		} else {
+			status = rc;
+		}
+	}
+out:
+	rp_capture_close(tool.cap);
+	rp_report_close(&tool.e.rep);
+	rp_engine_free(&tool.e);
+	runtime_free(rt);
+	return status;
 }
 
 /* 0, or the exit status to leave with. */
@@ -173,6 +187,91 @@ static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 	return 0;
 }
 
+static int rp_port_add(struct rp_opts *o, const char *v)
+{
+	char *end;
+	unsigned long p;
+
+	/* digits only: strtoul() would take " 80" and "+80" */
+	if (!*v || strspn(v, "0123456789") != strlen(v))
+		return -EINVAL;
+	p = strtoul(v, &end, 10);
+	if (p < 1 || p > 65535 || o->n_ports == RP_PORTS_MAX)
+		return -EINVAL;
+	o->ports[o->n_ports++] = (uint16_t)p;
+	return 0;
+}
+
+static void rp_usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: cthelper-replay [options] PLUGIN.so CAPTURE\n"
+		"Run a cthelperd plugin on the packets of a pcap or pcapng capture, with an\n"
+		"emulated conntrack, and print every action it takes.\n"
+		"\n"
+		"  -p, --port PORT          destination port of the connections the helper\n"
+		"                           is attached to (repeatable; default: rule_ports,\n"
+		"                           else the capture's first packet's)\n"
+		"  -P, --proto tcp|udp      only connections of this protocol (default: any\n"
+		"                           the plugin speaks)\n"
+		"  -o, --option KEY=VALUE   a key of the helper's config section (repeatable)\n"
+		"      --snat ADDR[:PORT]   the helped connections are source-NATed to ADDR\n"
+		"      --dnat ADDR[:PORT]   the helped connections are destination-NATed to ADDR\n"
+		"  -w, --write OUT.pcap     write the packets as their verdicts leave them\n"
+		"      --expect FILE        compare the output with FILE; exit 1 if it differs\n"
+		"  -d, --debug              show the plugin's debug log lines too\n"
+		"  -q, --quiet              print nothing on standard output\n"
+		"  -V, --version            print the version and the plugin ABI\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Exit status: 0 done (and equal to --expect), 1 the output differs from\n"
+		"--expect, 2 bad usage, an unreadable capture or a refused plugin.\n"
+		"See cthelper-replay(1).\n");
+}
+
+static int rp_open(struct rp_tool *t, struct runtime **rt)
+{
+	const struct rp_opts *o = t->o;
+	struct rp_engine *e = &t->e;
+	char err[512];
+
+	if (rp_nat_opt("snat", o->snat, &e->ct.snat) ||
+	    rp_nat_opt("dnat", o->dnat, &e->ct.dnat))
+		return -EINVAL;
+	/* the loader's and parser's own messages reach stderr */
+	if (rp_runtime_build(o, rt) < 0)
+		return -EINVAL;
+	rp_engine_init(e, &(*rt)->inst[0]);
+	e->rep.debug = o->debug;
+	e->proto = o->proto;
+	memcpy(e->ports, o->ports, sizeof(e->ports));
+	e->n_ports = o->n_ports;
+	if (!e->n_ports) {
+		const struct cfg_helper *h = &(*rt)->cfg->helpers[0];
+
+		for (size_t i = 0; i < h->n_rule_ports && e->n_ports < RP_PORTS_MAX; i++)
+			e->ports[e->n_ports++] = h->rule_ports[i];
+	}
+	if (rp_capture_open(o->capture, &t->cap, err, sizeof(err)) < 0 ||
+	    (o->write && rp_capture_dump_open(t->cap, o->write, err, sizeof(err)) < 0)) {
+		fprintf(stderr, "cthelper-replay: %s\n", err);
+		return -EINVAL;
+	}
+	e->emit = rp_tool_emit;
+	e->emit_arg = t->cap;
+	return 0;
+}
+
+static int rp_nat_opt(const char *name, const char *v, struct rp_nat *n)
+{
+	if (!v)
+		return 0;
+	if (rp_nat_parse(v, n) == 0)
+		return 0;
+	fprintf(stderr, "cthelper-replay: --%s %s: ADDR[:PORT] or [ADDR6][:PORT]\n", name, v);
+	return -EINVAL;
+}
+
 /*
  * The plugin as the daemon would run it: a [helper NAME] section with the
  * -o keys, parsed by the daemon's parser and built by its runtime (loader
@@ -226,6 +325,11 @@ static int rp_runtime_build(const struct rp_opts *o, struct runtime **rt)
 	return runtime_build(cfg, rt);
 }
 
+static void rp_tool_emit(void *arg, const struct rp_frame *f, const uint8_t *l3, size_t len)
+{
+	rp_capture_dump(arg, f, l3, len);
+}
+
 /* The header names the helper as the run sees it: no path, no version,
  * nothing that differs between two runs of one case. */
 static void rp_header(struct rp_tool *t)
@@ -250,99 +354,4 @@ static void rp_header(struct rp_tool *t)
 	rp_report_line(&t->e.rep, false, "%s", line);
 	if (t->e.n_ports)
 		rp_engine_header_ports(&t->e);
-}
-
-static int rp_nat_opt(const char *name, const char *v, struct rp_nat *n)
-{
-	if (!v)
-		return 0;
-	if (rp_nat_parse(v, n) == 0)
-		return 0;
-	fprintf(stderr, "cthelper-replay: --%s %s: ADDR[:PORT] or [ADDR6][:PORT]\n", name, v);
-	return -EINVAL;
-}
-
-static void rp_tool_emit(void *arg, const struct rp_frame *f, const uint8_t *l3, size_t len)
-{
-	rp_capture_dump(arg, f, l3, len);
-}
-
-static int rp_open(struct rp_tool *t, struct runtime **rt)
-{
-	const struct rp_opts *o = t->o;
-	struct rp_engine *e = &t->e;
-	char err[512];
-
-	if (rp_nat_opt("snat", o->snat, &e->ct.snat) ||
-	    rp_nat_opt("dnat", o->dnat, &e->ct.dnat))
-		return -EINVAL;
-	/* the loader's and parser's own messages reach stderr */
-	if (rp_runtime_build(o, rt) < 0)
-		return -EINVAL;
-	rp_engine_init(e, &(*rt)->inst[0]);
-	e->rep.debug = o->debug;
-	e->proto = o->proto;
-	memcpy(e->ports, o->ports, sizeof(e->ports));
-	e->n_ports = o->n_ports;
-	if (!e->n_ports) {
-		const struct cfg_helper *h = &(*rt)->cfg->helpers[0];
-
-		for (size_t i = 0; i < h->n_rule_ports && e->n_ports < RP_PORTS_MAX; i++)
-			e->ports[e->n_ports++] = h->rule_ports[i];
-	}
-	if (rp_capture_open(o->capture, &t->cap, err, sizeof(err)) < 0 ||
-	    (o->write && rp_capture_dump_open(t->cap, o->write, err, sizeof(err)) < 0)) {
-		fprintf(stderr, "cthelper-replay: %s\n", err);
-		return -EINVAL;
-	}
-	e->emit = rp_tool_emit;
-	e->emit_arg = t->cap;
-	return 0;
-}
-
-int main(int argc, char **argv)
-{
-	static struct rp_tool tool;
-	struct rp_opts o = { 0 };
-	struct runtime *rt = NULL;
-	struct rp_frame f;
-	int rc, status = 0;
-
-	if ((rc = rp_opts_parse(argc, argv, &o)) != 0)
-		return rc;
-	log_init(LOG_L_WARNING, 0);
-	/* the loader's messages name this tool, not the daemon */
-	plugin_program_set("cthelper-replay");
-	tool.o = &o;
-	if (rp_report_open(&tool.e.rep, o.quiet ? NULL : stdout) < 0)
-		return 2;
-	if (rp_open(&tool, &rt) < 0) {
-		status = 2;
-		goto out;
-	}
-	rp_header(&tool);
-	while ((rc = rp_capture_next(tool.cap, &f)) > 0)
-		rp_engine_frame(&tool.e, &f);
-	if (rc < 0) {
-		fprintf(stderr, "cthelper-replay: %s: read error after frame %lu\n", o.capture,
-			tool.e.frames);
-		status = 2;
-		goto out;
-	}
-	rp_engine_summary(&tool.e);
-	if (o.expect) {
-		rc = rp_report_compare(&tool.e.rep, o.expect);
-		if (rc < 0) {
-			fprintf(stderr, "cthelper-replay: %s: %s\n", o.expect, strerror(-rc));
-			status = 2;
-		} else {
-			status = rc;
-		}
-	}
-out:
-	rp_capture_close(tool.cap);
-	rp_report_close(&tool.e.rep);
-	rp_engine_free(&tool.e);
-	runtime_free(rt);
-	return status;
 }

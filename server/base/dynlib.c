@@ -20,11 +20,42 @@
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)),
 	       "function pointers are stored as void *");
 
-static void dynlib_why_set(char *why, size_t len, const char *soname)
-{
-	const char *e = dlerror();
+static int dynlib_syms_check(const struct dynlib_sym *syms, size_t n, size_t size,
+			     char *why, size_t len);
+static int dynlib_syms_resolve(void *dl, const char *soname, const struct dynlib_sym *syms,
+			       size_t n, unsigned char *table, char *why, size_t len);
+static void dynlib_why_set(char *why, size_t len, const char *soname);
 
-	snprintf(why, len, "cannot load %s: %s", soname, e ? e : "unknown dlerror()");
+int dynlib_load(const char *soname, int flags, const struct dynlib_sym *syms,
+		size_t n, void *table, size_t size, char *why, size_t len)
+{
+	void *dl;
+	int rc;
+
+	memset(table, 0, size);
+	if ((rc = dynlib_syms_check(syms, n, size, why, len)) < 0)
+		return rc;
+	dl = dlopen(soname, flags);
+	if (!dl) {
+		dynlib_why_set(why, len, soname);
+		return -ELIBACC;
+	}
+	rc = dynlib_syms_resolve(dl, soname, syms, n, table, why, len);
+	if (rc < 0)
+		memset(table, 0, size);  /* another version: none of it is used */
+	return rc;
+}
+
+static int dynlib_syms_check(const struct dynlib_sym *syms, size_t n, size_t size,
+			     char *why, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (syms[i].offset > size || size - syms[i].offset < sizeof(void *)) {
+			snprintf(why, len, "%s: outside its table of %zu bytes", syms[i].name, size);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 /* Every entry into table, or -ELIBBAD at the first one missing. */
@@ -45,34 +76,9 @@ static int dynlib_syms_resolve(void *dl, const char *soname, const struct dynlib
 	return 0;
 }
 
-static int dynlib_syms_check(const struct dynlib_sym *syms, size_t n, size_t size,
-			     char *why, size_t len)
+static void dynlib_why_set(char *why, size_t len, const char *soname)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (syms[i].offset > size || size - syms[i].offset < sizeof(void *)) {
-			snprintf(why, len, "%s: outside its table of %zu bytes", syms[i].name, size);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
+	const char *e = dlerror();
 
-int dynlib_load(const char *soname, int flags, const struct dynlib_sym *syms,
-		size_t n, void *table, size_t size, char *why, size_t len)
-{
-	void *dl;
-	int rc;
-
-	memset(table, 0, size);
-	if ((rc = dynlib_syms_check(syms, n, size, why, len)) < 0)
-		return rc;
-	dl = dlopen(soname, flags);
-	if (!dl) {
-		dynlib_why_set(why, len, soname);
-		return -ELIBACC;
-	}
-	rc = dynlib_syms_resolve(dl, soname, syms, n, table, why, len);
-	if (rc < 0)
-		memset(table, 0, size);  /* another version: none of it is used */
-	return rc;
+	snprintf(why, len, "cannot load %s: %s", soname, e ? e : "unknown dlerror()");
 }

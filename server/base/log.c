@@ -8,6 +8,7 @@
 
 #include "log.h"
 
+static const char *log_prog = "cthelperd";
 static int log_cur_level = LOG_L_INFO;
 static int log_to_syslog;
 static _Thread_local log_capture_fn *log_cap_fn;
@@ -19,12 +20,27 @@ static const char *const log_names[] = {
 	[LOG_L_DEBUG] = "debug",
 };
 
+static uint64_t (*log_rl_now)(void);
+
+static int log_rl_take(struct log_rl *rl, uint64_t *was);
+static uint64_t log_rl_clock(void);
+
+void log_program_set(const char *name)
+{
+	log_prog = name;
+}
+
+const char *log_program(void)
+{
+	return log_prog;
+}
+
 void log_init(int level, int use_syslog)
 {
 	log_cur_level = level;
 	log_to_syslog = use_syslog;
 	if (use_syslog)
-		openlog("cthelperd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		openlog(log_prog, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
 void log_level_set(int level)
@@ -46,6 +62,15 @@ int log_enabled(int level)
 	return level <= log_cur_level;
 }
 
+void log_msg(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(level, NULL, fmt, ap);
+	va_end(ap);
+}
+
 void log_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 {
 	char line[1024];
@@ -65,18 +90,9 @@ void log_vmsg(int level, const char *tag, const char *fmt, va_list ap)
 		return;
 	}
 	/* one fprintf per line keeps lines from different workers whole */
-	fprintf(stderr, "cthelperd[%s]: %s\n",
+	fprintf(stderr, "%s[%s]: %s\n", log_prog,
 		level < (int)(sizeof(log_names) / sizeof(log_names[0])) &&
 		log_names[level] ? log_names[level] : "?", line);
-}
-
-void log_msg(int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	log_vmsg(level, NULL, fmt, ap);
-	va_end(ap);
 }
 
 void log_capture_set(log_capture_fn *fn, void *arg)
@@ -90,21 +106,27 @@ int log_capturing(void)
 	return log_cap_fn != NULL;
 }
 
-static uint64_t (*log_rl_now)(void);
+int log_rl_msg(struct log_rl *rl, int level, const char *fmt, ...)
+{
+	uint64_t was = 0;
+	va_list ap;
+
+	if (!log_enabled(level) && !(log_cap_fn && level <= LOG_L_WARNING))
+		return 0;
+	if (!log_rl_take(rl, &was))
+		return 1;
+	if (was)
+		log_msg(level, "(%llu lines like the next one suppressed)",
+			(unsigned long long)was);
+	va_start(ap, fmt);
+	log_vmsg(level, NULL, fmt, ap);
+	va_end(ap);
+	return 0;
+}
 
 void log_rl_clock_set(uint64_t (*now_ms)(void))
 {
 	log_rl_now = now_ms;
-}
-
-static uint64_t log_rl_clock(void)
-{
-	struct timespec ts;
-
-	if (log_rl_now)
-		return log_rl_now();
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 #define LOG_RL_TOKEN_MS (1000u / LOG_RL_PER_SEC)
@@ -137,20 +159,12 @@ static int log_rl_take(struct log_rl *rl, uint64_t *was)
 	return ok;
 }
 
-int log_rl_msg(struct log_rl *rl, int level, const char *fmt, ...)
+static uint64_t log_rl_clock(void)
 {
-	uint64_t was = 0;
-	va_list ap;
+	struct timespec ts;
 
-	if (!log_enabled(level) && !(log_cap_fn && level <= LOG_L_WARNING))
-		return 0;
-	if (!log_rl_take(rl, &was))
-		return 1;
-	if (was)
-		log_msg(level, "(%llu lines like the next one suppressed)",
-			(unsigned long long)was);
-	va_start(ap, fmt);
-	log_vmsg(level, NULL, fmt, ap);
-	va_end(ap);
-	return 0;
+	if (log_rl_now)
+		return log_rl_now();
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }

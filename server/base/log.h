@@ -10,6 +10,17 @@
 enum { LOG_L_ERR = 3, LOG_L_WARNING = 4, LOG_L_NOTICE = 5, LOG_L_INFO = 6,
        LOG_L_DEBUG = 7 };
 
+/*
+ * The program whose lines these are: its name starts every line on stderr
+ * ("cthelperd[info]: ...") and is syslog's ident, and a message that
+ * compares the program with something names it (the loader's refusal of a
+ * plugin built for another ABI).  "cthelperd" unless set; the replay tool,
+ * which runs the same code, sets its own before anything logs.  name must
+ * outlive every line.
+ */
+void log_program_set(const char *name);
+const char *log_program(void);
+
 void log_init(int level, int use_syslog);
 /* A reload's new log_level (the destination stays). */
 void log_level_set(int level);

@@ -6,22 +6,7 @@
 
 #include "strbuf.h"
 
-static int strbuf_grow(struct strbuf *b, size_t need)
-{
-	size_t cap = b->cap ? b->cap : 1024;
-	char *p;
-
-	while (cap < need)
-		cap *= 2;
-	if (cap == b->cap)
-		return 0;
-	p = realloc(b->p, cap);
-	if (!p)
-		return b->err = -ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
+static int strbuf_grow(struct strbuf *b, size_t need);
 
 void strbuf_printf(struct strbuf *b, const char *fmt, ...)
 {
@@ -63,4 +48,21 @@ void strbuf_free(struct strbuf *b)
 	b->p = NULL;
 	b->len = b->cap = 0;
 	b->err = 0;
+}
+
+static int strbuf_grow(struct strbuf *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : 1024;
+	char *p;
+
+	while (cap < need)
+		cap *= 2;
+	if (cap == b->cap)
+		return 0;
+	p = realloc(b->p, cap);
+	if (!p)
+		return b->err = -ENOMEM;
+	b->p = p;
+	b->cap = cap;
+	return 0;
 }

@@ -130,7 +130,7 @@ int control_answer(struct control *c, const char *req, struct strbuf *out)
 		}
 		control_snap(c, rt, s);
 		strbuf_printf(out, "OK\n");
-		stats_render(out, s, !arg ? STATS_TEXT : json ? STATS_JSON : STATS_PROMETHEUS);
+		stats_report_render(out, s, !arg ? STATS_TEXT : json ? STATS_JSON : STATS_PROMETHEUS);
 		free(s);
 		return 0;
 	}
@@ -519,17 +519,17 @@ static void control_snap(struct control *c, const struct runtime *rt,
 	s->n_queues = c->n_queues;
 	for (size_t i = 0; i < c->n_queues; i++) {
 		s->queue[i] = c->queue[i];
-		stats_snap_add(s, c->stats[i], i);
+		stats_report_snap_add(s, c->stats[i], i);
 	}
 	if (c->host_stats)
-		stats_snap_add_helpers(s, c->host_stats);
+		stats_report_snap_add_helpers(s, c->host_stats);
 	/* other programs' queues are listed too: only ours are shown */
 	f = fopen(CONTROL_PROC_QUEUES, "re");
 	if (f) {
-		nk = stats_kqueue_read(f, kq, sizeof(kq) / sizeof(kq[0]));
+		nk = stats_report_kqueue_read(f, kq, sizeof(kq) / sizeof(kq[0]));
 		fclose(f);
 	}
-	stats_snap_kernel(s, kq, nk);
+	stats_report_snap_kernel(s, kq, nk);
 }
 
 /* "OK" and the summary, or "ERROR" and every error line: the reload has

@@ -15,7 +15,7 @@ enum { STATS_K_QUEUED, STATS_K_DROPPED, STATS_K_USER_DROPPED, STATS_K_WAITING, S
 static const struct {
 	struct stats_info info;
 	bool gauge;
-} stats_kernel_info[STATS_K_N] = {
+} stats_report_kernel_info[STATS_K_N] = {
 	[STATS_K_QUEUED] = { { "queued",
 		"Packets the kernel queued since the queue was bound (id_sequence, 32 bits)." }, false },
 	[STATS_K_DROPPED] = { { "dropped",
@@ -26,18 +26,95 @@ static const struct {
 		"Packets waiting in the queue for a verdict now (queue_total)." }, true },
 };
 
-static uint32_t stats_kernel_value(const struct stats_kqueue *k, int i)
+static int stats_report_field(const char **s, uint32_t *out);
+static uint32_t stats_report_kernel_value(const struct stats_kqueue *k, int i);
+static void stats_report_text(struct strbuf *b, const struct stats_snap *s);
+static void stats_report_text_head(struct strbuf *b, const char *what, size_t n,
+				   const char *const *names, const uint16_t *nums);
+static void stats_report_json(struct strbuf *b, const struct stats_snap *s);
+static void stats_report_prometheus(struct strbuf *b, const struct stats_snap *s);
+static void stats_report_prom_family(struct strbuf *b, const char *name,
+				     const char *help, bool gauge);
+static void stats_report_prom_label(struct strbuf *b, const char *v);
+
+/* "%5u %6u %5u %1u %5u %5u %5u %8u %2d" (Linux nfqnl seq_show): queue,
+ * portid, queue_total, copy_mode, copy_range, queue_dropped,
+ * user_dropped, id_sequence, 1.  Exactly nine fields. */
+int stats_report_kqueue_parse(const char *line, struct stats_kqueue *out)
 {
-	switch (i) {
-	case STATS_K_QUEUED: return k->id_sequence;
-	case STATS_K_DROPPED: return k->dropped;
-	case STATS_K_USER_DROPPED: return k->user_dropped;
-	default: return k->waiting;
+	uint32_t f[9];
+	const char *s = line;
+
+	for (size_t i = 0; i < 9; i++)
+		if (stats_report_field(&s, &f[i]) < 0)
+			return -EINVAL;
+	if (s[strspn(s, " \t\n")] != '\0')
+		return -EINVAL;
+	*out = (struct stats_kqueue){
+		.queue = f[0], .portid = f[1], .waiting = f[2], .copy_mode = f[3],
+		.copy_range = f[4], .dropped = f[5], .user_dropped = f[6],
+		.id_sequence = f[7],
+	};
+	return 0;
+}
+
+size_t stats_report_kqueue_read(FILE *f, struct stats_kqueue *out, size_t max)
+{
+	char line[256];
+	size_t n = 0;
+
+	while (n < max && fgets(line, sizeof(line), f)) {
+		bool whole = strchr(line, '\n') || feof(f);
+
+		if (!whole) {          /* too long to be ours: skip the rest */
+			int c;
+
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		if (stats_report_kqueue_parse(line, &out[n]) == 0)
+			n++;
+	}
+	return n;
+}
+
+void stats_report_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi)
+{
+	stats_report_snap_add_helpers(s, b);
+	for (size_t k = 0; k < STATS_Q_N; k++)
+		s->q[qi][k] = atomic_load_explicit(&b->q[k], memory_order_relaxed);
+}
+
+void stats_report_snap_add_helpers(struct stats_snap *s, const struct stats_block *b)
+{
+	for (size_t i = 0; i < s->n_helpers; i++)
+		for (size_t k = 0; k < STATS_H_N; k++)
+			s->h[i][k] += atomic_load_explicit(&b->h[s->slot[i]][k],
+							   memory_order_relaxed);
+}
+
+void stats_report_snap_kernel(struct stats_snap *s, const struct stats_kqueue *kq, size_t n)
+{
+	for (size_t i = 0; i < s->n_queues; i++)
+		for (size_t j = 0; j < n; j++)
+			if (kq[j].queue == s->queue[i]) {
+				s->kq[i] = kq[j];
+				s->has_kq[i] = true;
+			}
+}
+
+void stats_report_render(struct strbuf *b, const struct stats_snap *s, enum stats_format f)
+{
+	switch (f) {
+	case STATS_TEXT: stats_report_text(b, s); break;
+	case STATS_JSON: stats_report_json(b, s); break;
+	case STATS_PROMETHEUS: stats_report_prometheus(b, s); break;
 	}
 }
 
 /* An unsigned 32-bit decimal field and the blanks after it. */
-static int stats_field(const char **s, uint32_t *out)
+static int stats_report_field(const char **s, uint32_t *out)
 {
 	unsigned long long v = 0;
 	const char *p = *s + strspn(*s, " \t");
@@ -56,77 +133,39 @@ static int stats_field(const char **s, uint32_t *out)
 	return 0;
 }
 
-/* "%5u %6u %5u %1u %5u %5u %5u %8u %2d" (Linux nfqnl seq_show): queue,
- * portid, queue_total, copy_mode, copy_range, queue_dropped,
- * user_dropped, id_sequence, 1.  Exactly nine fields. */
-int stats_kqueue_parse(const char *line, struct stats_kqueue *out)
-{
-	uint32_t f[9];
-	const char *s = line;
-
-	for (size_t i = 0; i < 9; i++)
-		if (stats_field(&s, &f[i]) < 0)
-			return -EINVAL;
-	if (s[strspn(s, " \t\n")] != '\0')
-		return -EINVAL;
-	*out = (struct stats_kqueue){
-		.queue = f[0], .portid = f[1], .waiting = f[2], .copy_mode = f[3],
-		.copy_range = f[4], .dropped = f[5], .user_dropped = f[6],
-		.id_sequence = f[7],
-	};
-	return 0;
-}
-
-size_t stats_kqueue_read(FILE *f, struct stats_kqueue *out, size_t max)
-{
-	char line[256];
-	size_t n = 0;
-
-	while (n < max && fgets(line, sizeof(line), f)) {
-		bool whole = strchr(line, '\n') || feof(f);
-
-		if (!whole) {          /* too long to be ours: skip the rest */
-			int c;
-
-			while ((c = fgetc(f)) != EOF && c != '\n')
-				;
-			continue;
-		}
-		if (stats_kqueue_parse(line, &out[n]) == 0)
-			n++;
-	}
-	return n;
-}
-
-void stats_snap_add_helpers(struct stats_snap *s, const struct stats_block *b)
-{
-	for (size_t i = 0; i < s->n_helpers; i++)
-		for (size_t k = 0; k < STATS_H_N; k++)
-			s->h[i][k] += atomic_load_explicit(&b->h[s->slot[i]][k],
-							   memory_order_relaxed);
-}
-
-void stats_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi)
-{
-	stats_snap_add_helpers(s, b);
-	for (size_t k = 0; k < STATS_Q_N; k++)
-		s->q[qi][k] = atomic_load_explicit(&b->q[k], memory_order_relaxed);
-}
-
-void stats_snap_kernel(struct stats_snap *s, const struct stats_kqueue *kq, size_t n)
-{
-	for (size_t i = 0; i < s->n_queues; i++)
-		for (size_t j = 0; j < n; j++)
-			if (kq[j].queue == s->queue[i]) {
-				s->kq[i] = kq[j];
-				s->has_kq[i] = true;
-			}
-}
-
 /* ---- text: one column per helper / queue, one row per counter ---- */
 
-static void stats_text_head(struct strbuf *b, const char *what, size_t n,
-			    const char *const *names, const uint16_t *nums)
+static void stats_report_text(struct strbuf *b, const struct stats_snap *s)
+{
+	stats_report_text_head(b, "helper", s->n_helpers, s->helper, NULL);
+	for (size_t k = 0; k < STATS_H_N; k++) {
+		strbuf_printf(b, "%-22s", stats_helper_info[k].name);
+		for (size_t i = 0; i < s->n_helpers; i++)
+			strbuf_printf(b, " %15llu", (unsigned long long)s->h[i][k]);
+		strbuf_printf(b, "\n");
+	}
+	strbuf_printf(b, "\n");
+	stats_report_text_head(b, "queue", s->n_queues, NULL, s->queue);
+	for (size_t k = 0; k < STATS_Q_N; k++) {
+		strbuf_printf(b, "%-22s", stats_queue_info[k].name);
+		for (size_t i = 0; i < s->n_queues; i++)
+			strbuf_printf(b, " %15llu", (unsigned long long)s->q[i][k]);
+		strbuf_printf(b, "\n");
+	}
+	for (int k = 0; k < STATS_K_N; k++) {
+		strbuf_printf(b, "kernel_%-15s", stats_report_kernel_info[k].info.name);
+		for (size_t i = 0; i < s->n_queues; i++) {
+			if (s->has_kq[i])
+				strbuf_printf(b, " %15u", stats_report_kernel_value(&s->kq[i], k));
+			else
+				strbuf_printf(b, " %15s", "-");
+		}
+		strbuf_printf(b, "\n");
+	}
+}
+
+static void stats_report_text_head(struct strbuf *b, const char *what, size_t n,
+				   const char *const *names, const uint16_t *nums)
 {
 	strbuf_printf(b, "%-22s", what);
 	for (size_t i = 0; i < n; i++) {
@@ -138,38 +177,9 @@ static void stats_text_head(struct strbuf *b, const char *what, size_t n,
 	strbuf_printf(b, "\n");
 }
 
-static void stats_text(struct strbuf *b, const struct stats_snap *s)
-{
-	stats_text_head(b, "helper", s->n_helpers, s->helper, NULL);
-	for (size_t k = 0; k < STATS_H_N; k++) {
-		strbuf_printf(b, "%-22s", stats_helper_info[k].name);
-		for (size_t i = 0; i < s->n_helpers; i++)
-			strbuf_printf(b, " %15llu", (unsigned long long)s->h[i][k]);
-		strbuf_printf(b, "\n");
-	}
-	strbuf_printf(b, "\n");
-	stats_text_head(b, "queue", s->n_queues, NULL, s->queue);
-	for (size_t k = 0; k < STATS_Q_N; k++) {
-		strbuf_printf(b, "%-22s", stats_queue_info[k].name);
-		for (size_t i = 0; i < s->n_queues; i++)
-			strbuf_printf(b, " %15llu", (unsigned long long)s->q[i][k]);
-		strbuf_printf(b, "\n");
-	}
-	for (int k = 0; k < STATS_K_N; k++) {
-		strbuf_printf(b, "kernel_%-15s", stats_kernel_info[k].info.name);
-		for (size_t i = 0; i < s->n_queues; i++) {
-			if (s->has_kq[i])
-				strbuf_printf(b, " %15u", stats_kernel_value(&s->kq[i], k));
-			else
-				strbuf_printf(b, " %15s", "-");
-		}
-		strbuf_printf(b, "\n");
-	}
-}
-
 /* ---- JSON ---- */
 
-static void stats_json(struct strbuf *b, const struct stats_snap *s)
+static void stats_report_json(struct strbuf *b, const struct stats_snap *s)
 {
 	strbuf_printf(b, "{\"helpers\":[");
 	for (size_t i = 0; i < s->n_helpers; i++) {
@@ -194,8 +204,8 @@ static void stats_json(struct strbuf *b, const struct stats_snap *s)
 		}
 		strbuf_printf(b, "{\"portid\":%u", s->kq[i].portid);
 		for (int k = 0; k < STATS_K_N; k++)
-			strbuf_printf(b, ",\"%s\":%u", stats_kernel_info[k].info.name,
-				      stats_kernel_value(&s->kq[i], k));
+			strbuf_printf(b, ",\"%s\":%u", stats_report_kernel_info[k].info.name,
+				      stats_report_kernel_value(&s->kq[i], k));
 		strbuf_printf(b, "}}");
 	}
 	strbuf_printf(b, "]}\n");
@@ -203,22 +213,42 @@ static void stats_json(struct strbuf *b, const struct stats_snap *s)
 
 /* ---- Prometheus text exposition format 0.0.4 ---- */
 
-/* A label value: backslash, double quote and newline escaped. */
-static void stats_prom_label(struct strbuf *b, const char *v)
+static void stats_report_prometheus(struct strbuf *b, const struct stats_snap *s)
 {
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			strbuf_printf(b, "\\%c", *v);
-		else if (*v == '\n')
-			strbuf_printf(b, "\\n");
-		else
-			strbuf_printf(b, "%c", *v);
+	char name[96];
+
+	for (size_t k = 0; k < STATS_H_N; k++) {
+		snprintf(name, sizeof(name), "cthelperd_%s_total", stats_helper_info[k].name);
+		stats_report_prom_family(b, name, stats_helper_info[k].help, false);
+		for (size_t i = 0; i < s->n_helpers; i++) {
+			strbuf_printf(b, "%s{helper=\"", name);
+			stats_report_prom_label(b, s->helper[i]);
+			strbuf_printf(b, "\"} %llu\n", (unsigned long long)s->h[i][k]);
+		}
+	}
+	for (size_t k = 0; k < STATS_Q_N; k++) {
+		snprintf(name, sizeof(name), "cthelperd_queue_%s_total", stats_queue_info[k].name);
+		stats_report_prom_family(b, name, stats_queue_info[k].help, false);
+		for (size_t i = 0; i < s->n_queues; i++)
+			strbuf_printf(b, "%s{queue=\"%u\"} %llu\n", name, s->queue[i],
+				      (unsigned long long)s->q[i][k]);
+	}
+	for (int k = 0; k < STATS_K_N; k++) {
+		bool gauge = stats_report_kernel_info[k].gauge;
+
+		snprintf(name, sizeof(name), "cthelperd_queue_%s%s",
+			 stats_report_kernel_info[k].info.name, gauge ? "" : "_total");
+		stats_report_prom_family(b, name, stats_report_kernel_info[k].info.help, gauge);
+		for (size_t i = 0; i < s->n_queues; i++)
+			if (s->has_kq[i])
+				strbuf_printf(b, "%s{queue=\"%u\"} %u\n", name, s->queue[i],
+					      stats_report_kernel_value(&s->kq[i], k));
 	}
 }
 
 /* HELP text: backslash and newline escaped. */
-static void stats_prom_family(struct strbuf *b, const char *name,
-			      const char *help, bool gauge)
+static void stats_report_prom_family(struct strbuf *b, const char *name,
+				     const char *help, bool gauge)
 {
 	strbuf_printf(b, "# HELP %s ", name);
 	for (; *help; help++) {
@@ -232,44 +262,27 @@ static void stats_prom_family(struct strbuf *b, const char *name,
 	strbuf_printf(b, "\n# TYPE %s %s\n", name, gauge ? "gauge" : "counter");
 }
 
-static void stats_prometheus(struct strbuf *b, const struct stats_snap *s)
+/* A label value: backslash, double quote and newline escaped. */
+static void stats_report_prom_label(struct strbuf *b, const char *v)
 {
-	char name[96];
-
-	for (size_t k = 0; k < STATS_H_N; k++) {
-		snprintf(name, sizeof(name), "cthelperd_%s_total", stats_helper_info[k].name);
-		stats_prom_family(b, name, stats_helper_info[k].help, false);
-		for (size_t i = 0; i < s->n_helpers; i++) {
-			strbuf_printf(b, "%s{helper=\"", name);
-			stats_prom_label(b, s->helper[i]);
-			strbuf_printf(b, "\"} %llu\n", (unsigned long long)s->h[i][k]);
-		}
-	}
-	for (size_t k = 0; k < STATS_Q_N; k++) {
-		snprintf(name, sizeof(name), "cthelperd_queue_%s_total", stats_queue_info[k].name);
-		stats_prom_family(b, name, stats_queue_info[k].help, false);
-		for (size_t i = 0; i < s->n_queues; i++)
-			strbuf_printf(b, "%s{queue=\"%u\"} %llu\n", name, s->queue[i],
-				      (unsigned long long)s->q[i][k]);
-	}
-	for (int k = 0; k < STATS_K_N; k++) {
-		bool gauge = stats_kernel_info[k].gauge;
-
-		snprintf(name, sizeof(name), "cthelperd_queue_%s%s",
-			 stats_kernel_info[k].info.name, gauge ? "" : "_total");
-		stats_prom_family(b, name, stats_kernel_info[k].info.help, gauge);
-		for (size_t i = 0; i < s->n_queues; i++)
-			if (s->has_kq[i])
-				strbuf_printf(b, "%s{queue=\"%u\"} %u\n", name, s->queue[i],
-					      stats_kernel_value(&s->kq[i], k));
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			strbuf_printf(b, "\\%c", *v);
+		else if (*v == '\n')
+			strbuf_printf(b, "\\n");
+		else
+			strbuf_printf(b, "%c", *v);
 	}
 }
 
-void stats_render(struct strbuf *b, const struct stats_snap *s, enum stats_format f)
+/* ---- the kernel's numbers, in every format ---- */
+
+static uint32_t stats_report_kernel_value(const struct stats_kqueue *k, int i)
 {
-	switch (f) {
-	case STATS_TEXT: stats_text(b, s); break;
-	case STATS_JSON: stats_json(b, s); break;
-	case STATS_PROMETHEUS: stats_prometheus(b, s); break;
+	switch (i) {
+	case STATS_K_QUEUED: return k->id_sequence;
+	case STATS_K_DROPPED: return k->dropped;
+	case STATS_K_USER_DROPPED: return k->user_dropped;
+	default: return k->waiting;
 	}
 }

@@ -22,9 +22,9 @@ struct stats_kqueue {
 };
 
 /* One line of the /proc file: 0, or -EINVAL when malformed. */
-int stats_kqueue_parse(const char *line, struct stats_kqueue *out);
+int stats_report_kqueue_parse(const char *line, struct stats_kqueue *out);
 /* Every well-formed line of f, at most max: how many. */
-size_t stats_kqueue_read(FILE *f, struct stats_kqueue *out, size_t max);
+size_t stats_report_kqueue_read(FILE *f, struct stats_kqueue *out, size_t max);
 
 /* What a stats answer shows: summed and read once, then rendered. */
 struct stats_snap {
@@ -42,13 +42,13 @@ struct stats_snap {
 
 /* Add block b's helper counters (slot[i] for helper i) to s->h and put
  * its queue counters at queue index qi. */
-void stats_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi);
+void stats_report_snap_add(struct stats_snap *s, const struct stats_block *b, size_t qi);
 /* Only b's helper counters (a block without queues: the main thread's). */
-void stats_snap_add_helpers(struct stats_snap *s, const struct stats_block *b);
+void stats_report_snap_add_helpers(struct stats_snap *s, const struct stats_block *b);
 /* Match the kernel's queues (from /proc) to s->queue. */
-void stats_snap_kernel(struct stats_snap *s, const struct stats_kqueue *kq, size_t n);
+void stats_report_snap_kernel(struct stats_snap *s, const struct stats_kqueue *kq, size_t n);
 
 enum stats_format { STATS_TEXT, STATS_JSON, STATS_PROMETHEUS };
-void stats_render(struct strbuf *b, const struct stats_snap *s, enum stats_format f);
+void stats_report_render(struct strbuf *b, const struct stats_snap *s, enum stats_format f);
 
 #endif

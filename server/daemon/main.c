@@ -30,7 +30,7 @@ struct main_opts {
 };
 
 static int main_opts_parse(int argc, char **argv, struct main_opts *o);
-static void usage(FILE *out);
+static void main_usage(FILE *out);
 static int main_metrics_check(const struct cfg *cfg);
 
 int main(int argc, char **argv)
@@ -96,39 +96,39 @@ static int main_opts_parse(int argc, char **argv, struct main_opts *o)
 		case 'c': o->file = optarg; break;
 		case 'n': o->check = true; break;
 		case 'd': o->detach = true; break;
-		case 'h': usage(stdout); return 0;
+		case 'h': main_usage(stdout); return 0;
 		case 'K': return kcheck_run();
 		case 'R': o->release = true; break;
 		case 'P':
 			if ((o->rules = rules_kind_parse(optarg)) < 0) {
 				fprintf(stderr, "cthelperd: --print-rules: '%s' is not nft or iptables\n", optarg);
-				usage(stderr);
+				main_usage(stderr);
 				return 2;
 			}
 			break;
 		case 'V': printf("cthelperd %s (plugin ABI %u)\n", CTH_VERSION, CTH_ABI_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default: main_usage(stderr); return 2;
 		}
 	}
 	if (optind != argc) {
 		fprintf(stderr, "cthelperd: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
+		main_usage(stderr);
 		return 2;
 	}
 	if (o->release && (o->check || o->detach)) {
 		fprintf(stderr, "cthelperd: --release goes without -n and -d\n");
-		usage(stderr);
+		main_usage(stderr);
 		return 2;
 	}
 	if (o->rules >= 0 && (o->check || o->detach || o->release)) {
 		fprintf(stderr, "cthelperd: --print-rules goes without -n, -d and --release\n");
-		usage(stderr);
+		main_usage(stderr);
 		return 2;
 	}
 	return -1;
 }
 
-static void usage(FILE *out)
+static void main_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: cthelperd [-c FILE] [-n] [-d] [-h] [-V] [--check-kernel] [--release]\n"

@@ -39,22 +39,35 @@ DYNLIB_TABLE_CHECK(struct sd_api, sd_syms);
 
 static struct sd_api sd_table;
 
-/* libsystemd's functions, loaded at the first call; NULL if it cannot be
- * (told once: every later message is lost the same way). */
-static const struct sd_api *notify_api_get(void)
-{
-	static int rc = 1;            /* 1: not tried yet */
-	char why[512];
+static int notify_send(const char *fields, const char *status);
+static const struct sd_api *notify_api_get(void);
 
-	if (rc > 0) {
-		rc = dynlib_load(NOTIFY_LIB, RTLD_NOW | RTLD_LOCAL, sd_syms,
-				 sizeof(sd_syms) / sizeof(sd_syms[0]), &sd_table,
-				 sizeof(sd_table), why, sizeof(why));
-		if (rc < 0)
-			log_warn("NOTIFY_SOCKET is set but systemd cannot be told anything: %s; "
-				 "a Type=notify unit will time out waiting for READY=1", why);
-	}
-	return rc == 0 ? &sd_table : NULL;
+int notify_ready(const char *status)
+{
+	return notify_send("READY=1", status);
+}
+
+int notify_reloading(void)
+{
+	struct timespec ts;
+	char head[64];
+
+	/* systemd (253+, Type=notify-reload) matches the reload by this time */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(head, sizeof(head), "RELOADING=1\nMONOTONIC_USEC=%llu",
+		 (unsigned long long)ts.tv_sec * 1000000ull +
+		 (unsigned long long)ts.tv_nsec / 1000ull);
+	return notify_send(head, NULL);
+}
+
+int notify_stopping(void)
+{
+	return notify_send("STOPPING=1", NULL);
+}
+
+int notify_status(const char *status)
+{
+	return notify_send("", status ? status : "");
 }
 
 /* One datagram: FIELDS, then STATUS=status unless NULL.  The protocol is
@@ -86,30 +99,20 @@ static int notify_send(const char *fields, const char *status)
 	return rc;
 }
 
-int notify_ready(const char *status)
+/* libsystemd's functions, loaded at the first call; NULL if it cannot be
+ * (told once: every later message is lost the same way). */
+static const struct sd_api *notify_api_get(void)
 {
-	return notify_send("READY=1", status);
-}
+	static int rc = 1;            /* 1: not tried yet */
+	char why[512];
 
-int notify_reloading(void)
-{
-	struct timespec ts;
-	char head[64];
-
-	/* systemd (253+, Type=notify-reload) matches the reload by this time */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snprintf(head, sizeof(head), "RELOADING=1\nMONOTONIC_USEC=%llu",
-		 (unsigned long long)ts.tv_sec * 1000000ull +
-		 (unsigned long long)ts.tv_nsec / 1000ull);
-	return notify_send(head, NULL);
-}
-
-int notify_stopping(void)
-{
-	return notify_send("STOPPING=1", NULL);
-}
-
-int notify_status(const char *status)
-{
-	return notify_send("", status ? status : "");
+	if (rc > 0) {
+		rc = dynlib_load(NOTIFY_LIB, RTLD_NOW | RTLD_LOCAL, sd_syms,
+				 sizeof(sd_syms) / sizeof(sd_syms[0]), &sd_table,
+				 sizeof(sd_table), why, sizeof(why));
+		if (rc < 0)
+			log_warn("NOTIFY_SOCKET is set but systemd cannot be told anything: %s; "
+				 "a Type=notify unit will time out waiting for READY=1", why);
+	}
+	return rc == 0 ? &sd_table : NULL;
 }

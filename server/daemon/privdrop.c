@@ -26,56 +26,9 @@
 #include "base/log.h"
 #include "privdrop.h"
 
-/* capng_change_id() answers with its own step numbers (capng_change_id(3)) */
-static const char *privdrop_step(int rc)
-{
-	switch (rc) {
-	case -2: return "keeping capabilities across the uid change";
-	case -3: return "taking the capabilities needed for the change";
-	case -4: return "changing the group id";
-	case -5: return "dropping supplementary groups";
-	case -6: return "changing the user id";
-	case -7: return "ending PR_SET_KEEPCAPS";
-	case -8: return "clearing the bounding set";
-	case -9: return "dropping CAP_SETPCAP or the ambient set";
-	case -10: return "setting the user's supplementary groups";
-	default: return "initialising libcap-ng";
-	}
-}
-
-/* Not root: nothing can be switched; fine only if we already are them. */
-static int privdrop_unprivileged(const struct cfg *cfg, uid_t euid)
-{
-	if ((long)euid == cfg->uid) {
-		log_info("user = %s: already running as uid %u, nothing to drop",
-			 cfg->user, (unsigned)euid);
-		return 0;
-	}
-	log_err("user = %s: cthelperd runs as uid %u, not root, and cannot become "
-		"uid %ld; start it as root, or as %s, or remove the key",
-		cfg->user, (unsigned)euid, cfg->uid, cfg->user);
-	return -EPERM;
-}
-
-/* What the kernel says now, so that a library surprise is not silent. */
-static int privdrop_check(const struct cfg *cfg)
-{
-	uid_t ru, eu, su;
-	gid_t rg, eg, sg;
-
-	if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0)
-		return -errno;
-	if ((long)ru != cfg->uid || (long)eu != cfg->uid || (long)su != cfg->uid ||
-	    (long)rg != cfg->gid || (long)eg != cfg->gid || (long)sg != cfg->gid)
-		return -EPERM;
-	capng_get_caps_process();
-	if (!capng_have_capability(CAPNG_EFFECTIVE, CAP_NET_ADMIN) ||
-	    !capng_have_capability(CAPNG_PERMITTED, CAP_NET_ADMIN) ||
-	    capng_have_capability(CAPNG_EFFECTIVE, CAP_SETUID) ||
-	    capng_have_capability(CAPNG_PERMITTED, CAP_SETUID))
-		return -EPERM;
-	return 0;
-}
+static int privdrop_unprivileged(const struct cfg *cfg, uid_t euid);
+static const char *privdrop_step(int rc);
+static int privdrop_check(const struct cfg *cfg);
 
 int privdrop_apply(const struct cfg *cfg)
 {
@@ -113,5 +66,56 @@ int privdrop_apply(const struct cfg *cfg)
 	}
 	log_notice("running as %s (uid %ld), keeping only CAP_NET_ADMIN",
 		   cfg->user, cfg->uid);
+	return 0;
+}
+
+/* Not root: nothing can be switched; fine only if we already are them. */
+static int privdrop_unprivileged(const struct cfg *cfg, uid_t euid)
+{
+	if ((long)euid == cfg->uid) {
+		log_info("user = %s: already running as uid %u, nothing to drop",
+			 cfg->user, (unsigned)euid);
+		return 0;
+	}
+	log_err("user = %s: cthelperd runs as uid %u, not root, and cannot become "
+		"uid %ld; start it as root, or as %s, or remove the key",
+		cfg->user, (unsigned)euid, cfg->uid, cfg->user);
+	return -EPERM;
+}
+
+/* capng_change_id() answers with its own step numbers (capng_change_id(3)) */
+static const char *privdrop_step(int rc)
+{
+	switch (rc) {
+	case -2: return "keeping capabilities across the uid change";
+	case -3: return "taking the capabilities needed for the change";
+	case -4: return "changing the group id";
+	case -5: return "dropping supplementary groups";
+	case -6: return "changing the user id";
+	case -7: return "ending PR_SET_KEEPCAPS";
+	case -8: return "clearing the bounding set";
+	case -9: return "dropping CAP_SETPCAP or the ambient set";
+	case -10: return "setting the user's supplementary groups";
+	default: return "initialising libcap-ng";
+	}
+}
+
+/* What the kernel says now, so that a library surprise is not silent. */
+static int privdrop_check(const struct cfg *cfg)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+
+	if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0)
+		return -errno;
+	if ((long)ru != cfg->uid || (long)eu != cfg->uid || (long)su != cfg->uid ||
+	    (long)rg != cfg->gid || (long)eg != cfg->gid || (long)sg != cfg->gid)
+		return -EPERM;
+	capng_get_caps_process();
+	if (!capng_have_capability(CAPNG_EFFECTIVE, CAP_NET_ADMIN) ||
+	    !capng_have_capability(CAPNG_PERMITTED, CAP_NET_ADMIN) ||
+	    capng_have_capability(CAPNG_EFFECTIVE, CAP_SETUID) ||
+	    capng_have_capability(CAPNG_PERMITTED, CAP_SETUID))
+		return -EPERM;
 	return 0;
 }

@@ -11,85 +11,13 @@
 
 static void expect_ct_set(struct nf_conntrack *ct, int family, int proto,
 			  const union cth_addr *src, const union cth_addr *dst,
-			  uint16_t sport, uint16_t dport)
-{
-	nfct_set_attr_u8(ct, ATTR_ORIG_L3PROTO, (uint8_t)family);
-	nfct_set_attr_u8(ct, ATTR_ORIG_L4PROTO, (uint8_t)proto);
-	if (family == AF_INET) {
-		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_SRC, src->ip);
-		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_DST, dst->ip);
-	} else {
-		nfct_set_attr(ct, ATTR_ORIG_IPV6_SRC, src->raw);
-		nfct_set_attr(ct, ATTR_ORIG_IPV6_DST, dst->raw);
-	}
-	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_SRC, htons(sport));
-	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_DST, htons(dport));
-}
-
-void expect_ct_set_tuple(struct nf_conntrack *ct, const struct cth_tuple *t)
-{
-	expect_ct_set(ct, t->family, t->proto, &t->src, &t->dst, t->sport, t->dport);
-}
-
-void expect_ct_get_tuple(const struct nf_conntrack *ct, bool reply,
-			 struct cth_tuple *t)
-{
-	memset(t, 0, sizeof(*t));
-	t->family = nfct_get_attr_u8(ct, ATTR_ORIG_L3PROTO);
-	t->proto = nfct_get_attr_u8(ct, ATTR_ORIG_L4PROTO);
-	t->sport = ntohs(nfct_get_attr_u16(ct, reply ? ATTR_REPL_PORT_SRC : ATTR_ORIG_PORT_SRC));
-	t->dport = ntohs(nfct_get_attr_u16(ct, reply ? ATTR_REPL_PORT_DST : ATTR_ORIG_PORT_DST));
-	if (t->family == AF_INET) {
-		t->src.ip = nfct_get_attr_u32(ct, reply ? ATTR_REPL_IPV4_SRC : ATTR_ORIG_IPV4_SRC);
-		t->dst.ip = nfct_get_attr_u32(ct, reply ? ATTR_REPL_IPV4_DST : ATTR_ORIG_IPV4_DST);
-		return;
-	}
-	{
-		const void *s = nfct_get_attr(ct, reply ? ATTR_REPL_IPV6_SRC : ATTR_ORIG_IPV6_SRC);
-		const void *d = nfct_get_attr(ct, reply ? ATTR_REPL_IPV6_DST : ATTR_ORIG_IPV6_DST);
-
-		if (s)
-			memcpy(t->src.raw, s, 16);
-		if (d)
-			memcpy(t->dst.raw, d, 16);
-	}
-}
-
-int expect_ct_put_conn(struct nlmsghdr *nlh, const struct cth_tuple *orig,
-		       uint16_t zone, const char *helper)
-{
-	struct nf_conntrack *ct = nfct_new();
-	int rc;
-
-	if (!ct)
-		return -ENOMEM;
-	expect_ct_set_tuple(ct, orig);
-	nfct_set_attr_u16(ct, ATTR_ZONE, zone);
-	if (helper)
-		nfct_set_attr(ct, ATTR_HELPER_NAME, helper);
-	rc = nfct_nlmsg_build(nlh, ct);
-	nfct_destroy(ct);
-	return rc < 0 ? -EINVAL : 0;
-}
-
-static void expect_mask_set(struct nf_conntrack *mask, const struct cth_expect *e)
-{
-	union cth_addr ones, zero;
-
-	memset(&ones, 0xff, sizeof(ones));
-	memset(&zero, 0, sizeof(zero));
-	/* only the source half of a mask is used by the kernel; the
-	 * destination must be present for the tuple to parse */
-	expect_ct_set(mask, e->family, e->proto,
-		      (e->flags & CTH_EXPECT_ANY_SRC) ? &zero : &ones, &ones,
-		      e->sport ? 0xffff : 0, 0xffff);
-}
-
-static unsigned int expect_kernel_flags(unsigned int f)
-{
-	return ((f & CTH_EXPECT_PERMANENT) ? NF_CT_EXPECT_PERMANENT : 0) |
-	       ((f & CTH_EXPECT_INACTIVE) ? NF_CT_EXPECT_INACTIVE : 0);
-}
+			  uint16_t sport, uint16_t dport);
+static void expect_mask_set(struct nf_conntrack *mask, const struct cth_expect *e);
+static unsigned int expect_kernel_flags(unsigned int f);
+static int expect_put_nat(struct nlmsghdr *nlh, const struct cth_expect *e);
+static int expect_put_tuple(struct nlmsghdr *nlh, uint16_t type,
+			    const struct nf_conntrack *ct);
+static bool expect_ct_is(const struct nf_conntrack *ct, const struct cth_tuple *t);
 
 struct nf_expect *expect_build(const struct cth_expect *e,
 			       const struct cth_packet *pkt,
@@ -150,60 +78,6 @@ fail:
 	return NULL;
 }
 
-/*
- * Encode a tuple under attribute type: libnetfilter_conntrack knows how to
- * write a tuple but only as an expectation's CTA_EXPECT_TUPLE, so write it
- * that way into a scratch message and move its body.
- */
-static int expect_put_tuple(struct nlmsghdr *nlh, uint16_t type,
-			    const struct nf_conntrack *ct)
-{
-	char scratch[512];
-	struct nlmsghdr *tmp = mnl_nlmsg_put_header(scratch);
-	struct nf_expect *exp = nfexp_new();
-	const struct nlattr *a;
-	int rc = -EINVAL;
-
-	if (!exp)
-		return -ENOMEM;
-	nfexp_set_attr(exp, ATTR_EXP_EXPECTED, ct);
-	nfexp_set_attr(exp, ATTR_EXP_MASK, ct);
-	if (nfexp_nlmsg_build(tmp, exp) == 0) {
-		mnl_attr_for_each(a, tmp, 0) {
-			if (mnl_attr_get_type(a) != CTA_EXPECT_TUPLE)
-				continue;
-			mnl_attr_put(nlh, type | NLA_F_NESTED,
-				     mnl_attr_get_payload_len(a),
-				     mnl_attr_get_payload(a));
-			rc = 0;
-			break;
-		}
-	}
-	nfexp_destroy(exp);
-	return rc;
-}
-
-/* The NAT tuple's source is where the kernel maps the expected connection
- * (nf_nat_follow_master takes the port from it). */
-static int expect_put_nat(struct nlmsghdr *nlh, const struct cth_expect *e)
-{
-	struct nf_conntrack *nat = nfct_new();
-	union cth_addr zero = { 0 };
-	struct nlattr *nest;
-	int rc;
-
-	if (!nat)
-		return -ENOMEM;
-	expect_ct_set(nat, e->family, e->proto, &e->nat_addr, &zero,
-		      e->nat_port, 0);
-	nest = mnl_attr_nest_start(nlh, CTA_EXPECT_NAT);
-	mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl((uint32_t)e->nat_dir));
-	rc = expect_put_tuple(nlh, CTA_EXPECT_NAT_TUPLE, nat);
-	mnl_attr_nest_end(nlh, nest);
-	nfct_destroy(nat);
-	return rc;
-}
-
 /* libnetfilter_conntrack 1.0.9's nfexp_nlmsg_build() writes tuple, master,
  * mask, timeout, flags and helper name, but not class, NAT or function. */
 int expect_put(struct nlmsghdr *nlh, const struct cth_expect *e,
@@ -226,23 +100,6 @@ int expect_put(struct nlmsghdr *nlh, const struct cth_expect *e,
 	if (e->fn)
 		mnl_attr_put_strz(nlh, CTA_EXPECT_FN, e->fn);
 	return 0;
-}
-
-static bool expect_ct_is(const struct nf_conntrack *ct, const struct cth_tuple *t)
-{
-	if (!nfct_attr_is_set(ct, ATTR_ORIG_L3PROTO) ||
-	    nfct_get_attr_u8(ct, ATTR_ORIG_L3PROTO) != t->family ||
-	    nfct_get_attr_u8(ct, ATTR_ORIG_L4PROTO) != t->proto ||
-	    ntohs(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_SRC)) != t->sport ||
-	    ntohs(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_DST)) != t->dport)
-		return false;
-	if (t->family == AF_INET)
-		return nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC) == t->src.ip &&
-		       nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_DST) == t->dst.ip;
-	return nfct_attr_is_set(ct, ATTR_ORIG_IPV6_SRC) &&
-	       nfct_attr_is_set(ct, ATTR_ORIG_IPV6_DST) &&
-	       memcmp(nfct_get_attr(ct, ATTR_ORIG_IPV6_SRC), t->src.raw, 16) == 0 &&
-	       memcmp(nfct_get_attr(ct, ATTR_ORIG_IPV6_DST), t->dst.raw, 16) == 0;
 }
 
 int expect_master_cb(const struct nlmsghdr *nlh, void *data)
@@ -277,6 +134,52 @@ int expect_put_master(struct nlmsghdr *nlh, const struct cth_tuple *orig,
 	nfct_destroy(ct);
 	mnl_attr_put_u16(nlh, CTA_EXPECT_ZONE, htons(zone));
 	return rc;
+}
+
+void expect_ct_set_tuple(struct nf_conntrack *ct, const struct cth_tuple *t)
+{
+	expect_ct_set(ct, t->family, t->proto, &t->src, &t->dst, t->sport, t->dport);
+}
+
+void expect_ct_get_tuple(const struct nf_conntrack *ct, bool reply,
+			 struct cth_tuple *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->family = nfct_get_attr_u8(ct, ATTR_ORIG_L3PROTO);
+	t->proto = nfct_get_attr_u8(ct, ATTR_ORIG_L4PROTO);
+	t->sport = ntohs(nfct_get_attr_u16(ct, reply ? ATTR_REPL_PORT_SRC : ATTR_ORIG_PORT_SRC));
+	t->dport = ntohs(nfct_get_attr_u16(ct, reply ? ATTR_REPL_PORT_DST : ATTR_ORIG_PORT_DST));
+	if (t->family == AF_INET) {
+		t->src.ip = nfct_get_attr_u32(ct, reply ? ATTR_REPL_IPV4_SRC : ATTR_ORIG_IPV4_SRC);
+		t->dst.ip = nfct_get_attr_u32(ct, reply ? ATTR_REPL_IPV4_DST : ATTR_ORIG_IPV4_DST);
+		return;
+	}
+	{
+		const void *s = nfct_get_attr(ct, reply ? ATTR_REPL_IPV6_SRC : ATTR_ORIG_IPV6_SRC);
+		const void *d = nfct_get_attr(ct, reply ? ATTR_REPL_IPV6_DST : ATTR_ORIG_IPV6_DST);
+
+		if (s)
+			memcpy(t->src.raw, s, 16);
+		if (d)
+			memcpy(t->dst.raw, d, 16);
+	}
+}
+
+int expect_ct_put_conn(struct nlmsghdr *nlh, const struct cth_tuple *orig,
+		       uint16_t zone, const char *helper)
+{
+	struct nf_conntrack *ct = nfct_new();
+	int rc;
+
+	if (!ct)
+		return -ENOMEM;
+	expect_ct_set_tuple(ct, orig);
+	nfct_set_attr_u16(ct, ATTR_ZONE, zone);
+	if (helper)
+		nfct_set_attr(ct, ATTR_HELPER_NAME, helper);
+	rc = nfct_nlmsg_build(nlh, ct);
+	nfct_destroy(ct);
+	return rc < 0 ? -EINVAL : 0;
 }
 
 /* One expectation of a master dump: keep what deleting it needs. */
@@ -324,4 +227,111 @@ void expect_list_put_del(struct nlmsghdr *nlh, const struct expect_list *l,
 	if (l->e[i].has_id)
 		mnl_attr_put_u32(nlh, CTA_EXPECT_ID, l->e[i].id);   /* as dumped: network order */
 	mnl_attr_put_u16(nlh, CTA_EXPECT_ZONE, htons(zone));
+}
+
+static void expect_ct_set(struct nf_conntrack *ct, int family, int proto,
+			  const union cth_addr *src, const union cth_addr *dst,
+			  uint16_t sport, uint16_t dport)
+{
+	nfct_set_attr_u8(ct, ATTR_ORIG_L3PROTO, (uint8_t)family);
+	nfct_set_attr_u8(ct, ATTR_ORIG_L4PROTO, (uint8_t)proto);
+	if (family == AF_INET) {
+		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_SRC, src->ip);
+		nfct_set_attr_u32(ct, ATTR_ORIG_IPV4_DST, dst->ip);
+	} else {
+		nfct_set_attr(ct, ATTR_ORIG_IPV6_SRC, src->raw);
+		nfct_set_attr(ct, ATTR_ORIG_IPV6_DST, dst->raw);
+	}
+	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_SRC, htons(sport));
+	nfct_set_attr_u16(ct, ATTR_ORIG_PORT_DST, htons(dport));
+}
+
+static void expect_mask_set(struct nf_conntrack *mask, const struct cth_expect *e)
+{
+	union cth_addr ones, zero;
+
+	memset(&ones, 0xff, sizeof(ones));
+	memset(&zero, 0, sizeof(zero));
+	/* only the source half of a mask is used by the kernel; the
+	 * destination must be present for the tuple to parse */
+	expect_ct_set(mask, e->family, e->proto,
+		      (e->flags & CTH_EXPECT_ANY_SRC) ? &zero : &ones, &ones,
+		      e->sport ? 0xffff : 0, 0xffff);
+}
+
+static unsigned int expect_kernel_flags(unsigned int f)
+{
+	return ((f & CTH_EXPECT_PERMANENT) ? NF_CT_EXPECT_PERMANENT : 0) |
+	       ((f & CTH_EXPECT_INACTIVE) ? NF_CT_EXPECT_INACTIVE : 0);
+}
+
+/* The NAT tuple's source is where the kernel maps the expected connection
+ * (nf_nat_follow_master takes the port from it). */
+static int expect_put_nat(struct nlmsghdr *nlh, const struct cth_expect *e)
+{
+	struct nf_conntrack *nat = nfct_new();
+	union cth_addr zero = { 0 };
+	struct nlattr *nest;
+	int rc;
+
+	if (!nat)
+		return -ENOMEM;
+	expect_ct_set(nat, e->family, e->proto, &e->nat_addr, &zero,
+		      e->nat_port, 0);
+	nest = mnl_attr_nest_start(nlh, CTA_EXPECT_NAT);
+	mnl_attr_put_u32(nlh, CTA_EXPECT_NAT_DIR, htonl((uint32_t)e->nat_dir));
+	rc = expect_put_tuple(nlh, CTA_EXPECT_NAT_TUPLE, nat);
+	mnl_attr_nest_end(nlh, nest);
+	nfct_destroy(nat);
+	return rc;
+}
+
+/*
+ * Encode a tuple under attribute type: libnetfilter_conntrack knows how to
+ * write a tuple but only as an expectation's CTA_EXPECT_TUPLE, so write it
+ * that way into a scratch message and move its body.
+ */
+static int expect_put_tuple(struct nlmsghdr *nlh, uint16_t type,
+			    const struct nf_conntrack *ct)
+{
+	char scratch[512];
+	struct nlmsghdr *tmp = mnl_nlmsg_put_header(scratch);
+	struct nf_expect *exp = nfexp_new();
+	const struct nlattr *a;
+	int rc = -EINVAL;
+
+	if (!exp)
+		return -ENOMEM;
+	nfexp_set_attr(exp, ATTR_EXP_EXPECTED, ct);
+	nfexp_set_attr(exp, ATTR_EXP_MASK, ct);
+	if (nfexp_nlmsg_build(tmp, exp) == 0) {
+		mnl_attr_for_each(a, tmp, 0) {
+			if (mnl_attr_get_type(a) != CTA_EXPECT_TUPLE)
+				continue;
+			mnl_attr_put(nlh, type | NLA_F_NESTED,
+				     mnl_attr_get_payload_len(a),
+				     mnl_attr_get_payload(a));
+			rc = 0;
+			break;
+		}
+	}
+	nfexp_destroy(exp);
+	return rc;
+}
+
+static bool expect_ct_is(const struct nf_conntrack *ct, const struct cth_tuple *t)
+{
+	if (!nfct_attr_is_set(ct, ATTR_ORIG_L3PROTO) ||
+	    nfct_get_attr_u8(ct, ATTR_ORIG_L3PROTO) != t->family ||
+	    nfct_get_attr_u8(ct, ATTR_ORIG_L4PROTO) != t->proto ||
+	    ntohs(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_SRC)) != t->sport ||
+	    ntohs(nfct_get_attr_u16(ct, ATTR_ORIG_PORT_DST)) != t->dport)
+		return false;
+	if (t->family == AF_INET)
+		return nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_SRC) == t->src.ip &&
+		       nfct_get_attr_u32(ct, ATTR_ORIG_IPV4_DST) == t->dst.ip;
+	return nfct_attr_is_set(ct, ATTR_ORIG_IPV6_SRC) &&
+	       nfct_attr_is_set(ct, ATTR_ORIG_IPV6_DST) &&
+	       memcmp(nfct_get_attr(ct, ATTR_ORIG_IPV6_SRC), t->src.raw, 16) == 0 &&
+	       memcmp(nfct_get_attr(ct, ATTR_ORIG_IPV6_DST), t->dst.raw, 16) == 0;
 }

@@ -52,10 +52,92 @@
 #include "portids.h"
 #include "runtime/stats.h"
 
+struct exprepair_master {
+	bool found;
+	struct cth_tuple orig, reply;
+};
+
+static void exprepair_read_cb(struct ev_loop *loop, ev_io *io, int revents);
+static bool exprepair_has(const struct nlmsghdr *nlh, uint16_t type);
+static void exprepair_count_ours(struct exprepair *x, const struct nf_expect *exp);
+static void exprepair_one(struct exprepair *x, const struct nf_expect *exp);
+static int exprepair_master_get(struct exprepair *x, const struct cth_tuple *orig,
+				uint16_t zone, struct exprepair_master *m);
+static int exprepair_master_cb(const struct nlmsghdr *nlh, void *data);
+static void exprepair_expect(const struct nf_expect *exp, const struct cth_tuple *t,
+			     const struct exprepair_nat *nat, struct cth_expect *e);
+static int exprepair_send(struct exprepair *x, uint8_t type, uint16_t flags,
+			  const struct cth_expect *e, const struct cth_packet *master);
 static bool exprepair_addr_eq(const union cth_addr *a, const union cth_addr *b,
-			      int family)
+			      int family);
+
+int exprepair_open(struct exprepair *x, struct ev_loop *loop, struct nlreq *req,
+		   struct runtime *_Atomic *rtp, struct stats_block *stats)
 {
-	return memcmp(a->raw, b->raw, family == AF_INET ? 4 : 16) == 0;
+	unsigned int group = NFNLGRP_CONNTRACK_EXP_NEW;
+	int rc;
+
+	x->req = req;
+	x->rtp = rtp;
+	x->stats = stats;
+	x->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (!x->nl || mnl_socket_bind(x->nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+	    mnl_socket_setsockopt(x->nl, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0) {
+		rc = -errno;
+		log_warn("expectation events: %s: expectations a failover peer commits "
+			 "without their NAT are not repaired", strerror(-rc));
+		if (x->nl)
+			mnl_socket_close(x->nl);
+		x->nl = NULL;
+		return rc;
+	}
+	ev_io_init(&x->io, exprepair_read_cb, mnl_socket_get_fd(x->nl), EV_READ);
+	x->io.data = x;
+	ev_io_start(loop, &x->io);
+	return 0;
+}
+
+void exprepair_close(struct exprepair *x, struct ev_loop *loop)
+{
+	if (!x->nl)
+		return;
+	ev_io_stop(loop, &x->io);
+	mnl_socket_close(x->nl);
+	x->nl = NULL;
+}
+
+/*
+ * Only what another program created is repaired: an expectation this
+ * daemon created without NAT was meant so (sip_direct_media = no makes
+ * one to whatever address the SDP names), and giving it the master's NAT
+ * would forward any outside host to the inside one (issue 27).  Ours are
+ * told apart by the event's port id: our request sockets' (portids.h)
+ * for ctnetlink, 0 for a verdict's NFQA_EXP (measured on 6.1, see
+ * docs/architecture.md; a queue socket's is taken as ours too).  Port id
+ * 0 is also the kernel's own helpers', whose masters are never ours; a
+ * failover peer's conntrackd commits under its own socket's.
+ */
+int exprepair_event(const struct nlmsghdr *nlh, void *data)
+{
+	struct exprepair *x = data;
+	enum portid_kind kind = portids_kind(nlh->nlmsg_pid);
+	bool verdict = kind == PORTID_QUEUE || nlh->nlmsg_pid == 0;
+	struct nf_expect *exp;
+
+	if (NFNL_MSG_TYPE(nlh->nlmsg_type) != IPCTNL_MSG_EXP_NEW ||
+	    kind == PORTID_REQUEST ||
+	    (!verdict && exprepair_has(nlh, CTA_EXPECT_NAT)))
+		return MNL_CB_OK;
+	if (!(exp = nfexp_new()))
+		return MNL_CB_OK;
+	if (nfexp_nlmsg_parse(nlh, exp) == 0) {
+		if (verdict)
+			exprepair_count_ours(x, exp);
+		else
+			exprepair_one(x, exp);
+	}
+	nfexp_destroy(exp);
+	return MNL_CB_OK;
 }
 
 bool exprepair_derive(const struct cth_tuple *orig, const struct cth_tuple *reply,
@@ -84,40 +166,22 @@ bool exprepair_derive(const struct cth_tuple *orig, const struct cth_tuple *repl
 	return false;
 }
 
-struct exprepair_master {
-	bool found;
-	struct cth_tuple orig, reply;
-};
-
-static int exprepair_master_cb(const struct nlmsghdr *nlh, void *data)
+static void exprepair_read_cb(struct ev_loop *loop, ev_io *io, int revents)
 {
-	struct exprepair_master *m = data;
-	struct nf_conntrack *ct = nfct_new();
+	struct exprepair *x = io->data;
+	char buf[32768];   /* several events per read; not a VLA */
+	ssize_t n;
 
-	if (!ct)
-		return MNL_CB_ERROR;
-	if (nfct_nlmsg_parse(nlh, ct) == 0 && nfct_attr_is_set(ct, ATTR_ORIG_L3PROTO)) {
-		expect_ct_get_tuple(ct, false, &m->orig);
-		expect_ct_get_tuple(ct, true, &m->reply);
-		m->found = true;
+	(void)loop;
+	(void)revents;
+	n = mnl_socket_recvfrom(x->nl, buf, sizeof(buf));
+	if (n < 0) {
+		/* ENOBUFS: events lost in a burst; later ones still come */
+		if (errno != EAGAIN && errno != EINTR)
+			log_rl_warn("expectation events: %s", strerror(errno));
+		return;
 	}
-	nfct_destroy(ct);
-	return MNL_CB_OK;
-}
-
-static int exprepair_master_get(struct exprepair *x, const struct cth_tuple *orig,
-				uint16_t zone, struct exprepair_master *m)
-{
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
-	int rc;
-
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK, IPCTNL_MSG_CT_GET, 0, orig->family);
-	if ((rc = expect_ct_put_conn(nlh, orig, zone, NULL)) < 0)
-		return rc;
-	m->found = false;
-	rc = nlreq_talk_cb(x->req, nlh, exprepair_master_cb, m);
-	return rc < 0 ? rc : m->found ? 0 : -ENOENT;
+	mnl_cb_run(buf, (size_t)n, 0, 0, exprepair_event, x);
 }
 
 /* Does the message carry attribute type at its top level? */
@@ -131,48 +195,26 @@ static bool exprepair_has(const struct nlmsghdr *nlh, uint16_t type)
 	return false;
 }
 
-/* The expectation as the host's own creation path takes it. */
-static void exprepair_expect(const struct nf_expect *exp, const struct cth_tuple *t,
-			     const struct exprepair_nat *nat, struct cth_expect *e)
+/*
+ * One of our expectations sent with a verdict: its result was not known
+ * when it was sent (counted "sent" then); this event says it was created.
+ * Those created over ctnetlink were counted from their ack.
+ */
+static void exprepair_count_ours(struct exprepair *x, const struct nf_expect *exp)
 {
-	const struct nf_conntrack *mask = nfexp_get_attr(exp, ATTR_EXP_MASK);
-	struct cth_tuple m = { 0 };
-	uint32_t kf = nfexp_attr_is_set(exp, ATTR_EXP_FLAGS) ?
-		      nfexp_get_attr_u32(exp, ATTR_EXP_FLAGS) : 0;
-	union cth_addr zero = { 0 };
+	const struct runtime *rt = atomic_load(x->rtp);
+	const struct nf_conntrack *mct = nfexp_get_attr(exp, ATTR_EXP_MASTER);
+	const char *helper = nfexp_get_attr(exp, ATTR_EXP_HELPER_NAME);
+	const struct instance *in;
+	struct cth_tuple t;
 
-	memset(e, 0, sizeof(*e));
-	if (mask)
-		expect_ct_get_tuple(mask, false, &m);
-	e->class = nfexp_attr_is_set(exp, ATTR_EXP_CLASS) ?
-		   nfexp_get_attr_u32(exp, ATTR_EXP_CLASS) : 0;
-	e->family = t->family;
-	e->proto = t->proto;
-	e->src = t->src;
-	e->dst = t->dst;
-	e->sport = m.sport ? t->sport : 0;
-	e->dport = t->dport;
-	e->flags = CTH_EXPECT_NAT |
-		   ((kf & NF_CT_EXPECT_PERMANENT) ? CTH_EXPECT_PERMANENT : 0) |
-		   ((kf & NF_CT_EXPECT_INACTIVE) ? CTH_EXPECT_INACTIVE : 0) |
-		   (exprepair_addr_eq(&m.src, &zero, t->family) ? CTH_EXPECT_ANY_SRC : 0);
-	e->nat_dir = nat->dir;
-	e->nat_addr = nat->addr;
-	e->nat_port = nat->port;
-	e->fn = "nat-follow-master";
-}
-
-static int exprepair_send(struct exprepair *x, uint8_t type, uint16_t flags,
-			  const struct cth_expect *e, const struct cth_packet *master)
-{
-	char buf[NLREQ_BUF];
-	struct nlmsghdr *nlh;
-	int rc;
-
-	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, type, flags, e->family);
-	if ((rc = expect_put(nlh, e, master, NULL, true)) < 0)
-		return rc;
-	return nlreq_talk(x->req, nlh);
+	if (!mct || !helper || !x->stats)
+		return;
+	expect_ct_get_tuple(mct, false, &t);
+	/* a kernel helper's (port id 0 too) has a master that is not ours */
+	in = runtime_find(rt, helper, t.family, t.proto);
+	if (in)
+		stats_add(&x->stats->h[in->slot][STATS_H_EXPECT_CREATED], 1);
 }
 
 static void exprepair_one(struct exprepair *x, const struct nf_expect *exp)
@@ -226,111 +268,83 @@ static void exprepair_one(struct exprepair *x, const struct nf_expect *exp)
 	       "as its master's NAT does", helper, a, t.dport, b, nat.port);
 }
 
-/*
- * One of our expectations sent with a verdict: its result was not known
- * when it was sent (counted "sent" then); this event says it was created.
- * Those created over ctnetlink were counted from their ack.
- */
-static void exprepair_count_ours(struct exprepair *x, const struct nf_expect *exp)
+static int exprepair_master_get(struct exprepair *x, const struct cth_tuple *orig,
+				uint16_t zone, struct exprepair_master *m)
 {
-	const struct runtime *rt = atomic_load(x->rtp);
-	const struct nf_conntrack *mct = nfexp_get_attr(exp, ATTR_EXP_MASTER);
-	const char *helper = nfexp_get_attr(exp, ATTR_EXP_HELPER_NAME);
-	const struct instance *in;
-	struct cth_tuple t;
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
+	int rc;
 
-	if (!mct || !helper || !x->stats)
-		return;
-	expect_ct_get_tuple(mct, false, &t);
-	/* a kernel helper's (port id 0 too) has a master that is not ours */
-	in = runtime_find(rt, helper, t.family, t.proto);
-	if (in)
-		stats_add(&x->stats->h[in->slot][STATS_H_EXPECT_CREATED], 1);
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK, IPCTNL_MSG_CT_GET, 0, orig->family);
+	if ((rc = expect_ct_put_conn(nlh, orig, zone, NULL)) < 0)
+		return rc;
+	m->found = false;
+	rc = nlreq_talk_cb(x->req, nlh, exprepair_master_cb, m);
+	return rc < 0 ? rc : m->found ? 0 : -ENOENT;
 }
 
-/*
- * Only what another program created is repaired: an expectation this
- * daemon created without NAT was meant so (sip_direct_media = no makes
- * one to whatever address the SDP names), and giving it the master's NAT
- * would forward any outside host to the inside one (issue 27).  Ours are
- * told apart by the event's port id: our request sockets' (portids.h)
- * for ctnetlink, 0 for a verdict's NFQA_EXP (measured on 6.1, see
- * docs/architecture.md; a queue socket's is taken as ours too).  Port id
- * 0 is also the kernel's own helpers', whose masters are never ours; a
- * failover peer's conntrackd commits under its own socket's.
- */
-int exprepair_event(const struct nlmsghdr *nlh, void *data)
+static int exprepair_master_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct exprepair *x = data;
-	enum portid_kind kind = portids_kind(nlh->nlmsg_pid);
-	bool verdict = kind == PORTID_QUEUE || nlh->nlmsg_pid == 0;
-	struct nf_expect *exp;
+	struct exprepair_master *m = data;
+	struct nf_conntrack *ct = nfct_new();
 
-	if (NFNL_MSG_TYPE(nlh->nlmsg_type) != IPCTNL_MSG_EXP_NEW ||
-	    kind == PORTID_REQUEST ||
-	    (!verdict && exprepair_has(nlh, CTA_EXPECT_NAT)))
-		return MNL_CB_OK;
-	if (!(exp = nfexp_new()))
-		return MNL_CB_OK;
-	if (nfexp_nlmsg_parse(nlh, exp) == 0) {
-		if (verdict)
-			exprepair_count_ours(x, exp);
-		else
-			exprepair_one(x, exp);
+	if (!ct)
+		return MNL_CB_ERROR;
+	if (nfct_nlmsg_parse(nlh, ct) == 0 && nfct_attr_is_set(ct, ATTR_ORIG_L3PROTO)) {
+		expect_ct_get_tuple(ct, false, &m->orig);
+		expect_ct_get_tuple(ct, true, &m->reply);
+		m->found = true;
 	}
-	nfexp_destroy(exp);
+	nfct_destroy(ct);
 	return MNL_CB_OK;
 }
 
-static void exprepair_read_cb(struct ev_loop *loop, ev_io *io, int revents)
+/* The expectation as the host's own creation path takes it. */
+static void exprepair_expect(const struct nf_expect *exp, const struct cth_tuple *t,
+			     const struct exprepair_nat *nat, struct cth_expect *e)
 {
-	struct exprepair *x = io->data;
-	char buf[32768];   /* several events per read; not a VLA */
-	ssize_t n;
+	const struct nf_conntrack *mask = nfexp_get_attr(exp, ATTR_EXP_MASK);
+	struct cth_tuple m = { 0 };
+	uint32_t kf = nfexp_attr_is_set(exp, ATTR_EXP_FLAGS) ?
+		      nfexp_get_attr_u32(exp, ATTR_EXP_FLAGS) : 0;
+	union cth_addr zero = { 0 };
 
-	(void)loop;
-	(void)revents;
-	n = mnl_socket_recvfrom(x->nl, buf, sizeof(buf));
-	if (n < 0) {
-		/* ENOBUFS: events lost in a burst; later ones still come */
-		if (errno != EAGAIN && errno != EINTR)
-			log_rl_warn("expectation events: %s", strerror(errno));
-		return;
-	}
-	mnl_cb_run(buf, (size_t)n, 0, 0, exprepair_event, x);
+	memset(e, 0, sizeof(*e));
+	if (mask)
+		expect_ct_get_tuple(mask, false, &m);
+	e->class = nfexp_attr_is_set(exp, ATTR_EXP_CLASS) ?
+		   nfexp_get_attr_u32(exp, ATTR_EXP_CLASS) : 0;
+	e->family = t->family;
+	e->proto = t->proto;
+	e->src = t->src;
+	e->dst = t->dst;
+	e->sport = m.sport ? t->sport : 0;
+	e->dport = t->dport;
+	e->flags = CTH_EXPECT_NAT |
+		   ((kf & NF_CT_EXPECT_PERMANENT) ? CTH_EXPECT_PERMANENT : 0) |
+		   ((kf & NF_CT_EXPECT_INACTIVE) ? CTH_EXPECT_INACTIVE : 0) |
+		   (exprepair_addr_eq(&m.src, &zero, t->family) ? CTH_EXPECT_ANY_SRC : 0);
+	e->nat_dir = nat->dir;
+	e->nat_addr = nat->addr;
+	e->nat_port = nat->port;
+	e->fn = "nat-follow-master";
 }
 
-int exprepair_open(struct exprepair *x, struct ev_loop *loop, struct nlreq *req,
-		   struct runtime *_Atomic *rtp, struct stats_block *stats)
+static int exprepair_send(struct exprepair *x, uint8_t type, uint16_t flags,
+			  const struct cth_expect *e, const struct cth_packet *master)
 {
-	unsigned int group = NFNLGRP_CONNTRACK_EXP_NEW;
+	char buf[NLREQ_BUF];
+	struct nlmsghdr *nlh;
 	int rc;
 
-	x->req = req;
-	x->rtp = rtp;
-	x->stats = stats;
-	x->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (!x->nl || mnl_socket_bind(x->nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
-	    mnl_socket_setsockopt(x->nl, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)) < 0) {
-		rc = -errno;
-		log_warn("expectation events: %s: expectations a failover peer commits "
-			 "without their NAT are not repaired", strerror(-rc));
-		if (x->nl)
-			mnl_socket_close(x->nl);
-		x->nl = NULL;
+	nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, type, flags, e->family);
+	if ((rc = expect_put(nlh, e, master, NULL, true)) < 0)
 		return rc;
-	}
-	ev_io_init(&x->io, exprepair_read_cb, mnl_socket_get_fd(x->nl), EV_READ);
-	x->io.data = x;
-	ev_io_start(loop, &x->io);
-	return 0;
+	return nlreq_talk(x->req, nlh);
 }
 
-void exprepair_close(struct exprepair *x, struct ev_loop *loop)
+static bool exprepair_addr_eq(const union cth_addr *a, const union cth_addr *b,
+			      int family)
 {
-	if (!x->nl)
-		return;
-	ev_io_stop(loop, &x->io);
-	mnl_socket_close(x->nl);
-	x->nl = NULL;
+	return memcmp(a->raw, b->raw, family == AF_INET ? 4 : 16) == 0;
 }

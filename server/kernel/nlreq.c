@@ -10,6 +10,9 @@
 
 #include "nlreq.h"
 
+static int nlreq_answer(struct nlreq *r, const struct nlmsghdr *nlh,
+			mnl_cb_t cb, void *data);
+
 int nlreq_open(struct nlreq *r)
 {
 	r->nl = mnl_socket_open(NETLINK_NETFILTER);
@@ -34,29 +37,24 @@ void nlreq_close(struct nlreq *r)
 	r->nl = NULL;
 }
 
-/*
- * Answers are matched to the request by sequence number and port id, both
- * exactly (mnl_cb_run() lets a message with sequence 0 pass): anything
- * else is a stale answer to an earlier request and is skipped.  Returns
- * 1 when the answer is complete, 0 to read on, or a negative errno.
- */
-static int nlreq_answer(struct nlreq *r, const struct nlmsghdr *nlh,
-			mnl_cb_t cb, void *data)
+struct nlmsghdr *nlreq_msg_put(char *buf, uint8_t subsys, uint8_t type,
+			       uint16_t flags, uint8_t family)
 {
-	if (nlh->nlmsg_seq != r->seq || (nlh->nlmsg_pid && nlh->nlmsg_pid != r->portid))
-		return 0;
-	if (nlh->nlmsg_type == NLMSG_ERROR) {
-		const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfg;
 
-		if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
-			return -EBADMSG;
-		return e->error ? e->error : 1;
-	}
-	if (nlh->nlmsg_type == NLMSG_DONE)
-		return 1;
-	if (cb && cb(nlh, data) < 0)
-		return -EBADMSG;
-	return 0;
+	nlh->nlmsg_type = (uint16_t)(subsys << 8 | type);
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = family;
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = 0;
+	return nlh;
+}
+
+int nlreq_talk(struct nlreq *r, struct nlmsghdr *nlh)
+{
+	return nlreq_talk_cb(r, nlh, NULL, NULL);
 }
 
 int nlreq_talk_cb(struct nlreq *r, struct nlmsghdr *nlh, mnl_cb_t cb,
@@ -84,23 +82,27 @@ int nlreq_talk_cb(struct nlreq *r, struct nlmsghdr *nlh, mnl_cb_t cb,
 	}
 }
 
-int nlreq_talk(struct nlreq *r, struct nlmsghdr *nlh)
+/*
+ * Answers are matched to the request by sequence number and port id, both
+ * exactly (mnl_cb_run() lets a message with sequence 0 pass): anything
+ * else is a stale answer to an earlier request and is skipped.  Returns
+ * 1 when the answer is complete, 0 to read on, or a negative errno.
+ */
+static int nlreq_answer(struct nlreq *r, const struct nlmsghdr *nlh,
+			mnl_cb_t cb, void *data)
 {
-	return nlreq_talk_cb(r, nlh, NULL, NULL);
+	if (nlh->nlmsg_seq != r->seq || (nlh->nlmsg_pid && nlh->nlmsg_pid != r->portid))
+		return 0;
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+		if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
+			return -EBADMSG;
+		return e->error ? e->error : 1;
+	}
+	if (nlh->nlmsg_type == NLMSG_DONE)
+		return 1;
+	if (cb && cb(nlh, data) < 0)
+		return -EBADMSG;
+	return 0;
 }
-
-struct nlmsghdr *nlreq_msg_put(char *buf, uint8_t subsys, uint8_t type,
-			       uint16_t flags, uint8_t family)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct nfgenmsg *nfg;
-
-	nlh->nlmsg_type = (uint16_t)(subsys << 8 | type);
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
-	nfg->nfgen_family = family;
-	nfg->version = NFNETLINK_V0;
-	nfg->res_id = 0;
-	return nlh;
-}
-

@@ -9,10 +9,7 @@
 /* portid << 8 | kind; 0: free.  Port ids are 32-bit: 64-bit slots. */
 static _Atomic uint64_t portids[PORTIDS_MAX];
 
-static uint64_t portids_slot(uint32_t portid, enum portid_kind kind)
-{
-	return (uint64_t)portid << 8 | (uint64_t)kind;
-}
+static uint64_t portids_slot(uint32_t portid, enum portid_kind kind);
 
 int portids_add(uint32_t portid, enum portid_kind kind)
 {
@@ -49,4 +46,9 @@ enum portid_kind portids_kind(uint32_t portid)
 			return (enum portid_kind)(v & 0xff);
 	}
 	return PORTID_NONE;
+}
+
+static uint64_t portids_slot(uint32_t portid, enum portid_kind kind)
+{
+	return (uint64_t)portid << 8 | (uint64_t)kind;
 }

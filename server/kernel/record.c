@@ -24,31 +24,12 @@
 
 #define RECORD_MAGIC "cthelperd-registered 1\n"
 
-/* Names are written between blanks: keep them to what a helper name
- * sensibly is (the config's [helper NAME] rules are stricter). */
-static bool record_name_ok(const char *name)
-{
-	size_t n = strnlen(name, CTH_NAME_LEN);
-
-	if (n == 0 || n >= CTH_NAME_LEN)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)name[i];
-
-		if (c <= ' ' || c >= 0x7f || c == '/')
-			return false;
-	}
-	return true;
-}
-
-int record_find(const struct record *r, const char *name, int family, int proto)
-{
-	for (size_t i = 0; i < r->n; i++)
-		if (r->e[i].family == family && r->e[i].proto == proto &&
-		    strcmp(r->e[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
+static bool record_name_ok(const char *name);
+static uint64_t record_hash(const char *s);
+static const char *record_fam(int f);
+static const char *record_pr(int p);
+static int record_line_parse(char *line, struct record *r);
+static int record_write_all(int fd, const char *buf, size_t len);
 
 int record_add(struct record *r, const char *name, int family, int proto,
 	       uint16_t queue)
@@ -74,6 +55,15 @@ int record_add(struct record *r, const char *name, int family, int proto,
 	return 0;
 }
 
+int record_find(const struct record *r, const char *name, int family, int proto)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->e[i].family == family && r->e[i].proto == proto &&
+		    strcmp(r->e[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
 int record_merge(struct record *dst, const struct record *src)
 {
 	for (size_t i = 0; i < src->n; i++) {
@@ -84,18 +74,6 @@ int record_merge(struct record *dst, const struct record *src)
 			return rc;
 	}
 	return 0;
-}
-
-/* FNV-1a: only to tell two configuration paths apart in a file name. */
-static uint64_t record_hash(const char *s)
-{
-	uint64_t h = 14695981039346656037ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ull;
-	}
-	return h;
 }
 
 /* The file is named after the configuration's absolute path (what a
@@ -147,9 +125,6 @@ int record_dir_make(const char *dir, long uid, long gid)
 	return 0;
 }
 
-static const char *record_fam(int f) { return f == AF_INET6 ? "ipv6" : "ipv4"; }
-static const char *record_pr(int p) { return p == IPPROTO_UDP ? "udp" : "tcp"; }
-
 int record_format(const struct record *r, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -168,42 +143,6 @@ int record_format(const struct record *r, char *buf, size_t len)
 		off += (size_t)w;
 	}
 	return (int)off;
-}
-
-/* One "NAME FAMILY PROTO QUEUE" line (without its newline, NUL-ended). */
-static int record_line_parse(char *line, struct record *r)
-{
-	char *save = NULL, *name, *fam, *pr, *q, *end;
-	int family, proto;
-	unsigned long queue;
-
-	name = strtok_r(line, " ", &save);
-	fam = strtok_r(NULL, " ", &save);
-	pr = strtok_r(NULL, " ", &save);
-	q = strtok_r(NULL, " ", &save);
-	if (!name || !fam || !pr || !q || strtok_r(NULL, " ", &save))
-		return -EINVAL;
-	if (strlen(name) >= CTH_NAME_LEN)
-		return -EINVAL;
-	if (strcmp(fam, "ipv4") == 0)
-		family = AF_INET;
-	else if (strcmp(fam, "ipv6") == 0)
-		family = AF_INET6;
-	else
-		return -EINVAL;
-	if (strcmp(pr, "tcp") == 0)
-		proto = IPPROTO_TCP;
-	else if (strcmp(pr, "udp") == 0)
-		proto = IPPROTO_UDP;
-	else
-		return -EINVAL;
-	if (q[0] < '0' || q[0] > '9')
-		return -EINVAL;
-	errno = 0;
-	queue = strtoul(q, &end, 10);
-	if (errno || *end || queue > UINT16_MAX)
-		return -EINVAL;
-	return record_add(r, name, family, proto, (uint16_t)queue) == 0 ? 0 : -EINVAL;
 }
 
 int record_parse(const char *buf, size_t len, struct record *r)
@@ -234,21 +173,6 @@ int record_parse(const char *buf, size_t len, struct record *r)
 bad:
 	r->n = 0;
 	return -EINVAL;
-}
-
-static int record_write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
 }
 
 int record_write(const char *path, const struct record *r)
@@ -352,4 +276,87 @@ out:
 int record_remove(const char *path)
 {
 	return unlink(path) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
+/* Names are written between blanks: keep them to what a helper name
+ * sensibly is (the config's [helper NAME] rules are stricter). */
+static bool record_name_ok(const char *name)
+{
+	size_t n = strnlen(name, CTH_NAME_LEN);
+
+	if (n == 0 || n >= CTH_NAME_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c <= ' ' || c >= 0x7f || c == '/')
+			return false;
+	}
+	return true;
+}
+
+/* FNV-1a: only to tell two configuration paths apart in a file name. */
+static uint64_t record_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static const char *record_fam(int f) { return f == AF_INET6 ? "ipv6" : "ipv4"; }
+static const char *record_pr(int p) { return p == IPPROTO_UDP ? "udp" : "tcp"; }
+
+/* One "NAME FAMILY PROTO QUEUE" line (without its newline, NUL-ended). */
+static int record_line_parse(char *line, struct record *r)
+{
+	char *save = NULL, *name, *fam, *pr, *q, *end;
+	int family, proto;
+	unsigned long queue;
+
+	name = strtok_r(line, " ", &save);
+	fam = strtok_r(NULL, " ", &save);
+	pr = strtok_r(NULL, " ", &save);
+	q = strtok_r(NULL, " ", &save);
+	if (!name || !fam || !pr || !q || strtok_r(NULL, " ", &save))
+		return -EINVAL;
+	if (strlen(name) >= CTH_NAME_LEN)
+		return -EINVAL;
+	if (strcmp(fam, "ipv4") == 0)
+		family = AF_INET;
+	else if (strcmp(fam, "ipv6") == 0)
+		family = AF_INET6;
+	else
+		return -EINVAL;
+	if (strcmp(pr, "tcp") == 0)
+		proto = IPPROTO_TCP;
+	else if (strcmp(pr, "udp") == 0)
+		proto = IPPROTO_UDP;
+	else
+		return -EINVAL;
+	if (q[0] < '0' || q[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	queue = strtoul(q, &end, 10);
+	if (errno || *end || queue > UINT16_MAX)
+		return -EINVAL;
+	return record_add(r, name, family, proto, (uint16_t)queue) == 0 ? 0 : -EINVAL;
+}
+
+static int record_write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
 }

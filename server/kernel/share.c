@@ -35,97 +35,11 @@
 
 #include "share.h"
 
-int share_path(char *buf, size_t len, const char *dir, const char *name,
-	       int family, int proto)
-{
-	int n;
-
-	/* the name is a kernel helper name from the config: keep it a
-	 * single path component */
-	if (!dir || !name[0] || strchr(name, '/') || strcmp(name, ".") == 0 ||
-	    strcmp(name, "..") == 0)
-		return -EINVAL;
-	n = snprintf(buf, len, "%s/%s.%s.%s", dir, name,
-		     family == AF_INET6 ? "ipv6" : "ipv4",
-		     proto == IPPROTO_UDP ? "udp" : "tcp");
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-/* Whose files may we trust?  root's, or our own user's. */
-static bool share_owner_ok(uid_t uid)
-{
-	return uid == 0 || uid == geteuid();
-}
-
-/*
- * The directory: a directory (not a link to one) of root or ours that
- * nobody else may write to, or anybody could replace a lock file with
- * one they hold (-EPERM).
- */
-static int share_dir_check(const char *dir)
-{
-	struct stat st;
-
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || !share_owner_ok(st.st_uid) || (st.st_mode & 022))
-		return -EPERM;
-	return 0;
-}
-
-/*
- * A lock file only its owner can open: flock(2) needs nothing but read
- * access, so a 0644 file let any local user hold a shared lock and make
- * every stop and --release leave the helper registered (issue 27).  One
- * of another owner is refused; our own is made 0600 whatever the umask
- * it was created under.
- */
-static int share_file_check(int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || !share_owner_ok(st.st_uid))
-		return -EPERM;
-	if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0)
-		return -errno;
-	return 0;
-}
-
-static int share_open(const char *dir, const char *name, int family, int proto)
-{
-	char path[4096];
-	int fd, rc;
-
-	if ((rc = share_path(path, sizeof(path), dir, name, family, proto)) < 0)
-		return rc;
-	/* 0755: a daemon that dropped privileges (user =) still stops right,
-	 * since it locks the descriptor it opened as root */
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	if ((rc = share_dir_check(dir)) < 0)
-		return rc;
-	/* read-only is enough for flock(2), and works where the directory is
-	 * mounted read-only once its files exist (a hardened unit) */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 && errno == ENOENT)
-		fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
-	if ((rc = share_file_check(fd)) < 0) {
-		close(fd);
-		return rc;
-	}
-	return fd;
-}
-
-static void share_nap(void)
-{
-	const struct timespec ts = { .tv_nsec = 50 * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
+static int share_open(const char *dir, const char *name, int family, int proto);
+static int share_dir_check(const char *dir);
+static int share_file_check(int fd);
+static bool share_owner_ok(uid_t uid);
+static void share_nap(void);
 
 int share_hold(const char *dir, const char *name, int family, int proto)
 {
@@ -169,4 +83,96 @@ int share_probe(const char *dir, const char *name, int family, int proto,
 	}
 	close(f);
 	return errno == EWOULDBLOCK ? 0 : -errno;
+}
+
+int share_path(char *buf, size_t len, const char *dir, const char *name,
+	       int family, int proto)
+{
+	int n;
+
+	/* the name is a kernel helper name from the config: keep it a
+	 * single path component */
+	if (!dir || !name[0] || strchr(name, '/') || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0)
+		return -EINVAL;
+	n = snprintf(buf, len, "%s/%s.%s.%s", dir, name,
+		     family == AF_INET6 ? "ipv6" : "ipv4",
+		     proto == IPPROTO_UDP ? "udp" : "tcp");
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int share_open(const char *dir, const char *name, int family, int proto)
+{
+	char path[4096];
+	int fd, rc;
+
+	if ((rc = share_path(path, sizeof(path), dir, name, family, proto)) < 0)
+		return rc;
+	/* 0755: a daemon that dropped privileges (user =) still stops right,
+	 * since it locks the descriptor it opened as root */
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if ((rc = share_dir_check(dir)) < 0)
+		return rc;
+	/* read-only is enough for flock(2), and works where the directory is
+	 * mounted read-only once its files exist (a hardened unit) */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if ((rc = share_file_check(fd)) < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/*
+ * The directory: a directory (not a link to one) of root or ours that
+ * nobody else may write to, or anybody could replace a lock file with
+ * one they hold (-EPERM).
+ */
+static int share_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || !share_owner_ok(st.st_uid) || (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
+/*
+ * A lock file only its owner can open: flock(2) needs nothing but read
+ * access, so a 0644 file let any local user hold a shared lock and make
+ * every stop and --release leave the helper registered (issue 27).  One
+ * of another owner is refused; our own is made 0600 whatever the umask
+ * it was created under.
+ */
+static int share_file_check(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || !share_owner_ok(st.st_uid))
+		return -EPERM;
+	if ((st.st_mode & 07777) != 0600 && fchmod(fd, 0600) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Whose files may we trust?  root's, or our own user's. */
+static bool share_owner_ok(uid_t uid)
+{
+	return uid == 0 || uid == geteuid();
+}
+
+static void share_nap(void)
+{
+	const struct timespec ts = { .tv_nsec = 50 * 1000000L };
+
+	nanosleep(&ts, NULL);
 }

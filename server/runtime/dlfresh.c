@@ -24,12 +24,33 @@ static struct dlfresh_live {
 	unsigned int refs;
 } dlfresh_live[DLFRESH_MAX];
 
-static struct dlfresh_live *dlfresh_find(const void *dl)
+static bool dlfresh_stale(const void *dl, const struct stat *st);
+static void *dlfresh_by_fd(const char *path, struct stat *st);
+static void *dlfresh_note(void *dl, const struct stat *st);
+static struct dlfresh_live *dlfresh_find(const void *dl);
+
+void *dlfresh_open(const char *path)
 {
-	for (size_t i = 0; i < DLFRESH_MAX; i++)
-		if (dlfresh_live[i].refs && dlfresh_live[i].dl == dl)
-			return &dlfresh_live[i];
-	return NULL;
+	struct stat st;
+	void *dl;
+
+	if (stat(path, &st) < 0)
+		return dlopen(path, RTLD_NOW | RTLD_LOCAL);  /* its error names the file */
+	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (dl && dlfresh_stale(dl, &st)) {
+		dlclose(dl);
+		dl = dlfresh_by_fd(path, &st);
+	}
+	return dl ? dlfresh_note(dl, &st) : NULL;
+}
+
+void dlfresh_close(void *dl)
+{
+	struct dlfresh_live *l = dlfresh_find(dl);
+
+	if (l)
+		l->refs--;
+	dlclose(dl);
 }
 
 /* Is dl an object loaded from another file than st? */
@@ -38,27 +59,6 @@ static bool dlfresh_stale(const void *dl, const struct stat *st)
 	const struct dlfresh_live *l = dlfresh_find(dl);
 
 	return l && (l->dev != st->st_dev || l->ino != st->st_ino);
-}
-
-static void *dlfresh_note(void *dl, const struct stat *st)
-{
-	struct dlfresh_live *l = dlfresh_find(dl);
-
-	if (!l) {
-		for (size_t i = 0; i < DLFRESH_MAX && !l; i++)
-			if (!dlfresh_live[i].refs)
-				l = &dlfresh_live[i];
-		if (!l) {
-			/* not remembered: a later replacement of this file is
-			 * then not noticed, nothing worse */
-			return dl;
-		}
-		l->dl = dl;
-		l->dev = st->st_dev;
-		l->ino = st->st_ino;
-	}
-	l->refs++;
-	return dl;
 }
 
 /*
@@ -97,26 +97,31 @@ out:
 	return dl;
 }
 
-void *dlfresh_open(const char *path)
-{
-	struct stat st;
-	void *dl;
-
-	if (stat(path, &st) < 0)
-		return dlopen(path, RTLD_NOW | RTLD_LOCAL);  /* its error names the file */
-	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (dl && dlfresh_stale(dl, &st)) {
-		dlclose(dl);
-		dl = dlfresh_by_fd(path, &st);
-	}
-	return dl ? dlfresh_note(dl, &st) : NULL;
-}
-
-void dlfresh_close(void *dl)
+static void *dlfresh_note(void *dl, const struct stat *st)
 {
 	struct dlfresh_live *l = dlfresh_find(dl);
 
-	if (l)
-		l->refs--;
-	dlclose(dl);
+	if (!l) {
+		for (size_t i = 0; i < DLFRESH_MAX && !l; i++)
+			if (!dlfresh_live[i].refs)
+				l = &dlfresh_live[i];
+		if (!l) {
+			/* not remembered: a later replacement of this file is
+			 * then not noticed, nothing worse */
+			return dl;
+		}
+		l->dl = dl;
+		l->dev = st->st_dev;
+		l->ino = st->st_ino;
+	}
+	l->refs++;
+	return dl;
+}
+
+static struct dlfresh_live *dlfresh_find(const void *dl)
+{
+	for (size_t i = 0; i < DLFRESH_MAX; i++)
+		if (dlfresh_live[i].refs && dlfresh_live[i].dl == dl)
+			return &dlfresh_live[i];
+	return NULL;
 }

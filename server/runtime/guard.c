@@ -8,64 +8,15 @@
 
 #include "guard.h"
 
-static size_t guard_addr_len(int family)
-{
-	return family == AF_INET ? 4 : 16;
-}
-
-static bool guard_addr_eq(int family, const union cth_addr *a, const union cth_addr *b)
-{
-	return memcmp(a->raw, b->raw, guard_addr_len(family)) == 0;
-}
-
-static void guard_addr_mask(int family, union cth_addr *a, unsigned int prefix)
-{
-	size_t len = guard_addr_len(family);
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned int bits = prefix > 8 * i ? prefix - 8 * (unsigned int)i : 0;
-
-		if (bits < 8)
-			a->raw[i] &= (uint8_t)(0xffu << (8 - bits));
-	}
-}
-
-/* One "ADDR[/PREFIX]" of len bytes. */
-static int guard_net_parse(const char *s, size_t len, struct guard_net *n)
-{
-	char text[INET6_ADDRSTRLEN + 5];
-	char *slash, *end;
-	unsigned long prefix;
-	int family;
-
-	if (len == 0 || len >= sizeof(text))
-		return -EINVAL;
-	memcpy(text, s, len);
-	text[len] = '\0';
-	slash = strchr(text, '/');
-	if (slash)
-		*slash = '\0';
-	memset(n, 0, sizeof(*n));
-	if (inet_pton(AF_INET, text, n->addr.raw) == 1)
-		family = AF_INET;
-	else if (inet_pton(AF_INET6, text, n->addr.raw) == 1)
-		family = AF_INET6;
-	else
-		return -EINVAL;
-	prefix = 8 * guard_addr_len(family);
-	if (slash) {
-		if (slash[1] < '0' || slash[1] > '9')
-			return -EINVAL;
-		errno = 0;
-		prefix = strtoul(slash + 1, &end, 10);
-		if (errno || *end || prefix > 8 * guard_addr_len(family))
-			return -EINVAL;
-	}
-	n->family = (uint8_t)family;
-	n->prefix = (uint8_t)prefix;
-	guard_addr_mask(family, &n->addr, n->prefix);
-	return 0;
-}
+static int guard_net_parse(const char *s, size_t len, struct guard_net *n);
+static bool guard_of_master(int family, const struct cth_tuple *orig,
+			    const struct cth_tuple *reply, const union cth_addr *a);
+static bool guard_addr_ok(const struct guard *g, int family, const struct cth_tuple *orig,
+			  const struct cth_tuple *reply, const union cth_addr *a);
+static bool guard_in_nets(const struct guard *g, int family, const union cth_addr *a);
+static void guard_addr_mask(int family, union cth_addr *a, unsigned int prefix);
+static bool guard_addr_eq(int family, const union cth_addr *a, const union cth_addr *b);
+static size_t guard_addr_len(int family);
 
 int guard_networks_parse(struct guard *g, const char *v)
 {
@@ -106,36 +57,6 @@ int guard_mark_mask_parse(struct guard *g, const char *v)
 	return 0;
 }
 
-static bool guard_in_nets(const struct guard *g, int family, const union cth_addr *a)
-{
-	for (unsigned int i = 0; i < g->n_nets; i++) {
-		union cth_addr m = *a;
-
-		if (g->nets[i].family != family)
-			continue;
-		guard_addr_mask(family, &m, g->nets[i].prefix);
-		if (guard_addr_eq(family, &m, &g->nets[i].addr))
-			return true;
-	}
-	return false;
-}
-
-/* Is a one of the master's addresses (either tuple, either end)? */
-static bool guard_of_master(int family, const struct cth_tuple *orig,
-			    const struct cth_tuple *reply, const union cth_addr *a)
-{
-	return guard_addr_eq(family, a, &orig->src) || guard_addr_eq(family, a, &orig->dst) ||
-	       guard_addr_eq(family, a, &reply->src) || guard_addr_eq(family, a, &reply->dst);
-}
-
-/* An address the expectation names: the master's, or allowed beyond it. */
-static bool guard_addr_ok(const struct guard *g, int family, const struct cth_tuple *orig,
-			  const struct cth_tuple *reply, const union cth_addr *a)
-{
-	return guard_of_master(family, orig, reply, a) || g->n_nets == 0 ||
-	       guard_in_nets(g, family, a);
-}
-
 int guard_expect_check(const struct guard *g, const struct cth_tuple *orig,
 		       const struct cth_tuple *reply, const struct cth_expect *e)
 {
@@ -164,4 +85,93 @@ uint32_t guard_mark(const struct guard *g, uint32_t mark, bool *masked)
 {
 	*masked = (mark & ~g->mark_mask) != 0;
 	return mark & g->mark_mask;
+}
+
+/* One "ADDR[/PREFIX]" of len bytes. */
+static int guard_net_parse(const char *s, size_t len, struct guard_net *n)
+{
+	char text[INET6_ADDRSTRLEN + 5];
+	char *slash, *end;
+	unsigned long prefix;
+	int family;
+
+	if (len == 0 || len >= sizeof(text))
+		return -EINVAL;
+	memcpy(text, s, len);
+	text[len] = '\0';
+	slash = strchr(text, '/');
+	if (slash)
+		*slash = '\0';
+	memset(n, 0, sizeof(*n));
+	if (inet_pton(AF_INET, text, n->addr.raw) == 1)
+		family = AF_INET;
+	else if (inet_pton(AF_INET6, text, n->addr.raw) == 1)
+		family = AF_INET6;
+	else
+		return -EINVAL;
+	prefix = 8 * guard_addr_len(family);
+	if (slash) {
+		if (slash[1] < '0' || slash[1] > '9')
+			return -EINVAL;
+		errno = 0;
+		prefix = strtoul(slash + 1, &end, 10);
+		if (errno || *end || prefix > 8 * guard_addr_len(family))
+			return -EINVAL;
+	}
+	n->family = (uint8_t)family;
+	n->prefix = (uint8_t)prefix;
+	guard_addr_mask(family, &n->addr, n->prefix);
+	return 0;
+}
+
+/* Is a one of the master's addresses (either tuple, either end)? */
+static bool guard_of_master(int family, const struct cth_tuple *orig,
+			    const struct cth_tuple *reply, const union cth_addr *a)
+{
+	return guard_addr_eq(family, a, &orig->src) || guard_addr_eq(family, a, &orig->dst) ||
+	       guard_addr_eq(family, a, &reply->src) || guard_addr_eq(family, a, &reply->dst);
+}
+
+/* An address the expectation names: the master's, or allowed beyond it. */
+static bool guard_addr_ok(const struct guard *g, int family, const struct cth_tuple *orig,
+			  const struct cth_tuple *reply, const union cth_addr *a)
+{
+	return guard_of_master(family, orig, reply, a) || g->n_nets == 0 ||
+	       guard_in_nets(g, family, a);
+}
+
+static bool guard_in_nets(const struct guard *g, int family, const union cth_addr *a)
+{
+	for (unsigned int i = 0; i < g->n_nets; i++) {
+		union cth_addr m = *a;
+
+		if (g->nets[i].family != family)
+			continue;
+		guard_addr_mask(family, &m, g->nets[i].prefix);
+		if (guard_addr_eq(family, &m, &g->nets[i].addr))
+			return true;
+	}
+	return false;
+}
+
+static void guard_addr_mask(int family, union cth_addr *a, unsigned int prefix)
+{
+	size_t len = guard_addr_len(family);
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned int bits = prefix > 8 * i ? prefix - 8 * (unsigned int)i : 0;
+
+		if (bits < 8)
+			a->raw[i] &= (uint8_t)(0xffu << (8 - bits));
+	}
+}
+
+static bool guard_addr_eq(int family, const union cth_addr *a, const union cth_addr *b)
+{
+	return memcmp(a->raw, b->raw, guard_addr_len(family)) == 0;
+}
+
+static size_t guard_addr_len(int family)
+{
+	return family == AF_INET ? 4 : 16;
 }

@@ -13,7 +13,7 @@
  *
  * A plugin runs as root at start (constructors and configure() run before
  * the privilege drop), so before dlopen() its file and directory must be
- * writable by root or the daemon's user only (plugin_file_check()).
+ * writable by root or the daemon's user only (loader_file_check()).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -26,40 +26,32 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "dlfresh.h"
 #include "loader.h"
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
 #define PLUGIN_RULE "plugins must be writable by root or the daemon's user only"
 
-static int plugin_open(struct plugin *pl, char *err, size_t errlen);
-static int plugin_file_check(const char *path, int *fd, struct stat *st,
+static int loader_file_open(struct plugin *pl, char *err, size_t errlen);
+static int loader_file_check(const char *path, int *fd, struct stat *st,
 			     char *err, size_t errlen);
-static int plugin_stat_check(const char *path, const char *what,
+static int loader_stat_check(const char *path, const char *what,
 			     const struct stat *st, char *err, size_t errlen);
-static int plugin_dir_check(const char *path, const char *file, char *err,
+static int loader_dir_check(const char *path, const char *file, char *err,
 			    size_t errlen);
-static int plugin_file_same(const char *path, const struct stat *was,
+static int loader_file_same(const char *path, const struct stat *was,
 			    char *err, size_t errlen);
-static int plugin_desc_take(struct plugin *pl, const char *name, char *err,
+static int loader_desc_take(struct plugin *pl, const char *name, char *err,
 			    size_t errlen);
-static int plugin_header_check(const struct cth_plugin_desc *d, char *err,
+static int loader_header_check(const struct cth_plugin_desc *d, char *err,
 			       size_t errlen);
-static void plugin_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src);
-static const char *plugin_str_copy(char *dst, size_t len, const char *src);
-static int plugin_class_check(const struct cth_expect_class *c, unsigned i,
+static void loader_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src);
+static const char *loader_str_copy(char *dst, size_t len, const char *src);
+static int loader_class_check(const struct cth_expect_class *c, unsigned i,
 			      char *err, size_t errlen);
 
-/* The program the loader runs in, named where a message compares a
- * plugin with it: the daemon, or the replay tool (plugin_program_set()). */
-static const char *plugin_program = "cthelperd";
-
-void plugin_program_set(const char *name)
-{
-	plugin_program = name;
-}
-
-int plugin_load(const char *dir, const char *name, struct plugin **out,
+int loader_load(const char *dir, const char *name, struct plugin **out,
 		char *err, size_t errlen)
 {
 	struct plugin *pl;
@@ -73,24 +65,24 @@ int plugin_load(const char *dir, const char *name, struct plugin **out,
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	if ((rc = plugin_open(pl, err, errlen)) < 0) {
-		plugin_unload(pl);
+	if ((rc = loader_file_open(pl, err, errlen)) < 0) {
+		loader_unload(pl);
 		return rc;
 	}
-	rc = plugin_desc_take(pl, name, err, errlen);
+	rc = loader_desc_take(pl, name, err, errlen);
 	if (rc) {
 		char why[512];
 
 		snprintf(why, sizeof(why), "%s", err);
 		snprintf(err, errlen, "%s: %s", path, why);
-		plugin_unload(pl);
+		loader_unload(pl);
 		return rc;
 	}
 	*out = pl;
 	return 0;
 }
 
-void plugin_unload(struct plugin *pl)
+void loader_unload(struct plugin *pl)
 {
 	if (!pl)
 		return;
@@ -100,10 +92,10 @@ void plugin_unload(struct plugin *pl)
 	free(pl);
 }
 
-int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
+int loader_desc_check(const struct cth_plugin_desc *d, const char *name,
 		      char *err, size_t errlen)
 {
-	int rc = plugin_header_check(d, err, errlen);
+	int rc = loader_header_check(d, err, errlen);
 
 	if (rc)
 		return rc;
@@ -125,7 +117,7 @@ int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
 		return ERR("plugin declares %u expectation classes; 1..%u allowed",
 			   d->n_classes, CTH_CLASS_MAX);
 	for (unsigned i = 0; i < d->n_classes; i++) {
-		rc = plugin_class_check(&d->classes[i], i, err, errlen);
+		rc = loader_class_check(&d->classes[i], i, err, errlen);
 		if (rc)
 			return rc;
 		for (unsigned j = 0; j < i; j++)
@@ -142,10 +134,10 @@ int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
 /* ---- the file, and who may have written it ---- */
 
 /* Checked file → handle in pl->dl; err says why not. */
-static int plugin_open(struct plugin *pl, char *err, size_t errlen)
+static int loader_file_open(struct plugin *pl, char *err, size_t errlen)
 {
 	struct stat st;
-	int fd, rc = plugin_file_check(pl->path, &fd, &st, err, errlen);
+	int fd, rc = loader_file_check(pl->path, &fd, &st, err, errlen);
 
 	if (rc == 0) {
 		pl->dl = dlfresh_open(pl->path);
@@ -153,7 +145,7 @@ static int plugin_open(struct plugin *pl, char *err, size_t errlen)
 		if (!pl->dl)
 			rc = -ENOENT, snprintf(err, errlen, "cannot load plugin: %s", dlerror());
 		else
-			rc = plugin_file_same(pl->path, &st, err, errlen);
+			rc = loader_file_same(pl->path, &st, err, errlen);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -163,10 +155,10 @@ static int plugin_open(struct plugin *pl, char *err, size_t errlen)
 /*
  * Open the file and check what was opened, its directory, and, for a
  * symbolic link, the directory of the file it leads to.  *fd stays open
- * until plugin_file_same(): an open file keeps its inode number, so a
+ * until loader_file_same(): an open file keeps its inode number, so a
  * match there cannot be a new file that got the old number.
  */
-static int plugin_file_check(const char *path, int *fd, struct stat *st,
+static int loader_file_check(const char *path, int *fd, struct stat *st,
 			     char *err, size_t errlen)
 {
 	char real[PATH_MAX];
@@ -180,19 +172,19 @@ static int plugin_file_check(const char *path, int *fd, struct stat *st,
 	}
 	if (!S_ISREG(st->st_mode))
 		return ERR("plugin '%s': refused: not a regular file", path);
-	if ((rc = plugin_stat_check(path, "the file", st, err, errlen)) ||
-	    (rc = plugin_dir_check(path, path, err, errlen)))
+	if ((rc = loader_stat_check(path, "the file", st, err, errlen)) ||
+	    (rc = loader_dir_check(path, path, err, errlen)))
 		return rc;
 	if (!realpath(path, real)) {
 		rc = -errno;
 		snprintf(err, errlen, "plugin '%s': %s", path, strerror(errno));
 		return rc;
 	}
-	return plugin_dir_check(path, real, err, errlen);
+	return loader_dir_check(path, real, err, errlen);
 }
 
 /* Root, or the user the daemon runs as (after the drop, or started so). */
-static int plugin_stat_check(const char *path, const char *what,
+static int loader_stat_check(const char *path, const char *what,
 			     const struct stat *st, char *err, size_t errlen)
 {
 	unsigned int mode = (unsigned int)st->st_mode & 07777;
@@ -211,7 +203,7 @@ static int plugin_stat_check(const char *path, const char *what,
 }
 
 /* Whoever may write the directory may put another file at the name. */
-static int plugin_dir_check(const char *path, const char *file, char *err,
+static int loader_dir_check(const char *path, const char *file, char *err,
 			    size_t errlen)
 {
 	char copy[PATH_MAX], what[PATH_MAX + 32];
@@ -228,7 +220,7 @@ static int plugin_dir_check(const char *path, const char *file, char *err,
 		return rc;
 	}
 	snprintf(what, sizeof(what), "its directory %s", dir);
-	return plugin_stat_check(path, what, &st, err, errlen);
+	return loader_stat_check(path, what, &st, err, errlen);
 }
 
 /*
@@ -250,7 +242,7 @@ static int plugin_dir_check(const char *path, const char *file, char *err,
  * file: dlfresh_open() (server/runtime/dlfresh.c) notices that and loads the
  * file now on disk.
  */
-static int plugin_file_same(const char *path, const struct stat *was,
+static int loader_file_same(const char *path, const struct stat *was,
 			    char *err, size_t errlen)
 {
 	struct stat now;
@@ -265,7 +257,7 @@ static int plugin_file_same(const char *path, const struct stat *was,
 /* ---- the descriptor ---- */
 
 /* Look the descriptor up, copy it, check the copy. */
-static int plugin_desc_take(struct plugin *pl, const char *name, char *err,
+static int loader_desc_take(struct plugin *pl, const char *name, char *err,
 			    size_t errlen)
 {
 	const struct cth_plugin_desc *src = dlsym(pl->dl, CTH_PLUGIN_SYMBOL);
@@ -276,41 +268,41 @@ static int plugin_desc_take(struct plugin *pl, const char *name, char *err,
 			 CTH_PLUGIN_SYMBOL);
 		return -ENOENT;
 	}
-	rc = plugin_header_check(src, err, errlen);
+	rc = loader_header_check(src, err, errlen);
 	if (rc)
 		return rc;
-	plugin_desc_copy(pl, src);
-	return plugin_desc_check(pl->desc, name, err, errlen);
+	loader_desc_copy(pl, src);
+	return loader_desc_check(pl->desc, name, err, errlen);
 }
 
 /* ABI version and size: the only fields that may be read before we know
  * the descriptor has our layout. */
-static int plugin_header_check(const struct cth_plugin_desc *d, char *err,
+static int loader_header_check(const struct cth_plugin_desc *d, char *err,
 			       size_t errlen)
 {
 	if (d->abi_version != CTH_ABI_VERSION)
 		return ERR("plugin ABI version %u, %s speaks %u: rebuild the plugin against this SDK",
-			   d->abi_version, plugin_program, CTH_ABI_VERSION);
+			   d->abi_version, log_program(), CTH_ABI_VERSION);
 	if (d->size != sizeof(*d))
 		return ERR("plugin descriptor is %u bytes, %s expects %zu: rebuild the plugin against this SDK",
-			   d->size, plugin_program, sizeof(*d));
+			   d->size, log_program(), sizeof(*d));
 	return 0;
 }
 
 /* The descriptor, strings included, into pl: from now on pl->desc. */
-static void plugin_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src)
+static void loader_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src)
 {
 	struct cth_plugin_desc *d = &pl->copy;
 
 	memcpy(d, src, sizeof(*d));
-	d->name = plugin_str_copy(pl->name, sizeof(pl->name), src->name);
-	d->version = plugin_str_copy(pl->version, sizeof(pl->version), src->version);
-	d->description = plugin_str_copy(pl->description, sizeof(pl->description),
+	d->name = loader_str_copy(pl->name, sizeof(pl->name), src->name);
+	d->version = loader_str_copy(pl->version, sizeof(pl->version), src->version);
+	d->description = loader_str_copy(pl->description, sizeof(pl->description),
 					  src->description);
 	/* slots past n_classes are not the plugin's to fill: not read */
 	for (unsigned i = 0; i < CTH_CLASS_MAX; i++)
 		d->classes[i].name = i >= d->n_classes ? NULL :
-			plugin_str_copy(pl->class_names[i], sizeof(pl->class_names[i]),
+			loader_str_copy(pl->class_names[i], sizeof(pl->class_names[i]),
 					src->classes[i].name);
 	pl->desc = d;
 }
@@ -321,7 +313,7 @@ static void plugin_desc_copy(struct plugin *pl, const struct cth_plugin_desc *sr
  * see the cut copy, and every limit they enforce is shorter than the
  * buffer, so an over-long name is still refused.
  */
-static const char *plugin_str_copy(char *dst, size_t len, const char *src)
+static const char *loader_str_copy(char *dst, size_t len, const char *src)
 {
 	size_t n;
 
@@ -333,7 +325,7 @@ static const char *plugin_str_copy(char *dst, size_t len, const char *src)
 	return dst;
 }
 
-static int plugin_class_check(const struct cth_expect_class *c, unsigned i,
+static int loader_class_check(const struct cth_expect_class *c, unsigned i,
 			      char *err, size_t errlen)
 {
 	if (!c->name || !*c->name || strlen(c->name) >= CTH_NAME_LEN)

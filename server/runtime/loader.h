@@ -40,15 +40,11 @@ struct plugin {
 
 /* Load DIR/NAME.so, copy its descriptor into daemon memory and validate
  * the copy.  On failure returns a negative errno and writes why into err. */
-int plugin_load(const char *dir, const char *name, struct plugin **out,
+int loader_load(const char *dir, const char *name, struct plugin **out,
 		char *err, size_t errlen);
 /* Validate a descriptor (exposed for tests). */
-int plugin_desc_check(const struct cth_plugin_desc *d, const char *name,
+int loader_desc_check(const struct cth_plugin_desc *d, const char *name,
 		      char *err, size_t errlen);
-void plugin_unload(struct plugin *pl);
-/* The program that loads plugins, as messages name it ("plugin ABI
- * version 3, cthelperd speaks 2"): "cthelperd" unless set; the replay
- * tool sets its own before it loads one.  name must outlive the loads. */
-void plugin_program_set(const char *name);
+void loader_unload(struct plugin *pl);
 
 #endif

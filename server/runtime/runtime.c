@@ -8,6 +8,112 @@
 
 #include "runtime.h"
 
+static int runtime_inst_build(struct runtime *rt, struct instance *in,
+			      const struct cfg_helper *h);
+static struct plugin *runtime_plugin_get(struct runtime *rt,
+					 const struct cfg_helper *h);
+static int runtime_set_apply(struct runtime *rt, const struct instance *in,
+			     const struct cfg_bits *set, int line,
+			     unsigned int want, unsigned int supported,
+			     unsigned int *out);
+static int runtime_classes_apply(struct runtime *rt, struct instance *in,
+				 const struct cfg_helper *h);
+static int runtime_opts_apply(struct runtime *rt, struct instance *in,
+			      const struct cfg_helper *h);
+static void runtime_queue_add(struct runtime *rt, uint16_t q);
+
+int runtime_build(struct cfg *cfg, struct runtime **out)
+{
+	struct runtime *rt = calloc(1, sizeof(*rt));
+	bool bad = false;
+	int rc = 0;
+
+	if (!rt) {
+		cfg_free(cfg);
+		return -ENOMEM;
+	}
+	rt->cfg = cfg;
+	for (size_t i = 0; i < cfg->n_helpers; i++) {
+		const struct cfg_helper *h = &cfg->helpers[i];
+		int r;
+
+		/* the shards of a section share its settings: errors of
+		 * shard 0 would only repeat, at the same lines */
+		if (h->shard && bad)
+			continue;
+		r = runtime_inst_build(rt, &rt->inst[rt->n_inst++], h);
+		bad = r != 0;
+		if (r == -ENOMEM) {
+			rc = r;
+			break;
+		}
+		if (r)
+			rc = -EINVAL;
+		else
+			runtime_queue_add(rt, h->queue);
+	}
+	if (rc) {
+		runtime_free(rt);
+		return rc;
+	}
+	*out = rt;
+	return 0;
+}
+
+void runtime_free(struct runtime *rt)
+{
+	if (!rt)
+		return;
+	for (size_t i = 0; i < rt->n_inst; i++)
+		free(rt->inst[i].config);
+	for (size_t i = 0; i < rt->n_plugins; i++)
+		loader_unload(rt->plugins[i]);
+	cfg_free(rt->cfg);
+	free(rt);
+}
+
+const struct instance *runtime_find(const struct runtime *rt, const char *name,
+				    int family, int proto)
+{
+	unsigned fam = family == AF_INET6 ? CTH_FAMILY_IPV6 : CTH_FAMILY_IPV4;
+	unsigned pr = proto == IPPROTO_UDP ? CTH_PROTO_UDP : CTH_PROTO_TCP;
+
+	for (size_t i = 0; i < rt->n_inst; i++) {
+		const struct instance *in = &rt->inst[i];
+
+		if ((in->families & fam) &&
+		    (in->protocols & pr) && strcmp(in->name, name) == 0)
+			return in;
+	}
+	return NULL;
+}
+
+static int runtime_inst_build(struct runtime *rt, struct instance *in,
+			      const struct cfg_helper *h)
+{
+	const struct cth_plugin_desc *d;
+
+	in->pl = runtime_plugin_get(rt, h);
+	if (!in->pl)
+		return -EINVAL;
+	d = in->pl->desc;
+	snprintf(in->name, sizeof(in->name), "%s", h->name);
+	/* | not ||: both keys' errors are reported */
+	if (runtime_set_apply(rt, in, &cfg_families, h->family_line,
+			      h->families, d->families, &in->families) |
+	    runtime_set_apply(rt, in, &cfg_protocols, h->protocol_line,
+			      h->protocols, d->protocols, &in->protocols))
+		return -EINVAL;
+	in->queue = h->queue;
+	in->queue_len = h->queue_len;
+	in->slot = (unsigned int)(in - rt->inst);
+	in->fail_open = h->fail_open;
+	in->guard = h->guard;
+	if (runtime_classes_apply(rt, in, h))
+		return -EINVAL;
+	return runtime_opts_apply(rt, in, h);
+}
+
 static struct plugin *runtime_plugin_get(struct runtime *rt,
 					 const struct cfg_helper *h)
 {
@@ -17,12 +123,32 @@ static struct plugin *runtime_plugin_get(struct runtime *rt,
 	for (size_t i = 0; i < rt->n_plugins; i++)
 		if (strcmp(rt->plugins[i]->desc->name, h->plugin) == 0)
 			return rt->plugins[i];
-	if (plugin_load(rt->cfg->plugin_dir, h->plugin, &pl, err, sizeof(err))) {
+	if (loader_load(rt->cfg->plugin_dir, h->plugin, &pl, err, sizeof(err))) {
 		cfg_error(rt->cfg, h->line, "helper '%s': %s", h->name, err);
 		return NULL;
 	}
 	rt->plugins[rt->n_plugins++] = pl;
 	return pl;
+}
+
+/*
+ * The descriptor's families and protocols are the sets the plugin
+ * supports: a helper gets the whole set unless its config names a part of
+ * it, and naming anything outside it is an error at the key's line.
+ */
+static int runtime_set_apply(struct runtime *rt, const struct instance *in,
+			     const struct cfg_bits *set, int line,
+			     unsigned int want, unsigned int supported,
+			     unsigned int *out)
+{
+	*out = want ? want : supported;
+	if (!(want & ~supported))
+		return 0;
+	/* supported is a proper subset here, so one value names it */
+	cfg_error(rt->cfg, line, "helper '%s': %s = %s: plugin '%s' supports %s only",
+		  in->name, set->key, set->names[want & 3], in->pl->desc->name,
+		  set->names[supported & 3]);
+	return -EINVAL;
 }
 
 static int runtime_classes_apply(struct runtime *rt, struct instance *in,
@@ -77,122 +203,10 @@ static int runtime_opts_apply(struct runtime *rt, struct instance *in,
 	return bad ? -EINVAL : 0;
 }
 
-/*
- * The descriptor's families and protocols are the sets the plugin
- * supports: a helper gets the whole set unless its config names a part of
- * it, and naming anything outside it is an error at the key's line.
- */
-static int runtime_set_apply(struct runtime *rt, const struct instance *in,
-			     const struct cfg_bits *set, int line,
-			     unsigned int want, unsigned int supported,
-			     unsigned int *out)
-{
-	*out = want ? want : supported;
-	if (!(want & ~supported))
-		return 0;
-	/* supported is a proper subset here, so one value names it */
-	cfg_error(rt->cfg, line, "helper '%s': %s = %s: plugin '%s' supports %s only",
-		  in->name, set->key, set->names[want & 3], in->pl->desc->name,
-		  set->names[supported & 3]);
-	return -EINVAL;
-}
-
-static int runtime_inst_build(struct runtime *rt, struct instance *in,
-			      const struct cfg_helper *h)
-{
-	const struct cth_plugin_desc *d;
-
-	in->pl = runtime_plugin_get(rt, h);
-	if (!in->pl)
-		return -EINVAL;
-	d = in->pl->desc;
-	snprintf(in->name, sizeof(in->name), "%s", h->name);
-	/* | not ||: both keys' errors are reported */
-	if (runtime_set_apply(rt, in, &cfg_families, h->family_line,
-			      h->families, d->families, &in->families) |
-	    runtime_set_apply(rt, in, &cfg_protocols, h->protocol_line,
-			      h->protocols, d->protocols, &in->protocols))
-		return -EINVAL;
-	in->queue = h->queue;
-	in->queue_len = h->queue_len;
-	in->slot = (unsigned int)(in - rt->inst);
-	in->fail_open = h->fail_open;
-	in->guard = h->guard;
-	if (runtime_classes_apply(rt, in, h))
-		return -EINVAL;
-	return runtime_opts_apply(rt, in, h);
-}
-
 static void runtime_queue_add(struct runtime *rt, uint16_t q)
 {
 	for (size_t i = 0; i < rt->n_queues; i++)
 		if (rt->queues[i] == q)
 			return;
 	rt->queues[rt->n_queues++] = q;
-}
-
-int runtime_build(struct cfg *cfg, struct runtime **out)
-{
-	struct runtime *rt = calloc(1, sizeof(*rt));
-	bool bad = false;
-	int rc = 0;
-
-	if (!rt) {
-		cfg_free(cfg);
-		return -ENOMEM;
-	}
-	rt->cfg = cfg;
-	for (size_t i = 0; i < cfg->n_helpers; i++) {
-		const struct cfg_helper *h = &cfg->helpers[i];
-		int r;
-
-		/* the shards of a section share its settings: errors of
-		 * shard 0 would only repeat, at the same lines */
-		if (h->shard && bad)
-			continue;
-		r = runtime_inst_build(rt, &rt->inst[rt->n_inst++], h);
-		bad = r != 0;
-		if (r == -ENOMEM) {
-			rc = r;
-			break;
-		}
-		if (r)
-			rc = -EINVAL;
-		else
-			runtime_queue_add(rt, h->queue);
-	}
-	if (rc) {
-		runtime_free(rt);
-		return rc;
-	}
-	*out = rt;
-	return 0;
-}
-
-void runtime_free(struct runtime *rt)
-{
-	if (!rt)
-		return;
-	for (size_t i = 0; i < rt->n_inst; i++)
-		free(rt->inst[i].config);
-	for (size_t i = 0; i < rt->n_plugins; i++)
-		plugin_unload(rt->plugins[i]);
-	cfg_free(rt->cfg);
-	free(rt);
-}
-
-const struct instance *runtime_find(const struct runtime *rt, const char *name,
-				    int family, int proto)
-{
-	unsigned fam = family == AF_INET6 ? CTH_FAMILY_IPV6 : CTH_FAMILY_IPV4;
-	unsigned pr = proto == IPPROTO_UDP ? CTH_PROTO_UDP : CTH_PROTO_TCP;
-
-	for (size_t i = 0; i < rt->n_inst; i++) {
-		const struct instance *in = &rt->inst[i];
-
-		if ((in->families & fam) &&
-		    (in->protocols & pr) && strcmp(in->name, name) == 0)
-			return in;
-	}
-	return NULL;
 }

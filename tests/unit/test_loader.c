@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "base/log.h"
 #include "runtime/config_load.h"
 #include "runtime/loader.h"
 #include "runtime/runtime.h"
@@ -24,12 +25,12 @@ static void expect_refused(const char *name, const char *plugin,
 {
 	char err[1024] = "", test[128];
 	struct plugin *pl = NULL;
-	int rc = plugin_load(bad_dir, plugin, &pl, err, sizeof(err));
+	int rc = loader_load(bad_dir, plugin, &pl, err, sizeof(err));
 
 	snprintf(test, sizeof(test), "loader/refuses-%s", name);
 	CHECK(test, rc < 0 && !pl && strstr(err, words),
 	      "rc=%d, wanted '%s' in: %s", rc, words, err);
-	plugin_unload(pl);
+	loader_unload(pl);
 }
 
 static void test_loader(void)
@@ -38,12 +39,13 @@ static void test_loader(void)
 	struct plugin *pl = NULL;
 	int rc;
 
-	/* the messages name the program that loads (the daemon by default) */
+	/* the messages name the program that loads: log.c's program name,
+	 * the daemon's unless set */
 	expect_refused("abi", "bad_abi", "ABI version 99, cthelperd speaks");
 	expect_refused("size", "bad_size", "descriptor is 8 bytes, cthelperd expects");
-	plugin_program_set("cthelper-replay");
+	log_program_set("cthelper-replay");
 	expect_refused("abi-named-by-replay", "bad_abi", "ABI version 99, cthelper-replay speaks");
-	plugin_program_set("cthelperd");
+	log_program_set("cthelperd");
 	expect_refused("big-state", "big_priv", "64 bytes of private state");
 	expect_refused("no-packet", "no_packet", "no packet callback");
 	expect_refused("zero-classes", "zero_classes", "0 expectation classes");
@@ -59,10 +61,10 @@ static void test_loader(void)
 	expect_refused("long-class-name", "long_class", "class 1: name must be 1..15");
 	expect_refused("long-plugin-name", "long_name", "declares the name 'long_name_000");
 
-	rc = plugin_load(plugin_dir, "ftp", &pl, err, sizeof(err));
+	rc = loader_load(plugin_dir, "ftp", &pl, err, sizeof(err));
 	CHECK("loader/loads-ftp", rc == 0 && pl && strcmp(pl->desc->name, "ftp") == 0 &&
 	      pl->desc->priv_size <= CTH_PRIV_MAX, "rc=%d: %s", rc, err);
-	plugin_unload(pl);
+	loader_unload(pl);
 }
 
 /*
@@ -76,7 +78,7 @@ static void test_mutating(void)
 	const struct cth_plugin_desc *raw;
 	struct plugin *pl = NULL;
 	const struct cth_plugin_desc *d;
-	int rc = plugin_load(bad_dir, "mutating", &pl, err, sizeof(err));
+	int rc = loader_load(bad_dir, "mutating", &pl, err, sizeof(err));
 
 	CHECK("loader/mutating-loads", rc == 0 && pl, "rc=%d: %s", rc, err);
 	if (!pl)
@@ -92,10 +94,10 @@ static void test_mutating(void)
 	CHECK("loader/mutation-not-seen", strcmp(d->name, "mutating") == 0 &&
 	      strcmp(d->classes[0].name, "a") == 0 && d->priv_size == 4 &&
 	      d->n_classes == 2 && d->classes[1].timeout == 10 &&
-	      plugin_desc_check(d, "mutating", err, sizeof(err)) == 0,
+	      loader_desc_check(d, "mutating", err, sizeof(err)) == 0,
 	      "daemon copy changed: name=%s class=%s priv=%zu n=%u", d->name,
 	      d->classes[0].name, d->priv_size, d->n_classes);
-	plugin_unload(pl);
+	loader_unload(pl);
 }
 
 static char conf_path[] = "/tmp/cth-test-runtime-XXXXXX";

@@ -4,10 +4,12 @@
  * of LOG_RL_BURST lines goes out, the rest is suppressed (and said so by
  * the return value), and once tokens come back the first line is
  * preceded by a summary of how many were suppressed.  Two sites do not
- * share a bucket.
+ * share a bucket.  A line on stderr starts with the program's name, the
+ * daemon's unless the program set its own (the replay tool).
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "base/log.h"
@@ -37,6 +39,41 @@ static int flood(struct log_rl *rl, unsigned int n)
 	for (unsigned int i = 0; i < n; i++)
 		suppressed += log_rl_msg(rl, LOG_L_WARNING, "line %u", i);
 	return suppressed;
+}
+
+/* What one log_msg() writes to stderr. */
+static void stderr_line(int level, const char *msg, char *out, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2);
+
+	out[0] = '\0';
+	if (!tmp || saved < 0)
+		return;
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	log_msg(level, "%s", msg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	if (!fgets(out, (int)len, tmp))
+		out[0] = '\0';
+	fclose(tmp);
+}
+
+static void test_program_name(void)
+{
+	char line[160];
+
+	stderr_line(LOG_L_ERR, "hello", line, sizeof(line));
+	CHECK("log/line-names-cthelperd", strcmp(line, "cthelperd[error]: hello\n") == 0 &&
+	      strcmp(log_program(), "cthelperd") == 0, "wrote '%s'", line);
+	log_program_set("cthelper-replay");
+	stderr_line(LOG_L_ERR, "hello", line, sizeof(line));
+	CHECK("log/line-names-the-program", strcmp(line, "cthelper-replay[error]: hello\n") == 0 &&
+	      strcmp(log_program(), "cthelper-replay") == 0, "wrote '%s'", line);
+	log_program_set("cthelperd");
 }
 
 int main(void)
@@ -88,5 +125,6 @@ int main(void)
 	CHECK("log_rl/unlogged-level-free", sup == 0 && n_lines == LOG_RL_BURST,
 	      "%d %u", sup, n_lines);
 	log_capture_set(NULL, NULL);
+	test_program_name();
 	return check_exit();
 }

@@ -245,7 +245,7 @@ static void expect_plugin(const char *name, const char *dir, bool ok, const char
 {
 	char err[2048] = "", test[128];
 	struct plugin *pl = NULL;
-	int rc = plugin_load(dir, "good", &pl, err, sizeof(err));
+	int rc = loader_load(dir, "good", &pl, err, sizeof(err));
 
 	snprintf(test, sizeof(test), "privdrop/plugin-%s", name);
 	if (ok)
@@ -254,7 +254,7 @@ static void expect_plugin(const char *name, const char *dir, bool ok, const char
 		CHECK(test, rc < 0 && !pl && strstr(err, words) && strstr(err, "refused") &&
 		      strstr(err, "plugins must be writable by root or the daemon's user only"),
 		      "rc=%d, wanted '%s' in: %s", rc, words, err);
-	plugin_unload(pl);
+	loader_unload(pl);
 }
 
 static void test_plugins(void)

@@ -63,8 +63,8 @@ static void test_sum(void)
 	stats_add(&blk[0].q[STATS_Q_PACKETS], 7);
 	stats_add(&blk[1].q[STATS_Q_PACKETS], 2);
 	stats_add(&blk[1].h[0][STATS_H_DROPS], UINT64_MAX - 1);
-	stats_snap_add(&s, &blk[0], 0);
-	stats_snap_add(&s, &blk[1], 1);
+	stats_report_snap_add(&s, &blk[0], 0);
+	stats_report_snap_add(&s, &blk[1], 1);
 	CHECK("stats/sum-helper", s.h[0][STATS_H_PAYLOAD] == 16, "%llu",
 	      (unsigned long long)s.h[0][STATS_H_PAYLOAD]);
 	CHECK("stats/sum-other-helper", s.h[1][STATS_H_EXPECT_CREATED] == 1 &&
@@ -107,9 +107,9 @@ static void test_proc(void)
 	struct stats_kqueue k, kq[8];
 	int rc;
 
-	rc = stats_kqueue_parse("    0 -4123     2 2 65535     0     0       29  1\n", &k);
+	rc = stats_report_kqueue_parse("    0 -4123     2 2 65535     0     0       29  1\n", &k);
 	CHECK("proc/negative-portid-refused", rc == -EINVAL, "rc=%d", rc);
-	rc = stats_kqueue_parse("    5  41235     2 2 65535     4     6 4294967295  1\n", &k);
+	rc = stats_report_kqueue_parse("    5  41235     2 2 65535     4     6 4294967295  1\n", &k);
 	CHECK("proc/parse", rc == 0 && k.queue == 5 && k.portid == 41235 && k.waiting == 2 &&
 	      k.copy_mode == 2 && k.copy_range == 65535 && k.dropped == 4 &&
 	      k.user_dropped == 6 && k.id_sequence == 4294967295u, "rc=%d", rc);
@@ -117,7 +117,7 @@ static void test_proc(void)
 		char name[64];
 
 		snprintf(name, sizeof(name), "proc/malformed-%zu", i);
-		CHECK(name, stats_kqueue_parse(bad[i], &k) == -EINVAL, "accepted '%s'", bad[i]);
+		CHECK(name, stats_report_kqueue_parse(bad[i], &k) == -EINVAL, "accepted '%s'", bad[i]);
 	}
 
 	char text[4096];
@@ -130,14 +130,14 @@ static void test_proc(void)
 		"    9  300     0 2 65535     0     0        1  1", 0);
 	FILE *f = fmemopen(text, (size_t)len, "r");
 
-	n = stats_kqueue_read(f, kq, 8);
+	n = stats_report_kqueue_read(f, kq, 8);
 	fclose(f);
 	CHECK("proc/read-skips-malformed", n == 3 && kq[0].queue == 0 && kq[1].queue == 7 &&
 	      kq[2].queue == 9 && kq[1].id_sequence == 40, "n=%zu", n);
 
 	struct stats_snap s = { .n_queues = 2, .queue = { 3, 7 } };
 
-	stats_snap_kernel(&s, kq, n);
+	stats_report_snap_kernel(&s, kq, n);
 	CHECK("proc/only-our-queues", !s.has_kq[0] && s.has_kq[1] &&
 	      s.kq[1].dropped == 3 && s.kq[1].user_dropped == 2, "wrong match");
 }
@@ -381,7 +381,7 @@ static void test_render(void)
 	struct stats_snap s = { .n_helpers = 1, .helper = { "a\"b\\c" }, .n_queues = 1,
 				.queue = { 4 }, .has_kq = { true },
 				.kq = { { .queue = 4, .id_sequence = 9, .waiting = 1 } } };
-	stats_render(&b, &s, STATS_PROMETHEUS);
+	stats_report_render(&b, &s, STATS_PROMETHEUS);
 	CHECK("render/prometheus-kernel", strstr(b.p, "\ncthelperd_queue_queued_total{queue=\"4\"} 9\n") &&
 	      strstr(b.p, "# TYPE cthelperd_queue_waiting gauge\ncthelperd_queue_waiting{queue=\"4\"} 1\n") &&
 	      strstr(b.p, "{helper=\"a\\\"b\\\\c\"}"), "%s", b.p);
@@ -390,7 +390,7 @@ static void test_render(void)
 	r = prom_check(b.p, why, sizeof(why));
 	CHECK("render/prometheus-kernel-strict", r == NULL, "%s", r);
 	strbuf_free(&b);
-	stats_render(&b, &s, STATS_JSON);
+	stats_report_render(&b, &s, STATS_JSON);
 	CHECK("render/json-escapes", json_valid(b.p, "d['helpers'][0]['name']=='a\"b\\\\c' and "
 						   "d['queues'][0]['kernel']['queued']==9"), "%s", b.p);
 	strbuf_free(&b);
