@@ -104,59 +104,26 @@ else
 	cat "$LOG/build-fuzz.txt"; echo "FAIL build-fuzz: make fuzz failed" | tee -a "$LOG/all.txt"
 fi
 
-# kmod/ first: it builds build/kmod/cthelperd_nfnl.ko, which the end-to-end
-# run also uses (FTP on our module).
-if [ -x tests/kmod/run.sh ]; then
-	run_suite kmod tests/kmod/run.sh
-else
-	echo "FAIL kmod: tests/kmod/run.sh missing" | tee -a "$LOG/all.txt"
-fi
-
-# Host features (expectation paths, helper opt-in, class rule, detach)
-# with a test plugin, one VM boot.
-if [ -x tests/host/run.sh ]; then
-	run_suite host tests/host/run.sh
-else
-	echo "FAIL host: tests/host/run.sh missing" | tee -a "$LOG/all.txt"
-fi
-
-if [ -x tests/e2e/run.sh ]; then
-	run_suite e2e tests/e2e/run.sh
-else
-	echo "FAIL e2e: tests/e2e/run.sh missing" | tee -a "$LOG/all.txt"
-fi
-
-# SIP end to end (sipp calls, media, registration, NAT), one VM boot.
-if [ -x tests/sip/run.sh ]; then
-	run_suite sip tests/sip/run.sh
-else
-	echo "FAIL sip: tests/sip/run.sh missing" | tee -a "$LOG/all.txt"
-fi
-
-# Oracle TNS and SunRPC end to end (redirects, rpcbind, conntrackd's
-# helpers side by side), one VM boot.
-if [ -x tests/tnsrpc/run.sh ]; then
-	run_suite tnsrpc tests/tnsrpc/run.sh
-else
-	echo "FAIL tnsrpc: tests/tnsrpc/run.sh missing" | tee -a "$LOG/all.txt"
-fi
-
-# High availability (issue 18): a firewall pair with conntrackd state
-# sync, failover in FTP and SIP sessions, side by side with the kernel's
-# helpers; one VM boot.
-if [ -x tests/ha/run.sh ]; then
-	run_suite ha tests/ha/run.sh
-else
-	echo "FAIL ha: tests/ha/run.sh missing" | tee -a "$LOG/all.txt"
-fi
-
-# Operations: live reload under load, broken reloads, a replaced plugin,
-# privilege drop, /metrics, the installed tree; one VM boot.
-if [ -x tests/ops/run.sh ]; then
-	run_suite ops tests/ops/run.sh
-else
-	echo "FAIL ops: tests/ops/run.sh missing" | tee -a "$LOG/all.txt"
-fi
+# The VM suites, in this order, each "NAME: why": kmod/ first, since it
+# builds build/kmod/cthelperd_nfnl.ko, which e2e also uses (FTP on our
+# module).  Each other suite is one VM boot.
+VM_SUITES=(
+	"kmod: our module built against two kernels, static checks, its VM test"
+	"host: expectation paths, helper opt-in, class rule, detach (test plugin)"
+	"e2e: FTP end to end, side by side with conntrackd and the kernel"
+	"sip: sipp calls, media, registration, NAT"
+	"tnsrpc: Oracle TNS and SunRPC (redirects, rpcbind, conntrackd's helpers)"
+	"ha: a firewall pair with conntrackd state sync, failover in FTP and SIP"
+	"ops: live reload under load, broken reloads, privilege drop, /metrics, install"
+)
+for entry in "${VM_SUITES[@]}"; do
+	name=${entry%%:*}
+	if [ -x "tests/$name/run.sh" ]; then
+		run_suite "$name" "tests/$name/run.sh"
+	else
+		echo "FAIL $name: tests/$name/run.sh missing" | tee -a "$LOG/all.txt"
+	fi
+done
 
 p=$(grep -c '^PASS ' "$LOG/all.txt")
 f=$(grep -c '^FAIL ' "$LOG/all.txt")

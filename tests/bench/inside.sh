@@ -47,18 +47,12 @@
 # (200), BENCH_ONLY (an extended regex of phases: ftp|sip|shard).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
-# shellcheck source=tests/lib/topo.sh
-. tests/lib/topo.sh
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
+suite_init bench
 
-PY=/usr/bin/python3
 FTP="$REPO/tests/lib/ftp.py"
-W=/tmp/bench
-LOGS=${VM_RESULTS:-$W}/logs
 OUT=${VM_RESULTS:-$W}/bench
-suite_build_dir
 KMOD=${CTH_KMOD:-build/kmod/cthelperd_nfnl.ko}
 PAYLOAD_PARAM=/sys/module/cthelperd_nfnl/parameters/payload_only
 LOAD=$BUILD/bench/cthbench-load
@@ -72,7 +66,7 @@ SIP_PAR=8
 # The load server listens on a second address of the server namespace, so
 # that it and the FTP server both have tcp/21.
 LOAD4=10.0.2.3
-mkdir -p "$W" "$LOGS" "$OUT"
+mkdir -p "$OUT"
 RAW=$OUT/raw.tsv
 : >"$RAW"
 T0=$SECONDS
@@ -135,19 +129,18 @@ shard_rules() {
 }
 
 HPID=   # the process whose CPU time and RSS are measured (none for kernel)
-CTD_PID=
 impl_start() {
 	local impl=$1 proto=${2:-ftp}
 	HPID=
 	clean_slate || return 1
 	case $impl in
 	none) ;;
-	kernel)
-		modprobe -a "nf_conntrack_$proto" "nf_nat_$proto" ||
-			{ START_WHY="modprobe nf_conntrack_$proto failed"; return 1; } ;;
+	kernel) kernel_helpers_load "$proto" || return 1 ;;
 	cthelperd-kmod)
-		tests/kmod/use-ours.sh "$KMOD" >"$LOGS/use-ours.out" 2>&1 && echo 1 >"$PAYLOAD_PARAM" ||
-			{ START_WHY="kmod/'s module with payload_only: $(tr '\n' ' ' <"$LOGS/use-ours.out")"; return 1; }
+		if ! kmod_use_ours "$KMOD" || ! echo 1 >"$PAYLOAD_PARAM"; then
+			START_WHY="kmod/'s module with payload_only: $(tr '\n' ' ' <"$LOGS/use-ours.out")"
+			return 1
+		fi
 		write_cthelperd_conf
 		cth_start "$LOGS/cthelperd-kmod-$proto.log" "$W/cthelperd.conf" "$proto" 2 || return 1
 		HPID=$CTH_PID ;;
@@ -160,24 +153,15 @@ impl_start() {
 		# (no clean stop runs), and the floor binds their queue.
 		write_cthelperd_conf
 		cth_start "$LOGS/floor-cthelperd.log" "$W/cthelperd.conf" ftp 2 || return 1
-		kill -KILL "$CTH_PID"
-		wait "$CTH_PID" 2>/dev/null
-		CTH_PID=
+		kill_cthelperd
 		"$FLOOR" 0 >"$LOGS/floor.out" 2>&1 &
 		HPID=$!
 		wait_line "$LOGS/floor.out" 'bound queue' 10000 ||
 			{ START_WHY="floor did not bind queue 0: $(tr '\n' ' ' <"$LOGS/floor.out")"; return 1; } ;;
 	conntrackd)
-		if ! nfct helper add ftp inet tcp || ! nfct helper add ftp inet6 tcp; then
-			START_WHY="nfct helper add ftp failed"
-			return 1
-		fi
-		rm -f /run/conntrackd-e2e.lock
-		conntrackd -C "$REPO/tests/e2e/conntrackd-helper.conf" >"$LOGS/conntrackd.out" 2>&1 &
-		CTD_PID=$!
-		HPID=$CTD_PID
-		wait_helpers_enabled ftp 2 ||
-			{ START_WHY="conntrackd did not enable its helpers"; return 1; } ;;
+		conntrackd_start "$REPO/tests/e2e/conntrackd-helper.conf" \
+			"ftp inet tcp" "ftp inet6 tcp" || return 1
+		HPID=$CTD_PID ;;
 	esac
 	[ "$impl" = none ] && return 0
 	if [ "$impl" = cthelperd ] && [ "${SHARDS:-1}" -gt 1 ]; then
@@ -197,16 +181,13 @@ impl_stop() {
 		stop_cthelperd
 		delete_user_helpers "ftp sip rpc tns" "tcp udp" >/dev/null 2>&1
 		echo 0 >"$PAYLOAD_PARAM"
-		rmmod cthelperd_nfnl && modprobe nfnetlink_cthelper ||
-			fail "$impl/cleanup" "cannot switch back to nfnetlink_cthelper" ;;
+		kmod_restore || fail "$impl/cleanup" "cannot switch back to nfnetlink_cthelper" ;;
 	floor)
 		kill -KILL "$HPID" 2>/dev/null
 		wait "$HPID" 2>/dev/null
 		"$CTHELPERD" --release -c "$W/cthelperd.conf" >>"$LOGS/floor-cthelperd.log" 2>&1 ;;
-	conntrackd)
-		term_wait "$CTD_PID" 2>/dev/null
-		CTD_PID= ;;
-	kernel) rmmod "nf_nat_$proto" "nf_conntrack_$proto" 2>&1 | sed 's/^/  rmmod: /' ;;
+	conntrackd) conntrackd_stop ;;
+	kernel) kernel_helpers_unload "$proto" ;;
 	esac
 	HPID=
 	# connections still referencing a helper keep it from being deleted

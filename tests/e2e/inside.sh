@@ -35,17 +35,11 @@
 # quick iterations; the others show "-").
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
-# shellcheck source=tests/lib/topo.sh
-. tests/lib/topo.sh
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
+suite_init e2e
 
-PY=/usr/bin/python3
 FTP="$REPO/tests/lib/ftp.py"
-W=/tmp/e2e
-LOGS=${VM_RESULTS:-$W}/logs
-suite_build_dir
 KMOD=${CTH_KMOD:-build/kmod/cthelperd_nfnl.ko}
 META=$W/ftproot/testfile.meta
 # Extra files the server serves (ftp.py server --file NAME:SIZE[:KIND]).
@@ -56,7 +50,6 @@ PATTERN_SIZE=$((256 * 1024))
 # adds 65-200 (veth hands GSO packets of up to 64 KB to the queue, which is
 # bound with NFQA_CFG_F_GSO; more, smaller ones when the host is slow).
 QUEUE_MAX=40
-mkdir -p "$W" "$LOGS"
 
 # Execution order: the kernel's own helper last, because it is unloaded
 # afterwards and a user-space "ftp" helper cannot coexist with it.
@@ -178,18 +171,8 @@ record() {
 # ------------------------------------------------------------ FTP server
 
 start_ftp_server() {
-	rm -rf "$W/ftproot" "$W/ftp.ready"
-	in_server "$PY" "$FTP" server --root "$W/ftproot" --size $((512 * 1024)) \
-		--file "big:$BIG_SIZE" --file "pattern:$PATTERN_SIZE:pattern" \
-		--ready "$W/ftp.ready" --log "$LOGS/ftp-server.log" \
-		>"$LOGS/ftp-server.out" 2>&1 &
-	FTP_PID=$!
-	local _
-	for _ in $(seq 1 150); do
-		[ -s "$W/ftp.ready" ] && [ -s "$META" ] && return 0
-		kill -0 $FTP_PID 2>/dev/null || break
-		sleep 0.2
-	done
+	ftp_server_start --size $((512 * 1024)) --file "big:$BIG_SIZE" \
+		--file "pattern:$PATTERN_SIZE:pattern" && return 0
 	echo "FAIL e2e/ftp-server: did not start"
 	show_tail "$LOGS/ftp-server.out"
 	return 1
@@ -206,44 +189,18 @@ write_cthelperd_conf() {
 }
 
 # start_cthelperd LOG: run the daemon with the shipped config (debug log)
-# and wait for its "ready" and its two ftp helpers (vmsuite.sh's cth_start).
+# and wait for its "ready" and its two ftp helpers.
 start_cthelperd() {
-	if [ ! -x "$CTHELPERD" ]; then
-		START_WHY="$CTH_BUILD/cthelperd is not built (make B=$CTH_BUILD all)"
-		return 1
-	fi
-	if [ ! -e "$BUILD/plugins/ftp.so" ]; then
-		START_WHY="$CTH_BUILD/plugins/ftp.so is not built (make B=$CTH_BUILD all)"
-		return 1
-	fi
+	cth_built ftp || return 1
 	write_cthelperd_conf
 	cth_start "$1" "$W/cthelperd.conf" ftp 2
 }
 
-CTD_PID=
-# start_conntrackd [CONF]: nfct creates the helper stubs, conntrackd sets
-# their queue (QueueNum of each Type block), policy and ENABLED status.
+# start_conntrackd [CONF]: conntrackd's helper mode with ftp for IPv4 and
+# IPv6 (queues: QueueNum of each Type block in CONF).
 start_conntrackd() {
-	local conf=${1:-$REPO/tests/e2e/conntrackd-helper.conf}
-	if ! nfct helper add ftp inet tcp || ! nfct helper add ftp inet6 tcp; then
-		START_WHY="nfct helper add ftp failed"
-		return 1
-	fi
-	rm -f /run/conntrackd-e2e.lock /tmp/conntrackd.log
-	conntrackd -C "$conf" >"$LOGS/conntrackd.out" 2>&1 &
-	CTD_PID=$!
-	if ! wait_helpers_enabled ftp 2; then
-		START_WHY="conntrackd did not enable its helpers: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
-}
-
-# stop_conntrackd [LOGNAME]: SIGTERM and wait; its log goes to LOGS.
-stop_conntrackd() {
-	[ -n "$CTD_PID" ] || return 0
-	term_wait "$CTD_PID" 2>/dev/null
-	CTD_PID=
-	cp /tmp/conntrackd.log "$LOGS/${1:-conntrackd.log}" 2>/dev/null
+	conntrackd_start "${1:-$REPO/tests/e2e/conntrackd-helper.conf}" \
+		"ftp inet tcp" "ftp inet6 tcp"
 }
 
 # Delete whatever user-space helpers are left (after topo_ct_del!).
@@ -254,36 +211,17 @@ delete_helpers() { delete_user_helpers ftp tcp; }
 impl_start() {
 	local impl=$1
 	clean_slate || return 1
+	[ "$impl" = kernel ] || kernel_helper_absent ftp || return 1
 	case $impl in
-	none)
-		topo_assert_no_kernel_ftp || { START_WHY="nf_conntrack_ftp is loaded"; return 1; }
-		return 0 ;;
-	cthelperd)
-		topo_assert_no_kernel_ftp || { START_WHY="nf_conntrack_ftp is loaded"; return 1; }
-		start_cthelperd "$LOGS/$impl.log" || return 1 ;;
+	none) return 0 ;;
+	cthelperd) start_cthelperd "$LOGS/$impl.log" || return 1 ;;
 	cthelperd-kmod)
-		topo_assert_no_kernel_ftp || { START_WHY="nf_conntrack_ftp is loaded"; return 1; }
-		if ! tests/kmod/use-ours.sh "$KMOD" >"$LOGS/use-ours.out" 2>&1; then
-			START_WHY="tests/kmod/use-ours.sh failed: $(tr '\n' ' ' <"$LOGS/use-ours.out")"
-			return 1
-		fi
+		kmod_use_ours "$KMOD" || return 1
 		start_cthelperd "$LOGS/$impl.log" || return 1 ;;
-	conntrackd)
-		topo_assert_no_kernel_ftp || { START_WHY="nf_conntrack_ftp is loaded"; return 1; }
-		start_conntrackd || return 1 ;;
-	kernel)
-		if ! modprobe -a nf_conntrack_ftp nf_nat_ftp; then
-			START_WHY="modprobe nf_conntrack_ftp nf_nat_ftp failed"
-			return 1
-		fi ;;
+	conntrackd) start_conntrackd || return 1 ;;
+	kernel) kernel_helpers_load ftp || return 1 ;;
 	esac
-	# The helper is registered: now a rule may name it (otherwise the
-	# kernel would autoload nf_conntrack_ftp for the name).
-	topo_ct_add ftp || { START_WHY="CT --helper ftp rules failed"; return 1; }
-	if [ "$impl" != kernel ]; then
-		topo_assert_no_kernel_ftp ||
-			{ START_WHY="nf_conntrack_ftp got loaded by the CT rule: the user-space helper was not registered"; return 1; }
-	fi
+	impl_rules ftp "$impl"
 }
 
 impl_stop() {
@@ -292,8 +230,8 @@ impl_stop() {
 	topo_ct_del
 	case $impl in
 	cthelperd|cthelperd-kmod) stop_cthelperd ;;
-	conntrackd) stop_conntrackd ;;
-	kernel) rmmod nf_nat_ftp nf_conntrack_ftp 2>&1 | sed 's/^/  rmmod: /' ;;
+	conntrackd) conntrackd_stop ;;
+	kernel) kernel_helpers_unload ftp ;;
 	esac
 	# The next implementation needs a clean kernel: say so loudly if not.
 	local left
@@ -304,10 +242,8 @@ impl_stop() {
 		echo "NOTE kernel/cleanup: nf_conntrack_ftp could not be unloaded"
 	fi
 	# Later columns run on the in-tree cthelper subsystem again.
-	if [ "$impl" = cthelperd-kmod ] && [ -d /sys/module/cthelperd_nfnl ]; then
-		if ! rmmod cthelperd_nfnl || ! modprobe nfnetlink_cthelper; then
-			record "$impl" cleanup bad "cannot switch back from cthelperd_nfnl to nfnetlink_cthelper"
-		fi
+	if [ "$impl" = cthelperd-kmod ] && ! kmod_restore; then
+		record "$impl" cleanup bad "cannot switch back from cthelperd_nfnl to nfnetlink_cthelper"
 	fi
 	topo_flush_conntrack
 }
@@ -665,9 +601,7 @@ case_kill9_restart() {
 		show_tail "$LOGS/$impl-$c.log" 12
 		return
 	fi
-	kill -KILL "$CTH_PID"
-	wait "$CTH_PID" 2>/dev/null
-	CTH_PID=
+	kill_cthelperd
 	say "cthelperd killed with SIGKILL after transfer 1; helper state: $(nfct_helpers | grep -o 'status = [a-z]*' | sort | uniq -c | tr -s ' \n' ' ')"
 	# The reason a clean stop must disable its helpers: an enabled helper
 	# without a listener makes the kernel skip confirmation of new
@@ -779,7 +713,7 @@ case_reg_conflict() {
 	if ! start_conntrackd "$W/conntrackd-q5.conf" ||
 	   [ "$(nfct_helpers | grep -c 'name = ftp,.queuenum = [56],.*status = enabled')" != 2 ]; then
 		set_cell "$impl" $c bad "not run: conntrackd on queues 5/6 did not come up: ${START_WHY:-} $(nfct_helpers | tr '\n' ' ')"
-		stop_conntrackd conntrackd-q5.log
+		conntrackd_stop conntrackd-q5.log
 		delete_helpers >/dev/null 2>&1
 		return
 	fi
@@ -808,7 +742,7 @@ case_reg_conflict() {
 		why="${why:+$why; }conntrackd's helpers changed: before: $(tr '\n' ' ' <<<"$before") after: $(tr '\n' ' ' <<<"${after:-none}")"
 	kill -0 "$CTD_PID" 2>/dev/null || why="${why:+$why; }conntrackd is no longer running"
 	say "$impl/$c: cthelperd exit status ${rc:-none (was running)} after $((SECONDS - t0)) s; helpers before: $(tr '\n' ' ' <<<"$before") after: $(tr '\n' ' ' <<<"$after")"
-	stop_conntrackd conntrackd-q5.log
+	conntrackd_stop conntrackd-q5.log
 	delete_helpers >"$W/del.out" 2>&1 ||
 		why="${why:+$why; }helpers cannot be deleted afterwards: $(tr '\n' ' ' <"$W/del.out")"
 	set_cell "$impl" $c "$([ -z "$why" ] && echo ok || echo bad)" "$why"
@@ -1199,15 +1133,7 @@ print_table() {
 		gso-masq-port payload-only "${EXTRA_CASES[@]}" "$CTL_CASE" "$SHARD_CASE" nft-example
 }
 
-# shellcheck disable=SC2317  # runs from the EXIT trap
-cleanup() {
-	[ -n "$CTH_PID" ] && kill -KILL "$CTH_PID" 2>/dev/null
-	[ -n "$CTD_PID" ] && kill -KILL "$CTD_PID" 2>/dev/null
-	[ -n "${FTP_PID:-}" ] && kill "$FTP_PID" 2>/dev/null
-	[ ${#CAP_PIDS[@]} = 0 ] || kill -TERM "${CAP_PIDS[@]}" 2>/dev/null
-	events_stop
-}
-trap cleanup EXIT
+trap suite_cleanup EXIT
 
 T0=$SECONDS
 progress "topology"

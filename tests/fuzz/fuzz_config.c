@@ -10,17 +10,11 @@
  * Checks: what parses holds at most CFG_MAX_HELPERS helpers, each with
  * shards/queue consistent; slots stay inside the table.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
+#include "fuzz_common.h"
 #include "runtime/config_load.h"
-#include "base/log.h"
 #include "daemon/reload_plan.h"
 #include "runtime/stats.h"
 #include "base/strbuf.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct plugin fz_plugins[CFG_MAX_HELPERS];
 
@@ -47,15 +41,15 @@ static struct cfg *fz_parse(const uint8_t *data, size_t size)
 
 static void fz_check(const struct cfg *cfg)
 {
-	if (cfg->n_helpers > CFG_MAX_HELPERS)
-		abort();
+	FZ_CHECK(cfg->n_helpers <= CFG_MAX_HELPERS);
 	for (size_t i = 0; i < cfg->n_helpers; i++) {
 		const struct cfg_helper *h = &cfg->helpers[i];
 
-		if (h->shard >= h->shards || h->shards > CFG_MAX_SHARDS || !h->name[0] ||
-		    strnlen(h->name, CTH_NAME_LEN) >= CTH_NAME_LEN || h->n_opts > CFG_MAX_OPTS ||
-		    h->guard.n_nets > GUARD_MAX_NETS)
-			abort();
+		FZ_ASSERT(h->shard < h->shards && h->shards <= CFG_MAX_SHARDS && h->name[0] &&
+			  strnlen(h->name, CTH_NAME_LEN) < CTH_NAME_LEN &&
+			  h->n_opts <= CFG_MAX_OPTS && h->guard.n_nets <= GUARD_MAX_NETS,
+			  "helper %zu: shard %u of %u, %zu options, %u nets", i, h->shard,
+			  h->shards, h->n_opts, h->guard.n_nets);
 	}
 }
 
@@ -103,11 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_runtime(old, &old_rt, 0);
 		fz_runtime(nc, &new_rt, 0);
 		n = reload_plan_slots_assign(&old_rt, &new_rt, fresh);
-		if (n > CFG_MAX_HELPERS)
-			abort();
+		FZ_CHECK(n <= CFG_MAX_HELPERS);
 		for (size_t i = 0; i < new_rt.n_inst; i++)
-			if (new_rt.inst[i].slot >= STATS_SLOTS)
-				abort();
+			FZ_CHECK(new_rt.inst[i].slot < STATS_SLOTS);
 		reload_plan_summary(&old_rt, &new_rt, &b);
 		strbuf_free(&b);
 	}

@@ -16,15 +16,12 @@
 #include <arpa/inet.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "fuzz_common.h"
 #include "kernel/expect.h"
 #include "kernel/exprepair.h"
 #include "../unit/nlfake.h"
 #include "kernel/portids.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FZ_QUEUE 1001u
 #define FZ_REQUEST 1002u
@@ -36,7 +33,7 @@ static struct stats_block host;
 static struct nlreq req;
 static struct exprepair x = { .req = &req, .rtp = &rtp, .stats = &host };
 
-static void fz_init(void)
+static void fz_runtime_init(void)
 {
 	static bool done;
 
@@ -52,24 +49,7 @@ static void fz_init(void)
 	portids_add(FZ_REQUEST, PORTID_REQUEST);
 }
 
-/* A byte reader that gives zeros past the end. */
-struct fz_in {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint8_t fz_u8(struct fz_in *in)
-{
-	uint8_t v = in->n ? in->p[0] : 0;
-
-	if (in->n) {
-		in->p++;
-		in->n--;
-	}
-	return v;
-}
-
-static void fz_addr(struct fz_in *in, int family, union cth_addr *a)
+static void fz_addr(struct fz *in, int family, union cth_addr *a)
 {
 	memset(a, 0, sizeof(*a));
 	/* few distinct addresses, so that tuples meet */
@@ -77,7 +57,7 @@ static void fz_addr(struct fz_in *in, int family, union cth_addr *a)
 		a->raw[i] = (uint8_t)(i == 0 ? 10 : (fz_u8(in) & 3));
 }
 
-static void fz_tuple(struct fz_in *in, int family, int proto, struct cth_tuple *t)
+static void fz_tuple(struct fz *in, int family, int proto, struct cth_tuple *t)
 {
 	memset(t, 0, sizeof(*t));
 	t->family = (uint8_t)family;
@@ -88,7 +68,7 @@ static void fz_tuple(struct fz_in *in, int family, int proto, struct cth_tuple *
 	t->dport = (uint16_t)(5060 + (fz_u8(in) & 3));
 }
 
-static size_t fz_structured(struct fz_in *in, char *buf, uint8_t ctl)
+static size_t fz_structured(struct fz *in, char *buf, uint8_t ctl)
 {
 	int family = (ctl & 0x10) ? AF_INET6 : AF_INET;
 	int proto = (ctl & 0x20) ? IPPROTO_TCP : IPPROTO_UDP;
@@ -125,24 +105,25 @@ static size_t fz_structured(struct fz_in *in, char *buf, uint8_t ctl)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint32_t pids[] = { 0, FZ_QUEUE, FZ_REQUEST, FZ_FOREIGN };
-	struct fz_in in = { data, size };
+	struct fz in = { data, size };
 	char buf[NLREQ_BUF];
 	uint8_t ctl = fz_u8(&in);
 	uint32_t pid = pids[ctl & 3];
 	size_t len;
 
-	fz_init();
+	fz_runtime_init();
 	nlfake_reset();
 	len = fz_structured(&in, buf, ctl);
 	if (len == 0)
 		return 0;
 	((struct nlmsghdr *)buf)->nlmsg_pid = pid;
 	mnl_cb_run(buf, len, 0, 0, exprepair_event, &x);
-	if (portids_kind(pid) != PORTID_NONE || pid == 0) {
-		if (nlfake.requests)
-			abort();    /* our own, or the kernel's: never repaired */
-	} else if (nlfake.requests > 3 || nlfake.gets > 1 || nlfake.news > 1) {
-		abort();
-	}
+	if (portids_kind(pid) != PORTID_NONE || pid == 0)
+		FZ_ASSERT(!nlfake.requests, "%u requests for an event of ours or the kernel's",
+			  nlfake.requests);
+	else
+		FZ_ASSERT(nlfake.requests <= 3 && nlfake.gets <= 1 && nlfake.news <= 1,
+			  "a repair: %u requests, %u lookups, %u creates", nlfake.requests,
+			  nlfake.gets, nlfake.news);
 	return 0;
 }

@@ -6,7 +6,7 @@
  * `loose`, and a fake expect_fn whose answers (success, port taken,
  * error) come from the input.
  *
- * Checked after every call (fuzz_common.h): a rewritten packet is at most
+ * Checked after every call (fuzz_hostpath.h): a rewritten packet is at most
  * 65531 bytes, its IP length field equals its length, its checksums are
  * valid, its headers otherwise unchanged; nothing is rewritten without
  * NAT or on a truncated or GSO packet.
@@ -18,9 +18,15 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "fuzz_common.h"
+#include "fuzz_hostpath.h"
 
 #define FTP_PRIV_LEN 20u
+
+/* bits of the flags byte besides fuzz_hostpath.h's FZ_F_* */
+enum {
+	F_LOOSE = 1u << 6,      /* loose = yes */
+	F_NEW = 1u << 7,        /* a packet not established */
+};
 
 static uint8_t expect_mode;
 static unsigned int expect_calls;
@@ -47,14 +53,6 @@ static int fz_expect_fn(struct pkt_call *c, const struct cth_expect *e,
 }
 
 static const struct plugin ftp_pl = { .desc = &cth_plugin };
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fz_init();
-	return 0;
-}
 
 /* The connection's tuples as the kernel would give them: this packet's
  * direction from its own addresses and ports, the other one reversed or,
@@ -89,12 +87,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz in = { data, size };
 	uint8_t flags = fz_u8(&in), priv[FTP_PRIV_LEN], nat_addr[16];
 	uint8_t config[16] = { 0 };
-	struct instance inst = { .name = "ftp", .pl = &ftp_pl, .n_classes = 1 };
+	struct instance inst;
 	struct pkt_call c;
-	int family = flags & 1 ? AF_INET6 : AF_INET;
+	int family = flags & FZ_F_IPV6 ? AF_INET6 : AF_INET;
 	const uint8_t *r;
 	uint16_t nat_port;
-	size_t len, rlen = 0;
+	size_t rlen = 0;
 	uint8_t *pkt;
 
 	expect_mode = fz_u8(&in);
@@ -102,26 +100,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_bytes(&in, priv, sizeof(priv));
 	fz_bytes(&in, nat_addr, sizeof(nat_addr));
 	nat_port = fz_u16(&in);
-	len = in.n;
-	pkt = malloc(len ? len : 1);
+	pkt = fz_packet_view(&in, in.n, flags, &c);
 	if (!pkt)
 		return 0;
-	fz_bytes(&in, pkt, len);
-
-	memset(&c, 0, sizeof(c));
-	if (pkt_view_parse(&c.pkt, pkt, len, family) < 0) {
-		free(pkt);
-		return 0;
-	}
-	config[0] = (flags >> 6) & 1;          /* ftp_config.loose */
-	inst.config = config;
+	fz_instance_init(&inst, &ftp_pl, config);
+	if (flags & F_LOOSE)
+		fz_configure(&cth_plugin, config, "loose=yes");
 	c.inst = &inst;
 	c.expect_fn = fz_expect_fn;
-	c.truncated = flags & 8;
-	c.gso = flags & 16;
-	c.pkt.nat = (flags >> 1) & 3;
-	c.pkt.dir = flags & 32 ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL;
-	c.pkt.ctinfo = flags & 128 ? CTH_CT_NEW :
+	fz_call_flags(&c, flags);
+	c.pkt.ctinfo = flags & F_NEW ? CTH_CT_NEW :
 		       c.pkt.dir == CTH_DIR_ORIGINAL ? CTH_CT_ESTABLISHED :
 		       CTH_CT_ESTABLISHED_REPLY;
 	fz_tuples(&c.pkt, family, nat_addr, nat_port);

@@ -10,7 +10,7 @@
  * Every cth_mangle() answer is compared with a model written from the
  * documented rules (server/host/edit.h), and the packet pkt_call_mangled()
  * returns is compared with the model's payload and checked independently
- * (fuzz_common.h): length <= 65531, IP length field = buffer length, valid
+ * (fuzz_hostpath.h): length <= 65531, IP length field = buffer length, valid
  * checksums, headers otherwise unchanged.  Any difference aborts.
  *
  * Kept bytes (cth_keep, server/host/keep.c): with flags bit 64 an earlier
@@ -30,7 +30,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "fuzz_common.h"
+#include "fuzz_hostpath.h"
 #include "host/keep.h"
 #include "host/edit.h"
 
@@ -402,14 +402,10 @@ static int fz_expect_fn(struct pkt_call *c, const struct cth_expect *e,
 	return expect_answer;
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+void fz_setup(void)
 {
-	(void)argc;
-	(void)argv;
 	for (size_t i = 0; i < sizeof(pattern); i++)
 		pattern[i] = (uint8_t)(i * 7 + 1);
-	fz_init();
-	return 0;
 }
 
 /*
@@ -422,12 +418,9 @@ static uint8_t *fz_prefix_run(struct fz *in, uint8_t flags, size_t *np)
 {
 	struct pkt_call pre = call;
 	size_t n = fz_u16(in) % (KEEP_BYTES_MAX + 64);
-	uint8_t *bytes = malloc(n ? n : 1);
+	uint8_t *bytes = fz_heap(in, n);
 	int want;
 
-	if (!bytes)
-		abort();
-	fz_bytes(in, bytes, n);
 	pre.pkt.payload = bytes;
 	pre.pkt.payload_len = n;
 	pre.pkt.seq = call.pkt.seq - (uint32_t)n - model_syn(&call.pkt) -
@@ -486,20 +479,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *r, *r2;
 	static uint8_t want[PC_OUT_MAX];
 	uint8_t *pkt, *prefix = NULL;
-	int family = flags & 1 ? AF_INET6 : AF_INET, verdict;
+	int family = flags & FZ_F_IPV6 ? AF_INET6 : AF_INET, verdict;
 
 	if (len > in.n)
 		len = in.n;
-	/* a heap block of exactly the packet: ASan sees any overread */
-	pkt = malloc(len ? len : 1);
+	pkt = fz_packet_view(&in, len, flags, &call);
 	if (!pkt)
 		return 0;
-	fz_bytes(&in, pkt, len);
-	memset(&call, 0, sizeof(call));
-	if (pkt_view_parse(&call.pkt, pkt, len, family) < 0) {
-		free(pkt);
-		return 0;
-	}
 	FZ_ASSERT(call.pkt.len <= len && call.pkt.payload_offset <= call.pkt.len &&
 		  call.pkt.l4_offset < call.pkt.payload_offset,
 		  "view outside the packet");
@@ -509,10 +495,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	call.inst = &fz_inst;
 	call.expect_fn = fz_expect_fn;
 	call.keep = &table;
-	call.truncated = flags & 8;
-	call.gso = flags & 16;
-	call.pkt.nat = (flags >> 1) & 3;
-	call.pkt.dir = (flags & 32) ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL;
+	fz_call_flags(&call, flags);
 	call.pkt.ctinfo = (enum cth_ctinfo)(flags2 % 5);
 	call.pkt.ct_status = flags2 >> 4;
 	for (int d = 0; d < 2; d++) {

@@ -3,7 +3,11 @@
  * Shared by the targets that run one real plugin (linked in as cth_plugin)
  * on the host path for packets of a connection of their own (fuzz_sip,
  * fuzz_tns, fuzz_rpc): pkt_view_parse(), keep_join(), pkt_call_run(),
- * keep_done(), its edits, the result.
+ * keep_done(), its edits, the result.  It holds their libFuzzer entry
+ * point: every input starts with a flags byte, a host byte and an expect
+ * mode, then the target reads the rest (fzp_target.input); the host
+ * byte's bits the target names switch the plugin's keys, old host,
+ * TCP not established and failing expectation operations.
  *
  * The plugin calls the host through a table wrapped here, so a request the
  * host's rules forbid is caught even where the host would only refuse it:
@@ -20,7 +24,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "fuzz_common.h"
+#include "fuzz_hostpath.h"
 #include "host/keep.h"
 
 /* Most payload one packet of ours carries (IP length field, headers). */
@@ -54,22 +58,32 @@ struct fzp_out {
  * DNAT has the client dial PUB (DNAT2 when both). */
 enum fz_host { FZ_CLIENT, FZ_SERVER, FZ_PUB, FZ_DNAT2 };
 
+/* A plugin key the host byte's bit switches on ("key=value"). */
+struct fzp_key {
+	uint8_t bit;
+	const char *set;
+};
+
 struct fzp_target {
-	const char *name;
-	unsigned int n_classes;
+	/* the rest of the input after the flags byte and fzp_read_head()'s:
+	 * the connection (fzp_conn_init()) and its packets */
+	void (*input)(struct fz_conn *fc, struct fz *in, uint8_t flags);
 	const char *v4[4], *v6[4];      /* by enum fz_host */
 	uint16_t sport, dport, snat_port;
 	uint8_t tcp_flags;
-	/* the kernel's answers */
-	int (*expect_fn)(struct pkt_call *c, const struct cth_expect *e, unsigned int how);
-	int (*expect_ctl_fn)(struct pkt_call *c, unsigned int op, const struct cth_expect *e);
+	struct fzp_key keys[4];
+	/* these host byte bits: no cth_keep(), TCP not established,
+	 * expectation operations fail, a REFRESH finds nothing */
+	uint8_t h_old_host, h_tcp_new, h_ctl_fail, h_refresh_enoent;
+	/* the expect mode's error after N for expectations that do not
+	 * wait for their answer too */
+	bool async_errors;
 	/* the target's rules for what the plugin asks of the host */
 	void (*check_exp)(const struct cth_expect *e, const char *what);
 	int (*expect_ctl)(struct cth_ctx *ctx, unsigned int op, const struct cth_expect *e);
 	int (*detach)(struct cth_ctx *ctx);     /* NULL: a detach is a bug */
 	bool may_set_timeout;
 	bool server_edits_only, server_keeps_only;
-	uint8_t h_old_host, h_tcp_new;  /* these host byte bits: no cth_keep(), TCP not established */
 	/* after every packet (NULL: nothing more to check) */
 	void (*after)(struct fz_conn *fc, enum cth_dir dir, const struct fzp_out *o);
 };
@@ -104,6 +118,34 @@ static int fzp_expect_answer(void)
 	default:
 		return expect_calls > n ? -ENOMEM : 0;
 	}
+}
+
+/* The kernel's answer to an expectation: the expect mode's for one that
+ * waits for it; for one that does not, created (or the mode's error
+ * after N, when the target says so). */
+static int fzp_expect_fn(struct pkt_call *c, const struct cth_expect *e, unsigned int how)
+{
+	(void)c;
+	(void)e;
+	expect_calls++;
+	if ((how & CTH_EXPECT_SYNC) || (fzp->async_errors && (expect_mode & 3) == 3))
+		return fzp_expect_answer();
+	return 0;
+}
+
+/* The kernel's answer to an expectation operation: done (REMOVE: one
+ * removed), unless the host byte makes it fail (REMOVE: none there, the
+ * others an I/O error) or a REFRESH find nothing. */
+static int fzp_expect_ctl_fn(struct pkt_call *c, unsigned int op, const struct cth_expect *e)
+{
+	(void)c;
+	(void)e;
+	ctl_calls++;
+	if (op == CTH_EXPECT_OP_REFRESH)
+		return host_bits & fzp->h_refresh_enoent ? -ENOENT : 0;
+	if (host_bits & fzp->h_ctl_fail)
+		return op == CTH_EXPECT_OP_REMOVE ? -ENOENT : -EIO;
+	return op == CTH_EXPECT_OP_REMOVE ? 1 : 0;
 }
 
 /* ------------------------------------------------------------ the plugin's view of the host */
@@ -220,14 +262,10 @@ static int fzp_wrap_packet(struct cth_ctx *ctx, const struct cth_packet *pkt, vo
 static struct cth_plugin_desc wrap_desc;
 static const struct plugin wrap_pl = { .desc = &wrap_desc };
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+void fz_setup(void)
 {
-	(void)argc;
-	(void)argv;
-	fz_init();
 	wrap_desc = cth_plugin;
 	wrap_desc.packet = fzp_wrap_packet;
-	return 0;
 }
 
 /* What every input starts with after its flags: the host byte and the
@@ -238,6 +276,20 @@ static void fzp_read_head(struct fz *in)
 	expect_mode = fz_u8(in);
 	fzp_old_host = host_bits & fzp->h_old_host;
 	fzp_tcp_new = host_bits & fzp->h_tcp_new;
+}
+
+/* Every input: its head, then the target's part; the kept bytes a
+ * connection leaves go with it. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct fz_conn fc;
+	struct fz in = { data, size };
+	uint8_t flags = fz_u8(&in);
+
+	fzp_read_head(&in);
+	fzp->input(&fc, &in, flags);
+	keep_free(&fc.keep);
+	return 0;
 }
 
 /* ------------------------------------------------------------ the connection */
@@ -274,8 +326,8 @@ static void fzp_tuples(struct fz_conn *fc, bool snat, bool dnat)
 	}
 }
 
-/* A new input's connection, with the plugin's default configuration (the
- * target configures it further in fc->config). */
+/* A new input's connection, with the plugin's default configuration and
+ * the keys the host byte switches on. */
 static void fzp_conn_init(struct fz_conn *fc, bool v6, uint8_t proto, bool snat, bool dnat,
 			  bool expected)
 {
@@ -288,10 +340,10 @@ static void fzp_conn_init(struct fz_conn *fc, bool v6, uint8_t proto, bool snat,
 	FZ_ASSERT(cth_plugin.config_size <= sizeof(fc->config), "config_size %zu",
 		  cth_plugin.config_size);
 	FZ_ASSERT(cth_plugin.priv_size <= CTH_PRIV_MAX, "priv_size %zu", cth_plugin.priv_size);
-	snprintf(fc->inst.name, sizeof(fc->inst.name), "%s", fzp->name);
-	fc->inst.pl = &wrap_pl;
-	fc->inst.config = fc->config;
-	fc->inst.n_classes = fzp->n_classes;
+	fz_instance_init(&fc->inst, &wrap_pl, fc->config);
+	for (size_t i = 0; i < sizeof(fzp->keys) / sizeof(fzp->keys[0]); i++)
+		if (fzp->keys[i].set && (host_bits & fzp->keys[i].bit))
+			fz_configure(&cth_plugin, fc->config, fzp->keys[i].set);
 }
 
 /* ------------------------------------------------------------ packets */
@@ -355,8 +407,8 @@ static void fzp_call_init(struct pkt_call *c, struct fz_conn *fc, enum cth_dir d
 			  bool truncated)
 {
 	c->inst = &fc->inst;
-	c->expect_fn = fzp->expect_fn;
-	c->expect_ctl_fn = fzp->expect_ctl_fn;
+	c->expect_fn = fzp_expect_fn;
+	c->expect_ctl_fn = fzp_expect_ctl_fn;
 	c->keep = fzp_old_host ? NULL : &fc->keep;
 	c->truncated = truncated;
 	c->pkt.dir = dir;
@@ -372,7 +424,7 @@ static void fzp_call_init(struct pkt_call *c, struct fz_conn *fc, enum cth_dir d
 static void fzp_say(const struct fz_conn *fc, const struct fzp_out *o)
 {
 	fprintf(stderr, "fuzz_%s: %s %s%s dir %d, %zu+%zu payload bytes, verdict %d, "
-		"%u expect, %u ctl, %u edits, %u detach, result %zu bytes\n", fzp->name,
+		"%u expect, %u ctl, %u edits, %u detach, result %zu bytes\n", cth_plugin.name,
 		fc->family == AF_INET6 ? "IPv6" : "IPv4",
 		fc->proto == IPPROTO_TCP ? "TCP" : "UDP", fc->nat ? " NAT" : "",
 		o->c->pkt.dir, o->c->pkt.kept, o->n, o->verdict, expect_calls, ctl_calls,
@@ -424,23 +476,26 @@ static size_t fzp_clamp(size_t n, size_t avail)
  * left: the first in direction dir at seq; the second the same
  * direction's next segment (gap bytes further on) or, with turn, the
  * other side's. */
-static inline void fzp_two_packets(struct fz_conn *fc, const struct fz *in, size_t n1,
+static inline void fzp_two_packets(struct fz_conn *fc, struct fz *in, size_t n1,
 				   enum cth_dir dir, uint32_t seq, bool turn, uint32_t gap,
 				   bool truncated)
 {
+	const uint8_t *p1, *p2;
 	size_t n2;
 
 	n1 = fzp_clamp(n1, in->n);
-	n2 = fzp_clamp(in->n - n1, in->n - n1);
+	p1 = fz_take(in, &n1);
+	n2 = fzp_clamp(in->n, in->n);
+	p2 = fz_take(in, &n2);
 	if (n1)
-		fzp_packet(fc, dir, seq, in->p, n1, truncated, 1000);
+		fzp_packet(fc, dir, seq, p1, n1, truncated, 1000);
 	if (!n2)
 		return;
 	if (turn)
 		dir = dir == CTH_DIR_ORIGINAL ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL;
 	else
 		seq += (uint32_t)n1 + gap;
-	fzp_packet(fc, dir, seq, in->p + n1, n2, false, 1001);
+	fzp_packet(fc, dir, seq, p2, n2, false, 1001);
 }
 
 #endif

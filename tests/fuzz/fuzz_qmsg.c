@@ -10,21 +10,12 @@
  * a helper name shorter than CTH_NAME_LEN and private state inside NFQA_CT;
  * the packet view stays inside NFQA_PAYLOAD.
  */
-#include <stdlib.h>
-#include <string.h>
 #include <linux/netfilter/nfnetlink.h>
 
+#include "fuzz_common.h"
 #include "worker/qmsg.h"
 
 #define FZ_MAX 65536u
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void fz_check(bool ok)
-{
-	if (!ok)
-		abort();
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -39,26 +30,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy((uint8_t *)nlh + nlh->nlmsg_len, data, size);
 	nlh->nlmsg_len += (uint32_t)size;
 	kind = qmsg_read(nlh, &m);
-	fz_check(m.queue == 3);
+	FZ_CHECK(m.queue == 3);
 	if (kind >= QMSG_MALFORMED)
-		fz_check(m.attr[NFQA_PACKET_HDR] != NULL);
+		FZ_CHECK(m.attr[NFQA_PACKET_HDR] != NULL);
 	if (kind == QMSG_PAYLOAD) {
 		const struct nlattr *pl = m.attr[NFQA_PAYLOAD];
 		const uint8_t *p0 = mnl_attr_get_payload(pl);
 
-		fz_check(m.view.data == p0 &&
+		FZ_CHECK(m.view.data == p0 &&
 			 m.view.payload_offset + m.view.payload_len <= mnl_attr_get_payload_len(pl) &&
 			 m.view.payload_len > 0);
 		if (qmsg_conn_read(&m) == 0) {
 			const struct nlattr *ct = m.attr[NFQA_CT];
 			const uint8_t *c0 = mnl_attr_get_payload(ct);
 
-			fz_check(m.view.tuple[0].family == m.family &&
+			FZ_CHECK(m.view.tuple[0].family == m.family &&
 				 m.view.tuple[1].family == m.family);
-			fz_check(strlen(m.helper) < CTH_NAME_LEN);
-			fz_check(!m.kpriv || (m.kpriv >= c0 &&
+			FZ_CHECK(strlen(m.helper) < CTH_NAME_LEN);
+			FZ_CHECK(!m.kpriv || (m.kpriv >= c0 &&
 				 m.kpriv + m.klen <= c0 + mnl_attr_get_payload_len(ct)));
-			fz_check(m.view.dir == CTH_DIR_ORIGINAL || m.view.dir == CTH_DIR_REPLY);
+			FZ_CHECK(m.view.dir == CTH_DIR_ORIGINAL || m.view.dir == CTH_DIR_REPLY);
 		}
 	}
 	return 0;

@@ -10,19 +10,10 @@
  * leaves no entry.
  */
 #include <netinet/in.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
 
+#include "fuzz_common.h"
 #include "kernel/record.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void fz_check(bool ok)
-{
-	if (!ok)
-		abort();
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -34,21 +25,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	rc = record_parse((const char *)data, size, &r);
 	if (rc) {
-		fz_check(r.n == 0);
+		FZ_CHECK(r.n == 0);
 		return 0;
 	}
-	fz_check(r.n <= RECORD_MAX);
+	FZ_CHECK(r.n <= RECORD_MAX);
 	for (size_t i = 0; i < r.n; i++) {
-		fz_check(memchr(r.e[i].name, '\0', CTH_NAME_LEN) != NULL);
-		fz_check(r.e[i].name[0] != '\0');
-		fz_check(r.e[i].family == AF_INET || r.e[i].family == AF_INET6);
-		fz_check(r.e[i].proto == IPPROTO_TCP || r.e[i].proto == IPPROTO_UDP);
+		FZ_CHECK(memchr(r.e[i].name, '\0', CTH_NAME_LEN) != NULL);
+		FZ_CHECK(r.e[i].name[0] != '\0');
+		FZ_CHECK(r.e[i].family == AF_INET || r.e[i].family == AF_INET6);
+		FZ_CHECK(r.e[i].proto == IPPROTO_TCP || r.e[i].proto == IPPROTO_UDP);
 	}
 	len = record_format(&r, out, sizeof(out));
-	fz_check(len > 0);
-	fz_check(record_parse(out, (size_t)len, &again) == 0 && again.n == r.n);
+	FZ_CHECK(len > 0);
+	FZ_CHECK(record_parse(out, (size_t)len, &again) == 0 && again.n == r.n);
 	for (size_t i = 0; i < r.n; i++)
-		fz_check(strcmp(r.e[i].name, again.e[i].name) == 0 &&
+		FZ_CHECK(strcmp(r.e[i].name, again.e[i].name) == 0 &&
 			 r.e[i].family == again.e[i].family &&
 			 r.e[i].proto == again.e[i].proto &&
 			 r.e[i].queue == again.e[i].queue);

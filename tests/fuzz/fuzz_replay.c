@@ -41,7 +41,7 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-#include "fuzz_common.h"
+#include "fuzz_hostpath.h"
 #include "replay.h"
 
 #ifndef FZR_PORT
@@ -65,14 +65,6 @@ static const char *const fzr_opts[] = { FZR_OPTS };
 static const struct plugin fzr_pl = { .desc = &cth_plugin };
 static unsigned long fzr_changed;
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fz_init();
-	return 0;
-}
-
 /* Bytes 8 and 9 of a pcap header (either byte order, micro- or
  * nanoseconds), else 0. */
 static void fzr_knobs(const uint8_t *data, size_t size, uint8_t k[2])
@@ -94,35 +86,18 @@ static void fzr_knobs(const uint8_t *data, size_t size, uint8_t k[2])
 	}
 }
 
-/* The instance as the loader and runtime would build it from the static
- * descriptor: the plugin's families, protocols and classes, its config
- * block zeroed, then the knobs' keys through its configure(). */
+/* The plugin's instance (fuzz_hostpath.h), then the knobs' keys through
+ * its configure(). */
 static int fzr_instance(struct instance *in, uint8_t opts)
 {
-	const struct cth_plugin_desc *d = &cth_plugin;
+	void *config = calloc(1, cth_plugin.config_size ? cth_plugin.config_size : 1);
 
-	memset(in, 0, sizeof(*in));
-	snprintf(in->name, sizeof(in->name), "%s", d->name);
-	in->pl = &fzr_pl;
-	in->families = d->families;
-	in->protocols = d->protocols;
-	in->n_classes = d->n_classes;
-	memcpy(in->classes, d->classes, sizeof(in->classes));
-	in->config = calloc(1, d->config_size ? d->config_size : 1);
-	if (!in->config)
+	if (!config)
 		return -1;
-	for (size_t i = 0; i < sizeof(fzr_opts) / sizeof(fzr_opts[0]) && i < 8; i++) {
-		char key[64];
-		const char *eq;
-
-		if (!fzr_opts[i] || !(opts & (1u << i)))
-			continue;
-		eq = strchr(fzr_opts[i], '=');
-		FZ_ASSERT(eq && (size_t)(eq - fzr_opts[i]) < sizeof(key) && d->configure,
-			  "FZR_OPTS %s", fzr_opts[i]);
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - fzr_opts[i]), fzr_opts[i]);
-		FZ_ASSERT(d->configure(in->config, key, eq + 1) == 0, "%s refused", fzr_opts[i]);
-	}
+	fz_instance_init(in, &fzr_pl, config);
+	for (size_t i = 0; i < sizeof(fzr_opts) / sizeof(fzr_opts[0]) && i < 8; i++)
+		if (fzr_opts[i] && (opts & (1u << i)))
+			fz_configure(&cth_plugin, config, fzr_opts[i]);
 	return 0;
 }
 

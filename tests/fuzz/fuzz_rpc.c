@@ -15,15 +15,16 @@
  * which holds it to the host's rules; here, on top: edits only of the
  * server's packets; every expectation valid, of class 0,
  * towards the address the client dialled, NATed only under NAT.  After
- * every packet the result is checked (fuzz_common.h): lengths and
+ * every packet the result is checked (fuzz_hostpath.h): lengths and
  * checksums right, headers otherwise unchanged; a rewritten UDP reply
  * still parses as a successful reply naming the dialled address, and a
  * rewritten TCP segment whose records were whole still is whole records.
  *
- * Input: flags, host byte, expect mode, 32 bytes of private state, then
- * packets, each a byte (bit 0: from the server; bit 1: the host holds
- * only part of it; bit 2: a segment before it was lost), a 16-bit
- * length and the payload.
+ * Input: flags, host byte, expect mode (fuzz_plugin.h; its error after N
+ * for expectations that do not wait for their answer too), 32 bytes of
+ * private state, then packets, each a byte (bit 0: from the server; bit
+ * 1: the host holds only part of it; bit 2: a segment before it was
+ * lost), a 16-bit length and the payload.
  */
 #include "fuzz_plugin.h"
 #include "../../plugins/rpc/rpc_parse.h"
@@ -55,31 +56,6 @@ enum {
 	P_TRUNCATED = 1u << 1,
 	P_GAP = 1u << 2,
 };
-
-/* ------------------------------------------------------------ backend */
-
-/* An expectation that does not wait for its answer fails too once the
- * mode's error after N is due. */
-static int fz_expect_fn(struct pkt_call *c, const struct cth_expect *e, unsigned int how)
-{
-	(void)c;
-	(void)e;
-	expect_calls++;
-	if (!(how & CTH_EXPECT_SYNC))
-		return (expect_mode & 3) == 3 && expect_calls > (unsigned int)(expect_mode >> 2) ?
-		       -ENOMEM : 0;
-	return fzp_expect_answer();
-}
-
-static int fz_expect_ctl_fn(struct pkt_call *c, unsigned int op, const struct cth_expect *e)
-{
-	(void)c;
-	(void)e;
-	ctl_calls++;
-	if (host_bits & H_CTL_FAIL)
-		return -ENOENT;
-	return op == CTH_EXPECT_OP_REMOVE ? 1 : 0;
-}
 
 /* ------------------------------------------------------------ the plugin's requests */
 
@@ -167,59 +143,49 @@ static void fz_after(struct fz_conn *fc, enum cth_dir dir, const struct fzp_out 
 			  "rewritten records no longer whole");
 }
 
+static void fz_input(struct fz_conn *fc, struct fz *in, uint8_t flags)
+{
+	uint8_t state[CTH_PRIV_MAX];
+
+	fzp_conn_init(fc, flags & F_IPV6, flags & F_TCP ? IPPROTO_TCP : IPPROTO_UDP,
+		      flags & F_SNAT, flags & F_DNAT, flags & F_EXPECTED);
+	fc->seq[0] = 0x10203040;
+	fc->seq[1] = 0xfffffc00;        /* wraps within a few segments */
+	fz_bytes(in, state, sizeof(state));
+	if (flags & F_STATE)
+		memcpy(fc->priv, state, sizeof(state));
+
+	for (unsigned int i = 0; i < RPC_PACKETS_MAX && in->n >= 3; i++) {
+		uint8_t pb = fz_u8(in);
+		size_t n = fzp_clamp(fz_u16(in), in->n);
+		const uint8_t *p = fz_take(in, &n);
+		enum cth_dir dir = pb & P_REPLY ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL;
+
+		if (pb & P_GAP)
+			fc->seq[dir] += 1000;
+		if (n)
+			fzp_packet(fc, dir, fc->seq[dir], p, n, pb & P_TRUNCATED, 1000 + i);
+	}
+}
+
 /* The seeds' addresses (mkseeds_rpc.py, like tests/unit/test_rpc.c): the
  * client at port 812 asks the server's 111 and shows as PUB:40000 under
  * SNAT. */
 static const struct fzp_target fzp_target = {
-	.name = "rpc",
-	.n_classes = RPC_CLASSES,
+	.input = fz_input,
 	.v4 = { "192.168.1.10", "198.51.100.2", "203.0.113.5", "203.0.113.6" },
 	.v6 = { "2001:db8::10", "2001:db8:1::2", "2001:db8:ffff::1", "2001:db8:ffff::2" },
 	.sport = 812,
 	.dport = 111,
 	.snat_port = 40000,
 	.tcp_flags = 0x10,      /* ACK */
+	.keys = { { H_PERMANENT, "permanent=yes" } },
 	.h_old_host = H_OLD_HOST,
 	.h_tcp_new = H_TCP_NEW,
-	.expect_fn = fz_expect_fn,
-	.expect_ctl_fn = fz_expect_ctl_fn,
+	.h_ctl_fail = H_CTL_FAIL,
+	.async_errors = true,
 	.check_exp = fz_check_exp,
 	.expect_ctl = wrap_expect_ctl,
 	.server_edits_only = true,
 	.after = fz_after,
 };
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	static struct fz_conn fc;
-	struct fz in = { data, size };
-	uint8_t flags = fz_u8(&in);
-	uint8_t state[CTH_PRIV_MAX];
-
-	fzp_read_head(&in);
-
-	fzp_conn_init(&fc, flags & F_IPV6, flags & F_TCP ? IPPROTO_TCP : IPPROTO_UDP,
-		      flags & F_SNAT, flags & F_DNAT, flags & F_EXPECTED);
-	fc.seq[0] = 0x10203040;
-	fc.seq[1] = 0xfffffc00;        /* wraps within a few segments */
-	fz_bytes(&in, state, sizeof(state));
-	if (flags & F_STATE)
-		memcpy(fc.priv, state, sizeof(state));
-	if (host_bits & H_PERMANENT)
-		cth_plugin.configure(fc.config, "permanent", "yes");
-
-	for (unsigned int i = 0; i < RPC_PACKETS_MAX && in.n >= 3; i++) {
-		uint8_t pb = fz_u8(&in);
-		size_t n = fzp_clamp(fz_u16(&in), in.n);
-		enum cth_dir dir = pb & P_REPLY ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL;
-
-		if (pb & P_GAP)
-			fc.seq[dir] += 1000;
-		if (n)
-			fzp_packet(&fc, dir, fc.seq[dir], in.p, n, pb & P_TRUNCATED, 1000 + i);
-		in.p += n;
-		in.n -= n;
-	}
-	keep_free(&fc.keep);
-	return 0;
-}

@@ -13,12 +13,14 @@
  * The plugin calls the host through a table wrapped in fuzz_plugin.h,
  * which holds it to the host's rules; here, on top: every expectation and
  * expectation operation valid.  After every packet the result is checked
- * (fuzz_common.h): at most 65531 bytes, lengths and checksums right,
+ * (fuzz_hostpath.h): at most 65531 bytes, lengths and checksums right,
  * headers otherwise unchanged.
  *
- * Input: flags, host byte, expect mode, the first payload's length (16
- * bits), 16 bytes of private state, then the first payload and, when
- * anything is left, the second one.
+ * Input: flags, host byte, expect mode (fuzz_plugin.h), the first
+ * payload's length (16 bits), 16 bytes of private state, then the first
+ * payload and, when anything is left, the second one.  Expectations that
+ * wait for their answer get the expect mode's (an RTCP one failing after
+ * its RTP: the mode's error after N).
  */
 #include "fuzz_plugin.h"
 
@@ -47,30 +49,6 @@ enum {
 	H_TCP_NEW = 1u << 5,        /* a TCP packet not established */
 	H_CTL_FAIL = 1u << 6,       /* flush and remove fail */
 };
-
-/* ------------------------------------------------------------ backend */
-
-/* Only an expectation that waits for its answer gets the expect mode's
- * (an RTCP one failing after its RTP: the mode's error after N). */
-static int fz_expect_fn(struct pkt_call *c, const struct cth_expect *e, unsigned int how)
-{
-	(void)c;
-	(void)e;
-	expect_calls++;
-	return how & CTH_EXPECT_SYNC ? fzp_expect_answer() : 0;
-}
-
-static int fz_expect_ctl_fn(struct pkt_call *c, unsigned int op, const struct cth_expect *e)
-{
-	(void)c;
-	(void)e;
-	ctl_calls++;
-	if (op == CTH_EXPECT_OP_REFRESH)
-		return host_bits & H_REFRESH_ENOENT ? -ENOENT : 0;
-	if (host_bits & H_CTL_FAIL)
-		return op == CTH_EXPECT_OP_REMOVE ? -ENOENT : -EIO;
-	return op == CTH_EXPECT_OP_REMOVE ? 1 : 0;
-}
 
 /* ------------------------------------------------------------ the plugin's requests */
 
@@ -101,49 +79,36 @@ static int wrap_expect_ctl(struct cth_ctx *ctx, unsigned int op, const struct ct
 	return real_host->expect_ctl(ctx, op, e);
 }
 
+static void fz_input(struct fz_conn *fc, struct fz *in, uint8_t flags)
+{
+	size_t n1 = fz_u16(in);
+
+	fzp_conn_init(fc, flags & F_IPV6, flags & F_TCP ? IPPROTO_TCP : IPPROTO_UDP,
+		      flags & F_SNAT, flags & F_DNAT, flags & F_EXPECTED);
+	fz_bytes(in, fc->priv, SIP_PRIV_LEN);
+	fzp_two_packets(fc, in, n1, flags & F_REPLY ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL,
+			0x10203040, flags & F_TURN, 0, flags & F_TRUNCATED);
+}
+
 /* The seeds' addresses (mkseeds.py, like tests/unit/test_sip.c): the
  * phone (FZ_CLIENT) calls the proxy on 5060 and shows as PUB:5062 under
  * SNAT. */
 static const struct fzp_target fzp_target = {
-	.name = "sip",
-	.n_classes = SIP_CLASSES,
+	.input = fz_input,
 	.v4 = { "192.168.1.10", "198.51.100.2", "203.0.113.5", "203.0.113.6" },
 	.v6 = { "2001:db8::10", "2001:db8:1::2", "2001:db8:ffff::1", "2001:db8:ffff::2" },
 	.sport = 5060,
 	.dport = 5060,
 	.snat_port = 5062,
 	.tcp_flags = 0x10,      /* ACK */
+	.keys = { { H_MEDIA_ANY, "sip_direct_media=no" },
+		  { H_SIGNAL_ANY, "sip_direct_signalling=no" },
+		  { H_OTHER_PORT, "ports=5070" } },
 	.h_old_host = H_OLD_HOST,
 	.h_tcp_new = H_TCP_NEW,
-	.expect_fn = fz_expect_fn,
-	.expect_ctl_fn = fz_expect_ctl_fn,
+	.h_ctl_fail = H_CTL_FAIL,
+	.h_refresh_enoent = H_REFRESH_ENOENT,
 	.check_exp = fz_check_exp,
 	.expect_ctl = wrap_expect_ctl,
 	.may_set_timeout = true,
 };
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	static struct fz_conn fc;
-	struct fz in = { data, size };
-	uint8_t flags = fz_u8(&in);
-	size_t n1;
-
-	fzp_read_head(&in);
-	n1 = fz_u16(&in);
-
-	fzp_conn_init(&fc, flags & F_IPV6, flags & F_TCP ? IPPROTO_TCP : IPPROTO_UDP,
-		      flags & F_SNAT, flags & F_DNAT, flags & F_EXPECTED);
-	fz_bytes(&in, fc.priv, SIP_PRIV_LEN);
-	if (host_bits & H_MEDIA_ANY)
-		cth_plugin.configure(fc.config, "sip_direct_media", "no");
-	if (host_bits & H_SIGNAL_ANY)
-		cth_plugin.configure(fc.config, "sip_direct_signalling", "no");
-	if (host_bits & H_OTHER_PORT)
-		cth_plugin.configure(fc.config, "ports", "5070");
-
-	fzp_two_packets(&fc, &in, n1, flags & F_REPLY ? CTH_DIR_REPLY : CTH_DIR_ORIGINAL,
-			0x10203040, flags & F_TURN, 0, flags & F_TRUNCATED);
-	keep_free(&fc.keep);
-	return 0;
-}

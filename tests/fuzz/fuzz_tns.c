@@ -15,13 +15,13 @@
  * valid (NATed only under NAT); a detach only after an expectation of the
  * same packet or an ACCEPT, and never with tns_detach = no; nothing at all
  * for a client packet.  After every
- * packet the result is checked (fuzz_common.h): at most 65531 bytes,
+ * packet the result is checked (fuzz_hostpath.h): at most 65531 bytes,
  * lengths and checksums right, headers otherwise unchanged; and a payload
  * whose TNS packets tiled it still does once rewritten, each REDIRECT's
  * data length inside its packet.
  *
- * Input: flags, host byte, expect mode, the first payload's length (16
- * bits), 16 bytes of private state, then the first payload and, when
+ * Input: flags, host byte, expect mode (fuzz_plugin.h), the first
+ * payload's length (16 bits), 16 bytes of private state, then the first payload and, when
  * anything is left, the second one.
  */
 #include "fuzz_plugin.h"
@@ -49,26 +49,6 @@ enum {
 	H_CTL_FAIL = 1u << 3,   /* remove fails */
 	H_DETACH_FAIL = 1u << 4,
 };
-
-/* ------------------------------------------------------------ backend */
-
-static int fz_expect_fn(struct pkt_call *c, const struct cth_expect *e, unsigned int how)
-{
-	(void)c;
-	(void)e;
-	expect_calls++;
-	return how & CTH_EXPECT_SYNC ? fzp_expect_answer() : 0;
-}
-
-static int fz_expect_ctl_fn(struct pkt_call *c, unsigned int op, const struct cth_expect *e)
-{
-	(void)c;
-	(void)e;
-	ctl_calls++;
-	if (host_bits & H_CTL_FAIL)
-		return op == CTH_EXPECT_OP_REMOVE ? -ENOENT : -EIO;
-	return op == CTH_EXPECT_OP_REMOVE ? 1 : 0;
-}
 
 /* ------------------------------------------------------------ the plugin's requests */
 
@@ -153,21 +133,33 @@ static void fz_after(struct fz_conn *fc, enum cth_dir dir, const struct fzp_out 
 			  "rewritten TNS packets no longer tile the payload");
 }
 
+static void fz_input(struct fz_conn *fc, struct fz *in, uint8_t flags)
+{
+	size_t n1 = fz_u16(in);
+
+	fzp_conn_init(fc, flags & F_IPV6, IPPROTO_TCP, flags & F_SNAT, flags & F_DNAT,
+		      flags & F_EXPECTED);
+	fz_bytes(in, fc->priv, TNS_PRIV_LEN);
+	/* the sequence numbers wrap within a long input */
+	fzp_two_packets(fc, in, n1, flags & F_CLIENT ? CTH_DIR_ORIGINAL : CTH_DIR_REPLY,
+			0xfffffe00, flags & F_TURN, flags & F_GAP ? 1000u : 0u,
+			flags & F_TRUNCATED);
+}
+
 /* The seeds' addresses (mkseeds_tns.py, like tests/unit/test_tns.c): the
  * client calls the listener on 1521 and shows as PUB:61000 under SNAT. */
 static const struct fzp_target fzp_target = {
-	.name = "tns",
-	.n_classes = TNS_CLASSES,
+	.input = fz_input,
 	.v4 = { "192.168.1.10", "10.0.0.5", "203.0.113.5", "203.0.113.6" },
 	.v6 = { "2001:db8:1::10", "2001:db8:2::5", "2001:db8:ffff::5", "2001:db8:ffff::6" },
 	.sport = 40000,
 	.dport = 1521,
 	.snat_port = 61000,
 	.tcp_flags = 0x18,      /* PSH, ACK */
+	.keys = { { H_NO_DETACH, "tns_detach=no" } },
 	.h_old_host = H_OLD_HOST,
 	.h_tcp_new = H_TCP_NEW,
-	.expect_fn = fz_expect_fn,
-	.expect_ctl_fn = fz_expect_ctl_fn,
+	.h_ctl_fail = H_CTL_FAIL,
 	.check_exp = fz_check_exp,
 	.expect_ctl = wrap_expect_ctl,
 	.detach = wrap_detach,
@@ -175,27 +167,3 @@ static const struct fzp_target fzp_target = {
 	.server_keeps_only = true,
 	.after = fz_after,
 };
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	static struct fz_conn fc;
-	struct fz in = { data, size };
-	uint8_t flags = fz_u8(&in);
-	size_t n1;
-
-	fzp_read_head(&in);
-	n1 = fz_u16(&in);
-
-	fzp_conn_init(&fc, flags & F_IPV6, IPPROTO_TCP, flags & F_SNAT, flags & F_DNAT,
-		      flags & F_EXPECTED);
-	fz_bytes(&in, fc.priv, TNS_PRIV_LEN);
-	if (host_bits & H_NO_DETACH)
-		cth_plugin.configure(fc.config, "tns_detach", "no");
-
-	/* the sequence numbers wrap within a long input */
-	fzp_two_packets(&fc, &in, n1, flags & F_CLIENT ? CTH_DIR_ORIGINAL : CTH_DIR_REPLY,
-			0xfffffe00, flags & F_TURN, flags & F_GAP ? 1000u : 0u,
-			flags & F_TRUNCATED);
-	keep_free(&fc.keep);
-	return 0;
-}

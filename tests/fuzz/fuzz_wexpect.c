@@ -19,19 +19,14 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
 
-#include "base/log.h"
+#include "fuzz_common.h"
 #include "../unit/nlfake.h"
 #include "worker/worker_detach.h"
 #include "worker/worker_expect.h"
 #include "worker/worker_kreq.h"
 #include "runtime/stats.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct stats_block st;
 static struct nlreq ctnl;               /* nlfake.c answers for the kernel */
@@ -44,9 +39,6 @@ static struct worker_expect_pkt wp;
 static struct pkt_call c;
 static unsigned int dumps0, req0;
 static uint64_t now;
-
-#define FZ_CHECK(cond, what) do { if (!(cond)) { \
-	fprintf(stderr, "invariant violated: %s\n", what); abort(); } } while (0)
 
 static void fz_packet(bool confirmed)
 {
@@ -105,14 +97,14 @@ static struct cth_expect fz_exp(uint8_t a)
 
 static void fz_check(void)
 {
-	FZ_CHECK(nlfake.dumps - dumps0 <= 1, "more than one dump in a packet");
-	FZ_CHECK(nlfake.requests - req0 <= WORKER_KREQ_MAX, "kernel requests past the bound");
-	FZ_CHECK(c.n_expect <= WORKER_EXPECT_MAX, "expectations past the limit");
-	FZ_CHECK(wp.n_later <= WORKER_EXPECT_MAX, "deferred list past its bound");
+	FZ_ASSERT(nlfake.dumps - dumps0 <= 1, "more than one dump in a packet");
+	FZ_ASSERT(nlfake.requests - req0 <= WORKER_KREQ_MAX, "kernel requests past the bound");
+	FZ_ASSERT(c.n_expect <= WORKER_EXPECT_MAX, "expectations past the limit");
+	FZ_ASSERT(wp.n_later <= WORKER_EXPECT_MAX, "deferred list past its bound");
 	for (unsigned int i = 0; i < wp.n_later; i++)
-		FZ_CHECK(!wp.later[i].fn || wp.later[i].fn == wp.later_fn[i],
+		FZ_ASSERT(!wp.later[i].fn || wp.later[i].fn == wp.later_fn[i],
 			 "a deferred function name outside its slot");
-	FZ_CHECK(!wp.has_exp || !wp.exp.fn || wp.exp.fn == wp.fn,
+	FZ_ASSERT(!wp.has_exp || !wp.exp.fn || wp.exp.fn == wp.fn,
 		 "the verdict's function name outside its slot");
 }
 
@@ -127,7 +119,7 @@ static void fz_op(uint8_t op, uint8_t a)
 		break;
 	case 1:
 		rc = worker_expect(&c, &e, (a & 0x80) ? CTH_EXPECT_SYNC : 0);
-		FZ_CHECK(rc != -ENOSPC || nlfake.requests - req0 == WORKER_KREQ_MAX,
+		FZ_ASSERT(rc != -ENOSPC || nlfake.requests - req0 == WORKER_KREQ_MAX,
 			 "-ENOSPC for the expectation limit");
 		break;
 	case 2:

@@ -47,26 +47,20 @@
 # the cases to run.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
-# shellcheck source=tests/lib/topo.sh
-. tests/lib/topo.sh
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
+suite_init ha
 
-PY=/usr/bin/python3
 FTP=$REPO/tests/lib/ftp.py
 PEER=$REPO/tests/host/peer.py
 CTDUMP=$REPO/tests/ha/ctdump.py
 SCEN=$REPO/tests/ha
 SIPSCEN=$REPO/tests/sip
-W=/tmp/ha
-LOGS=${VM_RESULTS:-$W}/logs
-suite_build_dir
 META=$W/ftproot/testfile.meta
 CL_MEDIA=30000
 SV_MEDIA=40000
 SIPP_TIMEOUT=60
-mkdir -p "$W" "$LOGS" /run/cthelperd-shared /run/cthelperd-ha
+mkdir -p /run/cthelperd-shared /run/cthelperd-ha
 
 IMPLS=("$@")
 [ ${#IMPLS[@]} -gt 0 ] || IMPLS=(cthelperd kernel)
@@ -98,7 +92,7 @@ verdict() {
 
 # ------------------------------------------------------------ conntrackd per router
 
-declare -A CTD_PID
+declare -A CTD_ROUTER_PID
 ctd_conf() { echo "$W/conntrackd-$1.conf"; }
 ctd() { local r=$1; shift; timeout 20 nsenter --net="/run/netns/$(ha_ns "$r")" conntrackd -C "$(ctd_conf "$r")" "$@"; }
 ctd_start() {
@@ -109,7 +103,7 @@ ctd_start() {
 			"$SCEN/conntrackd.conf" >"$(ctd_conf $r)"
 		rm -f "/run/conntrackd-ha-$r.lock" "/run/conntrackd-ha-$r.ctl"
 		in_router $r conntrackd -C "$(ctd_conf $r)" >>"$LOGS/conntrackd-$r.out" 2>&1 &
-		CTD_PID[$r]=$!
+		CTD_ROUTER_PID[$r]=$!
 	done
 	for r in A B; do
 		until_ms 15000
@@ -120,9 +114,9 @@ ctd_start() {
 ctd_stop() {
 	local r
 	for r in A B; do
-		[ -n "${CTD_PID[$r]:-}" ] || continue
-		term_wait "${CTD_PID[$r]}" 2>/dev/null
-		CTD_PID[$r]=
+		[ -n "${CTD_ROUTER_PID[$r]:-}" ] || continue
+		term_wait "${CTD_ROUTER_PID[$r]}" 2>/dev/null
+		CTD_ROUTER_PID[$r]=
 	done
 }
 # A fresh pair for each case: conntrackd restarted (empty caches) on
@@ -211,21 +205,16 @@ impl_start() {
 	fi
 	case $impl in
 	cthelperd)
-		topo_assert_no_kernel_helper ftp 2>/dev/null && topo_assert_no_kernel_helper sip 2>/dev/null ||
-			{ START_WHY="a kernel ftp/sip helper module is loaded"; return 1; }
-		[ -x "$CTHELPERD" ] && [ -e "$BUILD/plugins/ftp.so" ] && [ -e "$BUILD/plugins/sip.so" ] ||
-			{ START_WHY="$CTH_BUILD/cthelperd or its ftp/sip plugins are not built (make B=$CTH_BUILD all)"; return 1; }
+		kernel_helper_absent ftp sip && cth_built ftp sip || return 1
 		for r in A B; do
 			write_cthelperd_conf $r
-			CTHELPERD=$W/cthelperd-$r cth_start "$LOGS/cthelperd-$r.log" "$W/cthelperd-$r.conf" ftp 1 ||
+			# ftp: IPv4 tcp; sip: IPv4 udp and tcp
+			CTHELPERD=$W/cthelperd-$r cth_start "$LOGS/cthelperd-$r.log" "$W/cthelperd-$r.conf" ftp 1 sip 2 ||
 				{ START_WHY="router $r: $START_WHY"; CTH[$r]=$CTH_PID; return 1; }
-			wait_helpers_enabled sip 2 || { START_WHY="router $r: sip helpers not enabled"; return 1; }
 			CTH[$r]=$CTH_PID
 			CTH_PID=
 		done ;;
-	kernel)
-		modprobe -a nf_conntrack_ftp nf_nat_ftp nf_conntrack_sip nf_nat_sip ||
-			{ START_WHY="modprobe of the kernel helpers failed"; return 1; } ;;
+	kernel) kernel_helpers_load ftp sip || return 1 ;;
 	esac
 	topo_ha_ct_add ftp && topo_ha_ct_add sip || { START_WHY="CT rules failed"; return 1; }
 	if [ "$impl" = cthelperd ] && ! topo_assert_no_kernel_helper ftp 2>/dev/null; then
@@ -248,7 +237,7 @@ impl_stop() {
 	topo_ha_ct_del
 	case $impl in
 	cthelperd) stop_daemon A; stop_daemon B ;;
-	kernel) rmmod nf_nat_sip nf_conntrack_sip nf_nat_ftp nf_conntrack_ftp 2>&1 | sed 's/^/  rmmod: /' ;;
+	kernel) kernel_helpers_unload sip ftp ;;
 	esac
 	helpers_gone_or_say ha "$impl"
 	topo_ha_flush
@@ -257,11 +246,7 @@ impl_stop() {
 # ------------------------------------------------------------ FTP
 
 start_ftp_server() {
-	rm -rf "$W/ftproot" "$W/ftp.ready"
-	in_server "$PY" "$FTP" server --root "$W/ftproot" --size $((512 * 1024)) --no-ipv6 \
-		--ready "$W/ftp.ready" --log "$LOGS/ftp-server.log" >"$LOGS/ftp-server.out" 2>&1 &
-	FTP_PID=$!
-	wait_line "$W/ftp.ready" . 30000 && [ -s "$META" ] && return 0
+	ftp_server_start --size $((512 * 1024)) --no-ipv6 && return 0
 	echo "FAIL ha/ftp-server: did not start"
 	show_tail "$LOGS/ftp-server.out"
 	return 1
@@ -584,9 +569,10 @@ print_table() {
 # shellcheck disable=SC2317
 cleanup() {
 	local p
-	for p in "${CTH[@]}" "${CTD_PID[@]}" "${AGENT_PID[@]}" "${FTP_PID:-}"; do
+	for p in "${CTH[@]}" "${CTD_ROUTER_PID[@]}"; do
 		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null
 	done
+	suite_cleanup
 	cp "$W"/media-*.log "$W"/*.conf "$LOGS/" 2>/dev/null
 }
 trap cleanup EXIT

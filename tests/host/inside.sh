@@ -11,16 +11,12 @@
 # Usage: inside.sh [BUILD_DIR]   (default: build)
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
-BUILD=$REPO/${1:-build}
-# shellcheck source=tests/lib/topo.sh
-. tests/lib/topo.sh
-W=/tmp/host
-LOGS=${VM_RESULTS:-$W}/logs
+# shellcheck source=tests/lib/vmsuite.sh
+. tests/lib/vmsuite.sh
+CTH_BUILD=${1:-build}
+suite_init host
 PEER="$REPO/tests/host/peer.py"
 Q=3
-mkdir -p "$W" "$LOGS"
-progress() { echo "[$(cut -d" " -f1 /proc/uptime)] $*" >>"${VM_PROGRESS:-/dev/null}"; }
 pass() { echo "PASS host/$1"; }
 fail() { echo "FAIL host/$1: $2"; }
 check() { if [ -z "$2" ]; then pass "$1"; else fail "$1" "$2"; fi; }
@@ -30,10 +26,10 @@ qcount() { awk -v q=$Q '$1 == q { print $8 }' /proc/net/netfilter/nfnetlink_queu
 exp_line() { conntrack -L expect 2>/dev/null | grep -E "dport=$1 " | head -n 1; }
 exp_field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
 
-nfct_list_probe() { nfct helper list 2>/dev/null | tr -d '\n\t' | sed 's/};/};\n/g' | grep 'name = probe,'; }
-CTH_PID=
+nfct_list_probe() { nfct_helpers | grep 'name = probe,'; }
 cleanup() {
-	[ -n "$CTH_PID" ] && kill "$CTH_PID" 2>/dev/null && wait "$CTH_PID" 2>/dev/null
+	stop_cthelperd
+	suite_cleanup
 	[ -n "${PEER_PID:-}" ] && kill "$PEER_PID" 2>/dev/null
 	topo_ct_del
 	nfct helper delete probe inet tcp >/dev/null 2>&1
@@ -63,10 +59,7 @@ protocol = both
 queue = $Q
 mark_mask = 0xff
 EOC
-"$BUILD/cthelperd" -c "$W/probe.conf" >"$LOGS/cthelperd.log" 2>&1 &
-CTH_PID=$!
-for _ in $(seq 1 100); do grep -q ready "$LOGS/cthelperd.log" && break; sleep 0.2; done
-if ! grep -q ready "$LOGS/cthelperd.log"; then
+if ! cth_start "$LOGS/cthelperd.log" "$W/probe.conf"; then
 	fail start "cthelperd did not get ready: $(tail -n 5 "$LOGS/cthelperd.log" | tr '\n' ' ')"
 	exit 1
 fi
@@ -400,8 +393,8 @@ topo_mode plain
 
 grep -q 'data packet on an expected connection' "$LOGS/cthelperd.log" ||
 	fail plugin-saw-helped-data "the plugin never saw a packet of a helped expected connection"
-kill "$CTH_PID"; wait "$CTH_PID"; rc=$?; CTH_PID=
-check clean-stop "$([ $rc = 0 ] || echo "exit status $rc")"
+stop_cthelperd
+check clean-stop "$([ "$STOP_RC" = 0 ] || echo "exit status $STOP_RC")"
 
 # --- a plugin that never returns (probe's HANG): the watchdog reports the
 # worker stuck (log, stalls counter, status not ready) and SIGTERM exits
@@ -409,9 +402,7 @@ check clean-stop "$([ $rc = 0 ] || echo "exit status $rc")"
 progress hang
 sock=$W/hang.sock
 sed "s|^control_socket = .*|control_socket = $sock|" "$W/probe.conf" >"$W/hang.conf"
-"$BUILD/cthelperd" -c "$W/hang.conf" >"$LOGS/cthelperd-hang.log" 2>&1 &
-CTH_PID=$!
-for _ in $(seq 1 100); do grep -q ready "$LOGS/cthelperd-hang.log" && break; sleep 0.2; done
+cth_start "$LOGS/cthelperd-hang.log" "$W/hang.conf"
 why=
 grep -q ready "$LOGS/cthelperd-hang.log" || why="cthelperd did not get ready"
 in_client timeout 15 python3 "$PEER" send "$SV4" 7000 "HANG\n" 0.3 >>"$LOGS/control.log" 2>&1 &
@@ -460,9 +451,7 @@ plugin = sip
 queue = 5
 sip_direct_media = no
 EOC
-"$BUILD/cthelperd" -c "$W/sip.conf" >"$LOGS/cthelperd-sip.log" 2>&1 &
-CTH_PID=$!
-for _ in $(seq 1 100); do grep -q ready "$LOGS/cthelperd-sip.log" && break; sleep 0.2; done
+cth_start "$LOGS/cthelperd-sip.log" "$W/sip.conf"
 for pr in udp tcp; do
 	"$IPT" -t raw -A PREROUTING -p $pr --dport 5060 -j CT --helper sip
 	"$IPT" -I FORWARD -p $pr --dport 5060 -m conntrack --ctstate NEW -j ACCEPT
@@ -537,6 +526,6 @@ check sip-third-party-media-passes "$why"
 for pr in udp tcp; do
 	"$IPT" -t raw -D PREROUTING -p $pr --dport 5060 -j CT --helper sip
 done
-kill "$CTH_PID"; wait "$CTH_PID"; CTH_PID=
+stop_cthelperd
 for f in inet inet6; do for pr in udp tcp; do nfct helper delete sip $f $pr >/dev/null 2>&1; done; done
 exit 0

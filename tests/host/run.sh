@@ -5,5 +5,6 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/rundir.sh
 . tests/vm/rundir.sh
-RES=$(rundir_new build/vm/host) || exit 1
-tests/vm/run.sh --timeout "${HOST_TIMEOUT:-600}" --results "$RES" tests/host/inside.sh "$@"
+# shellcheck source=tests/lib/vmsuite.sh
+. tests/lib/vmsuite.sh
+suite_boot host "${HOST_TIMEOUT:-600}" "" "$@"

@@ -1,26 +1,29 @@
 # shellcheck shell=bash
-# shellcheck disable=SC2034  # START_WHY, STOP_RC: read by the sourcing script
-# Shell helpers shared by the end-to-end suites that run inside the test VM
-# (tests/e2e/inside.sh, tests/sip/inside.sh, tests/tnsrpc/inside.sh,
-# tests/ha/inside.sh);
-# sourced after tests/lib/topo.sh.  The sourcing script sets LOGS (where
-# logs go) and W (its scratch directory) before calling them.  Their
-# run.sh scripts source it on the host for suite_boot alone.
+# shellcheck disable=SC2034  # LINE, COUNT, SIPP_PID, AGENT_FD...: read by the suites
+# The frame of the suites that run inside the test VM (tests/e2e, sip,
+# tnsrpc, host, ha, ops inside.sh and tests/bench/inside.sh): each starts
 #
+#   cd "$(dirname "$0")/../.." || exit 1
+#   . tests/lib/vmsuite.sh
+#   suite_init NAME
+#
+# which brings tests/lib/topo.sh (the topology) and tests/lib/impl.sh (the
+# helper implementations: cthelperd, conntrackd, the kernel's, started and
+# stopped), sets REPO, PY, W (the suite's scratch directory), LOGS (where
+# logs go: the results share) and BUILD/CTHELPERD.  Their run.sh scripts
+# source it on the host for suite_boot alone.
+#
+#   suite_init NAME             the preamble above (in the VM)
 #   suite_boot NAME TIMEOUT VARS ARG...
 #                               (on the host) boot the VM on
 #                               tests/NAME/inside.sh ARG..., results in RES
 #                               (a new run dir unless set), VARS passed in
 #   suite_build_dir             BUILD and CTHELPERD from CTH_BUILD
+#   suite_cleanup               for the suite's EXIT trap: the daemons,
+#                               agents, captures and event listener ended
 #   check_impls SUITE KNOWN...  every IMPLS entry is one of KNOWN, or exit
 #   until_ms MS / before_deadline / nap SECONDS / wait_line FILE ERE MS /
 #   count_lines FILE ERE        polls without processes
-#   delete_user_helpers "NAMES" "L4S"
-#                               delete the user-space helpers left over
-#   clean_slate                 no CT rules, conntrack flushed, no helper
-#                               registered; else START_WHY and returns 1
-#   helpers_gone_or_say SUITE IMPL
-#                               delete_helpers (the suite's), loudly
 #   print_cells TITLE HEAD NAMEW W LINE...
 #                               the side-by-side table of CELL, columns
 #                               SHOWN (default IMPLS), rows LINE's first word
@@ -33,13 +36,8 @@
 #   say TEXT...                 commentary line ("# ...") on stdout
 #   show_tail FILE [N]          the last N lines of a log, indented, named
 #                               by its path on the host
-#   nfct_helpers                one line per kernel helper (nfct helper list)
-#   wait_helpers_enabled NAME N up to 10 s for N enabled helpers named NAME
-#   cth_start LOG CONF NAME N   cthelperd -c CONF in the background, wait for
-#                               "ready" and N enabled helpers NAME; sets
-#                               CTH_PID, or START_WHY and returns 1
-#   stop_cthelperd              SIGTERM it and wait; sets STOP_RC
-#   term_wait PID               SIGTERM, 10 s, SIGKILL; sets STOP_RC
+#   ftp_server_start ARGS...    tests/lib/ftp.py's server in the server
+#                               namespace (ARGS: its files); sets FTP_PID
 #   events_start NAME / events_stop / events_mark / events_since_mark
 #                               "conntrack -E expect" into LOGS/NAME-expect-events.log;
 #                               the expectations created since the mark
@@ -58,6 +56,11 @@
 #                               CMD between capture_start ... fresh and
 #                               capture_stop 0.3
 
+# shellcheck source=tests/lib/topo.sh
+. tests/lib/topo.sh
+# shellcheck source=tests/lib/impl.sh
+. tests/lib/impl.sh
+
 # (read, not cut: under TCG every process costs a good part of a second)
 progress() {
 	local up _
@@ -75,79 +78,6 @@ show_tail() {
 	fi
 	echo "  --- last $n lines of $name"
 	tail -n "$n" "$file" | sed 's/^/  | /'
-}
-
-# ------------------------------------------------------------ kernel helpers
-
-# One line per kernel helper: "{.name = ftp,.queuenum = 0,...,.status = enabled,};"
-nfct_helpers() { nfct helper list 2>/dev/null | tr -d '\n\t' | sed 's/};/};\n/g'; }
-
-# Wait until `nfct helper list` shows N enabled helpers named NAME.
-wait_helpers_enabled() {
-	local name=$1 n=$2 _
-	for _ in $(seq 1 50); do
-		[ "$(nfct_helpers | grep -c "name = $name,.*status = enabled")" -ge "$n" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
-
-# ------------------------------------------------------------ the daemon
-
-# cth_start LOG CONF NAME N: run $CTHELPERD -c CONF in the foreground (a
-# background job) and wait for its "ready" line and for N enabled kernel
-# helpers named NAME (one per family and protocol it registers).
-CTH_PID=
-cth_start() {
-	local log=$1 conf=$2 name=$3 n=$4 _
-	"$CTHELPERD" -c "$conf" >"$log" 2>&1 &
-	CTH_PID=$!
-	for _ in $(seq 1 100); do
-		grep -q 'ready' "$log" 2>/dev/null && break
-		if ! kill -0 "$CTH_PID" 2>/dev/null; then
-			wait "$CTH_PID"
-			START_WHY="cthelperd exited with status $? before printing ready"
-			CTH_PID=
-			return 1
-		fi
-		sleep 0.2
-	done
-	if ! grep -q 'ready' "$log"; then
-		START_WHY="cthelperd did not print ready within 20 s"
-		return 1
-	fi
-	if ! wait_helpers_enabled "$name" "$n"; then
-		START_WHY="cthelperd said ready but nfct helper list lacks $n enabled $name helpers: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
-	return 0
-}
-
-# term_wait PID: SIGTERM, up to 10 s, then SIGKILL; sets STOP_RC to the
-# exit status, or "timeout" when it had to be killed.
-term_wait() {
-	local pid=$1 _
-	kill -TERM "$pid" 2>/dev/null
-	for _ in $(seq 1 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.2
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-		STOP_RC=timeout
-	else
-		wait "$pid"
-		STOP_RC=$?
-	fi
-}
-
-# stop_cthelperd: SIGTERM and wait; sets STOP_RC.
-stop_cthelperd() {
-	STOP_RC=
-	[ -n "$CTH_PID" ] || return 0
-	term_wait "$CTH_PID"
-	CTH_PID=
 }
 
 # ------------------------------------------------------------ expectation events
@@ -219,7 +149,7 @@ capture_start() {
 	echo "$plugin" >"$CAP_DIR/plugin"
 	[ "${5:-}" != fresh ] || topo_flush_conntrack
 	for side in client server; do
-		[ $side = client ] && dev=r-cl || dev=r-sv
+		[ $side = client ] && dev="r-cl" || dev="r-sv"
 		# emptied here, not by the job's redirection: that may come
 		# after the first look for "listening on" and leave the last
 		# case's line there to be found
@@ -300,6 +230,18 @@ captured() {
 
 # ------------------------------------------------------------ the suite
 
+# suite_init NAME: the preamble of tests/NAME/inside.sh, run from the
+# repo root.  W is the suite's scratch directory (a tmpfs in the VM);
+# outside the VM its logs stay there too.
+suite_init() {
+	REPO=$PWD
+	PY=/usr/bin/python3
+	W=/tmp/$1
+	LOGS=${VM_RESULTS:-$W}/logs
+	suite_build_dir
+	mkdir -p "$W" "$LOGS"
+}
+
 # suite_boot NAME TIMEOUT VARS ARG...: one VM boot running
 # tests/NAME/inside.sh ARG... (run on the host, from the repo).
 suite_boot() {
@@ -365,6 +307,22 @@ run_suite() {
 	topo_teardown
 }
 
+# suite_cleanup: what every suite's EXIT trap ends (then its own): the
+# daemons, the media agents, the test FTP server, the captures and the
+# event listener.
+# shellcheck disable=SC2317  # runs from the EXIT trap
+suite_cleanup() {
+	local p
+	[ -z "$CTH_PID" ] || kill -KILL "$CTH_PID" 2>/dev/null
+	[ -z "$CTD_PID" ] || kill -KILL "$CTD_PID" 2>/dev/null
+	for p in "${AGENT_PID[@]}" "${FTP_PID:-}"; do
+		[ -z "$p" ] || kill "$p" 2>/dev/null
+	done
+	[ ${#CAP_PIDS[@]} = 0 ] || kill -TERM "${CAP_PIDS[@]}" 2>/dev/null
+	events_stop
+	return 0
+}
+
 # print_cells TITLE HEAD NAMEW W LINE...: a row per LINE (its first word
 # names the case), a column per SHOWN entry (default IMPLS).
 print_cells() {
@@ -383,53 +341,6 @@ print_cells() {
 		echo
 	done
 	echo
-}
-
-# ------------------------------------------------------------ helpers between implementations
-
-# clean_slate: what each implementation starts from.  Sets START_WHY.
-clean_slate() {
-	START_WHY=
-	topo_ct_del
-	topo_flush_conntrack
-	if [ -n "$(nfct_helpers)" ]; then
-		START_WHY="kernel helpers left over from an earlier implementation: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
-}
-
-# delete_user_helpers "NAMES" "L4S": delete whatever user-space helpers
-# of these names are left (after topo_ct_del!); only those registered, as
-# every nfct call costs a process.
-delete_user_helpers() {
-	local name fam l3 l4 l4n
-	for name in $1; do
-		for fam in inet inet6; do
-			l3=2
-			[ $fam = inet6 ] && l3=10
-			for l4 in $2; do
-				l4n=6
-				[ "$l4" = udp ] && l4n=17
-				nfct_helpers | grep -q "name = $name,.*l3protonum = $l3,.l4protonum = $l4n," || continue
-				nfct helper disable "$name" $fam "$l4" >/dev/null 2>&1
-				nfct helper delete "$name" $fam "$l4" 2>&1 | sed 's/^/  nfct: /'
-			done
-		done
-	done
-	if nfct_helpers | grep -q 'name = '; then
-		echo "  helpers still registered: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
-}
-
-# helpers_gone_or_say SUITE IMPL: the next implementation needs a clean
-# kernel: say so loudly if not (delete_helpers is the suite's).
-helpers_gone_or_say() {
-	local left
-	if ! left=$(delete_helpers 2>&1); then
-		echo "FAIL $1/$2/cleanup: kernel helpers left behind that cannot be deleted; later columns are not trustworthy: $left"
-	fi
-	topo_flush_conntrack
 }
 
 # ------------------------------------------------------------ polling without processes
@@ -477,6 +388,28 @@ count_lines() {
 	for line in "${lines[@]}"; do
 		[[ $line =~ $2 ]] && COUNT=$((COUNT + 1))
 	done
+}
+
+# ------------------------------------------------------------ the test FTP server
+
+# ftp_server_start ARGS...: tests/lib/ftp.py's server (FTP set by the
+# suite) in the server namespace, its files in W/ftproot (ARGS: their
+# sizes, names, families), its log in LOGS; up to 60 s for its ready file
+# and META (the files' description, set by the suite).  Sets FTP_PID; 1
+# when it did not start.
+ftp_server_start() {
+	rm -rf "$W/ftproot" "$W/ftp.ready"
+	in_server "$PY" "$FTP" server --root "$W/ftproot" "$@" \
+		--ready "$W/ftp.ready" --log "$LOGS/ftp-server.log" \
+		>"$LOGS/ftp-server.out" 2>&1 &
+	FTP_PID=$!
+	until_ms 60000
+	while before_deadline; do
+		[ -s "$W/ftp.ready" ] && [ -s "$META" ] && return 0
+		kill -0 "$FTP_PID" 2>/dev/null || return 1
+		nap 0.2
+	done
+	return 1
 }
 
 # ------------------------------------------------------------ SIP suites (tests/sip, tests/ha)

@@ -42,24 +42,17 @@
 # shellcheck disable=SC2317  # case_* run through "case_${c//-/_}"
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
-# shellcheck source=tests/lib/topo.sh
-. tests/lib/topo.sh
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
+suite_init ops
 
-PY=/usr/bin/python3
 FTP="$REPO/tests/lib/ftp.py"
-W=/tmp/ops
-LOGS=${VM_RESULTS:-$W}/logs
-suite_build_dir
 CONF=$W/cthelperd.conf
 PLUG=$W/plugins
 SOCK=/run/cthelperd-ops.sock
 CTL="$BUILD/cthelperctl -s $SOCK"
 META=$W/ftproot/testfile.meta
 RELOADS=10
-mkdir -p "$W" "$LOGS"
 
 CASES=(reload-under-load reload-broken plugin-replace privdrop metrics release-record installed systemd-unit sdk-example)
 want() { [ -z "${OPS_ONLY:-}" ] || [[ $1 =~ ^($OPS_ONLY)$ ]]; }
@@ -68,20 +61,6 @@ verdict() {
 }
 
 # ------------------------------------------------------------ FTP
-
-start_ftp_server() {
-	rm -rf "$W/ftproot" "$W/ftp.ready"
-	in_server "$PY" "$FTP" server --root "$W/ftproot" --size 65536 \
-		--ready "$W/ftp.ready" --log "$LOGS/ftp-server.log" \
-		>"$LOGS/ftp-server.out" 2>&1 &
-	FTP_PID=$!
-	local _
-	for _ in $(seq 1 150); do
-		[ -s "$W/ftp.ready" ] && [ -s "$META" ] && return 0
-		sleep 0.2
-	done
-	return 1
-}
 
 # ftp_session MODE [ARGS...]: one client session; OUT = its result line.
 ftp_session() {
@@ -434,9 +413,7 @@ case_release_record() {
 	rec=$(grep -l '^tns ipv4 tcp 1$' /run/cthelperd/helpers/cthelperd.conf.* 2>/dev/null | head -n 1)
 	[ -n "$rec" ] || why="${why:+$why; }no record naming tns in /run/cthelperd/helpers: $(cat /run/cthelperd/helpers/* 2>&1 | tr '\n' ' ')"
 	topo_ct_del
-	kill -KILL "$CTH_PID"
-	wait "$CTH_PID" 2>/dev/null
-	CTH_PID=
+	kill_cthelperd
 	[[ $(kstate tns) == "queue=1 status=1 "* ]] ||
 		why="${why:+$why; }after kill -9 tns is not left enabled (the premise): '$(kstate tns)'"
 	conf_write
@@ -477,9 +454,7 @@ case_installed() {
 	else
 		ftp_session pasv || why="FTP through the installed daemon: $OUT"
 		ftp_session port || why="${why:+$why; }FTP (PORT) through the installed daemon: $OUT"
-		kill -KILL "$CTH_PID"
-		wait "$CTH_PID" 2>/dev/null
-		CTH_PID=
+		kill_cthelperd
 		[ "$(nfct_helpers | grep -c 'name = ftp,.*status = enabled')" = 2 ] ||
 			why="${why:+$why; }after kill -9 the helpers are not left enabled (the premise): $(nfct_helpers | tr '\n' ' ')"
 		if [ ! -f "$unit" ]; then
@@ -669,10 +644,9 @@ case_sdk_example() {
 
 # shellcheck disable=SC2317  # runs from the EXIT trap
 cleanup() {
-	[ -n "$CTH_PID" ] && kill -KILL "$CTH_PID" 2>/dev/null
+	suite_cleanup
 	[ -n "$LOAD_PID" ] && touch "$W/load.stop"
 	[ -n "$SD_PID" ] && kill -KILL "$SD_PID" 2>/dev/null
-	[ -n "${FTP_PID:-}" ] && kill "$FTP_PID" 2>/dev/null
 	cp "$W"/*.out "$LOGS/" 2>/dev/null
 }
 trap cleanup EXIT
@@ -681,7 +655,7 @@ progress "topology"
 suite_topology e2e-ops ftp
 topo_mode plain
 plugins_install
-if ! start_ftp_server; then
+if ! ftp_server_start --size 65536; then
 	echo "FAIL e2e-ops/ftp-server: the test FTP server did not start"
 	exit 0
 fi

@@ -22,19 +22,13 @@
 # matches run (the others show "-").
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
-# shellcheck source=tests/lib/topo.sh
-. tests/lib/topo.sh
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
+suite_init sip
 
-PY=/usr/bin/python3
 PEER=$REPO/tests/host/peer.py
 SIPPY=$REPO/tests/lib/sip.py
 SCEN=$REPO/tests/sip
-W=/tmp/sip
-LOGS=${VM_RESULTS:-$W}/logs
-suite_build_dir
 # The SDP audio port each side announces (RTCP: +1), by namespace; the
 # video port (never used during a call: the after-BYE check) is 2 above.
 # The media listeners are bound to all four for the whole run.
@@ -52,7 +46,6 @@ ACK_WAIT=10000
 # that must not arrive is given (veth delivers in well under a second).
 ARRIVE_WAIT=4000
 BLOCK_WAIT=1500
-mkdir -p "$W" "$LOGS"
 
 IMPLS=("$@")
 [ ${#IMPLS[@]} -gt 0 ] || IMPLS=(none cthelperd kernel)
@@ -861,34 +854,17 @@ delete_helpers() { delete_user_helpers sip "udp tcp"; }
 impl_start() {
 	local impl=$1
 	clean_slate || return 1
+	[ "$impl" = kernel ] || kernel_helper_absent sip || return 1
 	case $impl in
-	none)
-		topo_assert_no_kernel_helper sip 2>"$W/ksip.out" ||
-			{ START_WHY=$(cat "$W/ksip.out"); return 1; }
-		return 0 ;;
+	none) return 0 ;;
 	cthelperd)
-		topo_assert_no_kernel_helper sip 2>"$W/ksip.out" ||
-			{ START_WHY=$(cat "$W/ksip.out"); return 1; }
-		if [ ! -x "$CTHELPERD" ] || [ ! -e "$BUILD/plugins/sip.so" ]; then
-			START_WHY="$CTH_BUILD/cthelperd or $CTH_BUILD/plugins/sip.so is not built (make B=$CTH_BUILD all)"
-			return 1
-		fi
+		cth_built sip || return 1
 		write_cthelperd_conf
 		# sip for ipv4 and ipv6, udp and tcp: four kernel helpers
 		cth_start "$LOGS/cthelperd.log" "$W/cthelperd.conf" sip 4 || return 1 ;;
-	kernel)
-		if ! modprobe -a nf_conntrack_sip nf_nat_sip; then
-			START_WHY="modprobe nf_conntrack_sip nf_nat_sip failed"
-			return 1
-		fi ;;
+	kernel) kernel_helpers_load sip || return 1 ;;
 	esac
-	# The helper is registered: now a rule may name it (otherwise the
-	# kernel would autoload nf_conntrack_sip for the name).
-	topo_ct_add sip || { START_WHY="CT --helper sip rules failed"; return 1; }
-	if [ "$impl" != kernel ]; then
-		topo_assert_no_kernel_helper sip 2>/dev/null ||
-			{ START_WHY="nf_conntrack_sip got loaded by the CT rule: the user-space helper was not registered"; return 1; }
-	fi
+	impl_rules sip "$impl"
 }
 
 impl_stop() {
@@ -897,7 +873,7 @@ impl_stop() {
 	topo_ct_del
 	case $impl in
 	cthelperd) stop_cthelperd ;;
-	kernel) rmmod nf_nat_sip nf_conntrack_sip 2>&1 | sed 's/^/  rmmod: /' ;;
+	kernel) kernel_helpers_unload sip ;;
 	esac
 	helpers_gone_or_say e2e-sip "$impl"
 }
@@ -949,13 +925,9 @@ print_table() {
 
 # shellcheck disable=SC2317  # runs from the EXIT trap
 cleanup() {
-	local p
 	call_abort 2>/dev/null
-	[ -n "$CTH_PID" ] && kill -KILL "$CTH_PID" 2>/dev/null
-	for p in "${AGENT_PID[@]}"; do kill "$p" 2>/dev/null; done
+	suite_cleanup
 	cp "$W"/media-*.log "$LOGS/" 2>/dev/null
-	[ ${#CAP_PIDS[@]} = 0 ] || kill -TERM "${CAP_PIDS[@]}" 2>/dev/null
-	events_stop
 }
 trap cleanup EXIT
 

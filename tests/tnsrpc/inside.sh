@@ -24,18 +24,12 @@
 # matches run (the others show "-").
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-REPO=$PWD
-# shellcheck source=tests/lib/topo.sh
-. tests/lib/topo.sh
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
+suite_init tnsrpc
 
-PY=/usr/bin/python3
 TNSPY=$REPO/tests/lib/tns.py
 RPCPY=$REPO/tests/lib/rpc.py
-W=/tmp/tnsrpc
-LOGS=${VM_RESULTS:-$W}/logs
-suite_build_dir
 # NFQUEUE numbers: cthelperd's tns and rpc helpers, conntrackd's tns, rpc
 # tcp and rpc udp (tests/tnsrpc/conntrackd.conf)
 CTH_QTNS=2 CTH_QRPC=3
@@ -55,7 +49,6 @@ DETACH_ALLOW=2
 # per rpc case (the 400NNN of CASES), so that a leftover expectation of one
 # case cannot let another pass
 RPC_PROGS=12
-mkdir -p "$W" "$LOGS"
 
 IMPLS=("$@")
 [ ${#IMPLS[@]} -gt 0 ] || IMPLS=(none cthelperd conntrackd)
@@ -425,41 +418,20 @@ ct_rules() {
 # rules (IPv6 too if it registered IPv6 helpers).
 start_cthelperd() {
 	local fams=4
-	if [ ! -x "$CTHELPERD" ] || [ ! -e "$BUILD/plugins/tns.so" ] || [ ! -e "$BUILD/plugins/rpc.so" ]; then
-		START_WHY="$CTH_BUILD/cthelperd, plugins/tns.so or plugins/rpc.so is not built (make B=$CTH_BUILD all)"
-		return 1
-	fi
+	cth_built tns rpc || return 1
 	write_cthelperd_conf "$1"
-	cth_start "$LOGS/cthelperd.log" "$W/cthelperd.conf" tns 1 || return 1
-	if ! wait_helpers_enabled rpc 2; then
-		START_WHY="cthelperd said ready but there are no two enabled rpc helpers (udp, tcp): $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
+	# rpc: udp and tcp
+	cth_start "$LOGS/cthelperd.log" "$W/cthelperd.conf" tns 1 rpc 2 || return 1
 	nfct_helpers | grep -q 'name = tns,.*l3protonum = 10,' && fams=46
 	ct_rules "$fams" || { START_WHY="CT --helper rules failed"; return 1; }
 }
 
-CTD_PID=
+# start_conntrackd: conntrackd's helper mode (IPv4: the queues of
+# tests/tnsrpc/conntrackd.conf), then the CT rules.
 start_conntrackd() {
-	if ! nfct helper add tns inet tcp || ! nfct helper add rpc inet tcp || ! nfct helper add rpc inet udp; then
-		START_WHY="nfct helper add tns/rpc failed: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
-	rm -f /run/conntrackd-tnsrpc.lock /tmp/conntrackd-tnsrpc.log
-	conntrackd -C "$REPO/tests/tnsrpc/conntrackd.conf" >"$LOGS/conntrackd.out" 2>&1 &
-	CTD_PID=$!
-	if ! wait_helpers_enabled tns 1 || ! wait_helpers_enabled rpc 2; then
-		START_WHY="conntrackd did not enable its helpers: $(nfct_helpers | tr '\n' ' ')"
-		return 1
-	fi
+	conntrackd_start "$REPO/tests/tnsrpc/conntrackd.conf" \
+		"tns inet tcp" "rpc inet tcp" "rpc inet udp" || return 1
 	ct_rules 4 || { START_WHY="CT --helper rules failed"; return 1; }
-}
-
-stop_conntrackd() {
-	[ -n "$CTD_PID" ] || return 0
-	term_wait "$CTD_PID" 2>/dev/null
-	CTD_PID=
-	cp /tmp/conntrackd-tnsrpc.log "$LOGS/conntrackd.log" 2>/dev/null
 }
 
 # impl_start IMPL: make IMPL the active tns and rpc helper, with the CT
@@ -485,7 +457,7 @@ impl_stop() {
 	topo_ct_del
 	case $impl in
 	cthelperd) stop_cthelperd ;;
-	conntrackd) stop_conntrackd ;;
+	conntrackd) conntrackd_stop ;;
 	esac
 	helpers_gone_or_say e2e-tnsrpc "$impl"
 }
@@ -628,13 +600,9 @@ start_servers() {
 
 # shellcheck disable=SC2317  # runs from the EXIT trap
 cleanup() {
-	local p
-	[ -n "$CTH_PID" ] && kill -KILL "$CTH_PID" 2>/dev/null
-	[ -n "$CTD_PID" ] && kill -KILL "$CTD_PID" 2>/dev/null
-	for p in "${AGENT_PID[@]}" $RPCBIND_PID; do kill "$p" 2>/dev/null; done
+	suite_cleanup
+	[ -z "$RPCBIND_PID" ] || kill "$RPCBIND_PID" 2>/dev/null
 	cp "$W"/*.out "$LOGS/" 2>/dev/null
-	[ ${#CAP_PIDS[@]} = 0 ] || kill -TERM "${CAP_PIDS[@]}" 2>/dev/null
-	events_stop
 }
 trap cleanup EXIT
 
