@@ -348,59 +348,13 @@ static void fzp_conn_init(struct fz_conn *fc, bool v6, uint8_t proto, bool snat,
 
 /* ------------------------------------------------------------ packets */
 
-static void put16(uint8_t *p, unsigned int v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v & 0xffff);
-}
-
 /* An IP packet of the connection's direction dir carrying n payload
- * bytes (checksums left 0: the host recomputes what it sends). */
+ * bytes (pc_build; NULL when it does not fit one packet). */
 static uint8_t *fz_build(const struct fz_conn *fc, enum cth_dir dir, uint32_t seq,
 			 const uint8_t *payload, size_t n, size_t *lenp)
 {
-	const struct cth_tuple *t = &fc->t[dir];
-	bool v6 = fc->family == AF_INET6, tcp = fc->proto == IPPROTO_TCP;
-	size_t l3 = v6 ? 40 : 20, l4 = tcp ? 20 : 8, len = l3 + l4 + n;
-	uint8_t *p = calloc(1, len), *h;
-
-	if (!p)
-		abort();
-	if (v6) {
-		p[0] = 0x60;
-		put16(p + 4, (unsigned int)(l4 + n));
-		p[6] = fc->proto;
-		p[7] = 64;
-		memcpy(p + 8, t->src.raw, 16);
-		memcpy(p + 24, t->dst.raw, 16);
-	} else {
-		p[0] = 0x45;
-		put16(p + 2, (unsigned int)len);
-		p[8] = 64;
-		p[9] = fc->proto;
-		memcpy(p + 12, t->src.raw, 4);
-		memcpy(p + 16, t->dst.raw, 4);
-	}
-	h = p + l3;
-	put16(h, t->sport);
-	put16(h + 2, t->dport);
-	if (tcp) {
-		put32(h + 4, seq);
-		h[12] = 5 << 4;
-		h[13] = fzp->tcp_flags;
-		put16(h + 14, 0xffff);
-	} else {
-		put16(h + 4, (unsigned int)(l4 + n));
-	}
-	memcpy(h + l4, payload, n);
-	*lenp = len;
-	return p;
+	return pc_build(fc->family, fc->proto, &fc->t[dir], seq, fzp->tcp_flags, payload, n,
+			lenp);
 }
 
 static void fzp_call_init(struct pkt_call *c, struct fz_conn *fc, enum cth_dir dir,
@@ -442,6 +396,8 @@ static void fzp_packet(struct fz_conn *fc, enum cth_dir dir, uint32_t seq,
 	unsigned int edits_before = edit_calls;
 	struct fzp_out o = { .c = &c, .payload = payload, .n = n };
 
+	if (!pkt)               /* more than one packet holds: not a packet */
+		return;
 	memset(&c, 0, sizeof(c));
 	if (pkt_view_parse(&c.pkt, pkt, len, fc->family) < 0)
 		abort();

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * An independent check of a packet the host hands back to the kernel:
- * lengths and RFC 1071 checksums computed here from the bytes, not with
- * the daemon's (or libnetfilter_queue's) code.  Shared by the mangle unit
- * test and the fuzz targets.
+ * The tests' packets: built for the host (pc_build) and, when the host
+ * hands one back to the kernel, checked independently: lengths and
+ * RFC 1071 checksums computed here from the bytes, not with the daemon's
+ * (or libnetfilter_queue's) code.  Shared by the unit tests and the fuzz
+ * targets.
  */
 #ifndef CTH_TEST_PKTCHECK_H
 #define CTH_TEST_PKTCHECK_H
@@ -12,6 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cthelperd/plugin.h>
 
 /* Largest packet a verdict carries (NFQA_PAYLOAD, 16-bit attribute length
  * with a 4-byte header).  Written out here, not taken from the daemon. */
@@ -115,6 +120,67 @@ static inline bool pc_packet_ok(const uint8_t *pkt, size_t len, size_t l4,
 		return false;
 	}
 	return true;
+}
+
+/* ---------------------------------------------------------------- building */
+
+static inline void pc_put16(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/*
+ * The IPv4/IPv6 packet of tuple t (family, proto) carrying n payload bytes
+ * at its end, in a heap block of exactly its size (AddressSanitizer sees
+ * a read past the payload); TCP with seq and flags.  Checksums are left 0:
+ * the host computes those it sends.  NULL when the payload does not fit
+ * one packet (or no memory).
+ */
+static inline uint8_t *pc_build(int family, uint8_t proto, const struct cth_tuple *t,
+				uint32_t seq, uint8_t tcp_flags, const void *payload,
+				size_t n, size_t *lenp)
+{
+	int v6 = family == AF_INET6, tcp = proto == IPPROTO_TCP;
+	size_t l3 = v6 ? 40 : 20, l4 = tcp ? 20 : 8, len = l3 + l4 + n;
+	uint8_t *p, *h;
+
+	if (l4 + n > 65535 - (v6 ? 0 : l3))
+		return NULL;
+	p = calloc(1, len);
+	if (!p)
+		return NULL;
+	if (v6) {
+		p[0] = 0x60;
+		pc_put16(p + 4, (uint32_t)(l4 + n));
+		p[6] = proto;
+		p[7] = 64;
+		memcpy(p + 8, t->src.raw, 16);
+		memcpy(p + 24, t->dst.raw, 16);
+	} else {
+		p[0] = 0x45;
+		pc_put16(p + 2, (uint32_t)len);
+		p[8] = 64;
+		p[9] = proto;
+		memcpy(p + 12, t->src.raw, 4);
+		memcpy(p + 16, t->dst.raw, 4);
+	}
+	h = p + l3;
+	pc_put16(h, t->sport);
+	pc_put16(h + 2, t->dport);
+	if (tcp) {
+		pc_put16(h + 4, seq >> 16);
+		pc_put16(h + 6, seq & 0xffff);
+		h[12] = 5 << 4;
+		h[13] = tcp_flags;
+		pc_put16(h + 14, 0xffff);
+	} else {
+		pc_put16(h + 4, (uint32_t)(l4 + n));
+	}
+	if (n)
+		memcpy(h + l4, payload, n);
+	*lenp = len;
+	return p;
 }
 
 #endif
