@@ -33,7 +33,7 @@ enum stats_helper_counter {
 	STATS_H_DETACH_DEFERRED,
 	STATS_H_SEQADJ_SYNCED,    /* seqsync.c: length change announced */
 	STATS_H_EXPECT_SENT,      /* rode on the verdict (NFQA_EXP): outcome unknown there */
-	STATS_H_EXPECT_REFUSED,   /* broke a host rule (packet.c pkt_expect_valid) */
+	STATS_H_EXPECT_REFUSED,   /* broke a host rule (host/call.c pkt_expect_valid) */
 	STATS_H_EXPECT_OVER_LIMIT,/* past the per-packet expectation limit, not made */
 	STATS_H_MARK_MASKED,      /* cth_set_mark bits outside mark_mask, ignored */
 	STATS_H_KERNEL_CAPPED,    /* kernel requests refused: the per-packet bound */
