@@ -484,7 +484,8 @@ AGENT=$!
 for _ in $(seq 1 25); do grep -q ready "$LOGS/agent-client.log" && break; sleep 0.2; done
 in_server timeout 20 python3 "$SIPPY" udp-answer "$SV4" "$R_SV4" 3306 >"$LOGS/uas.log" 2>&1 &
 UAS=$!
-sleep 0.5
+# it prints "ready" once it listens (a fixed sleep lost the INVITE on a busy host)
+for _ in $(seq 1 50); do grep -q ready "$LOGS/uas.log" && break; sleep 0.2; done
 ans=$(in_client timeout 20 python3 "$SIPPY" udp-invite "$CL4" "$SV4" 30000 2>&1)
 wait "$UAS"
 echo "# sip-public-media: caller got '$ans'; expectations: $(conntrack -L expect 2>/dev/null | grep -c dport=)"
@@ -512,7 +513,8 @@ why=
 r0=$(jstat "$ssock" expectations_refused)
 in_server timeout 20 python3 "$SIPPY" udp-answer "$SV4" "$SV4" 40000 >"$LOGS/uas-relay.log" 2>&1 &
 UAS=$!
-sleep 0.5
+# it prints "ready" once it listens (a fixed sleep lost the INVITE on a busy host)
+for _ in $(seq 1 50); do grep -q ready "$LOGS/uas-relay.log" && break; sleep 0.2; done
 ans=$(in_client timeout 20 python3 "$SIPPY" udp-invite "$CL4" "$SV4" 30002 192.0.2.99 2>&1)
 wait "$UAS"
 r1=$(jstat "$ssock" expectations_refused)

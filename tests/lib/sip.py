@@ -18,7 +18,8 @@
   sip.py udp-answer LOCAL-IP MEDIA-ADDR MEDIA-PORT
       A callee on UDP LOCAL-IP:5060 that answers the first INVITE with a
       200 OK whose SDP names MEDIA-ADDR:MEDIA-PORT (whatever address: the
-      review's callee names the caller's public one), prints "answered".
+      review's callee names the caller's public one); prints "ready" once
+      it listens, "answered" once it answered.
   sip.py udp-invite LOCAL-IP REMOTE-IP MEDIA-PORT [MEDIA-ADDR]
       A caller from UDP LOCAL-IP:5060 to REMOTE-IP:5060 (its media on
       MEDIA-PORT at LOCAL-IP, or at MEDIA-ADDR: a media relay); prints the
@@ -225,6 +226,7 @@ def udp_answer(local, media_addr, media_port):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((local, 5060))
     s.settimeout(RESPONSE_WAIT)
+    print("ready", flush=True)
     msg, src = s.recvfrom(65535)
     head = msg.decode("utf-8", "replace").split("\r\n\r\n")[0].split("\r\n")
     keep = [h for h in head[1:] if h.split(":")[0].lower() in
