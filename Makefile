@@ -39,8 +39,8 @@ PLUGINS    := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard plugins/*/*.c))))
 # $(call pkg,FLAGS,PACKAGES): pkg-config's answer, or the build stops
 # naming the packages it cannot find.  Expanded only when a recipe needs
 # it, after `make deps` (in `make deps check`) has installed them.
-pkg = $(if $(strip $(foreach p,$(2),$(if $(shell pkg-config --exists $(p) && echo y),,$(p)))),$(error \
-        pkg-config cannot find: $(strip $(foreach p,$(2),$(if $(shell pkg-config --exists $(p) && echo y),,$(p)))) \
+pkg_missing = $(strip $(foreach p,$(1),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
+pkg = $(if $(call pkg_missing,$(2)),$(error pkg-config cannot find: $(call pkg_missing,$(2)) \
         (run `make deps` as root, or install their -dev packages)),$(shell pkg-config $(1) $(2)))
 # each asked of pkg-config once, when first used
 PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(PKGS) $(PKGS_DLOPEN)))$(PKG_CFLAGS)
