@@ -276,3 +276,65 @@ int cth_expect_free_port(struct cth_ctx *ctx, struct cth_expect *exp,
 	}
 	return -EBUSY;
 }
+
+/*
+ * The receiver of pkt opens the expected connection, so it travels in the
+ * master's direction !dir: its tuple is that direction's as the receiver
+ * sends it (tuple[!dir].src to tuple[!dir].dst).  Under NAT the kernel's
+ * nf_nat_follow_master() maps it with exp->dir = !dir: source to
+ * tuple[dir].dst, destination to tuple[dir].src port saved_proto, which is
+ * the sender's real address.
+ */
+static void util_expect_base(struct cth_expect *exp, const struct cth_packet *pkt,
+			     unsigned int class, uint8_t proto, uint16_t nat_port)
+{
+	const struct cth_tuple *back = &pkt->tuple[!pkt->dir];
+
+	memset(exp, 0, sizeof(*exp));
+	exp->class = class;
+	exp->family = back->family;
+	exp->proto = proto;
+	cth_addr_copy(back->family, &exp->src, &back->src);
+	cth_addr_copy(back->family, &exp->dst, &back->dst);
+	if (!pkt->nat)
+		return;
+	exp->flags = CTH_EXPECT_NAT;
+	exp->nat_dir = (enum cth_dir)!pkt->dir;
+	/* not read by the kernel (follow-master takes the master's), but
+	 * where the connection ends up: the sender's real address */
+	cth_addr_copy(back->family, &exp->nat_addr, &pkt->tuple[pkt->dir].src);
+	exp->nat_port = nat_port;
+	exp->fn = CTH_EXPECT_FN_NAT_FOLLOW_MASTER;
+}
+
+void cth_expect_back(struct cth_expect *exp, const struct cth_packet *pkt,
+		     unsigned int class, uint8_t proto)
+{
+	util_expect_base(exp, pkt, class, proto, pkt->tuple[pkt->dir].sport);
+	/* the port the receiver sees the sender use: NAT may have moved it */
+	exp->dport = pkt->tuple[!pkt->dir].dport;
+}
+
+bool cth_expect_to(struct cth_expect *exp, const struct cth_packet *pkt,
+		   unsigned int class, uint8_t proto, const union cth_addr *addr,
+		   uint16_t port)
+{
+	const struct cth_tuple *own = &pkt->tuple[pkt->dir];
+	const struct cth_tuple *back = &pkt->tuple[!pkt->dir];
+	int family = own->family;
+
+	util_expect_base(exp, pkt, class, proto, port);
+	exp->dport = port;
+	if (cth_addr_equal(family, addr, &own->src) ||
+	    cth_addr_equal(family, addr, &back->dst))
+		return true;
+	/* a third host: reached as announced, the firewall's own NAT rules
+	 * apply to the new connection as to any other */
+	exp->flags = 0;
+	exp->nat_dir = CTH_DIR_ORIGINAL;
+	memset(&exp->nat_addr, 0, sizeof(exp->nat_addr));
+	exp->nat_port = 0;
+	exp->fn = NULL;
+	cth_addr_copy(family, &exp->dst, addr);
+	return false;
+}

@@ -30,6 +30,20 @@
  * from the packet callback with the ::cth_ctx it was given, and only then:
  * a context is valid for the duration of that one call.  configure() runs
  * once per key at start-up or reload, in one thread, before packets flow.
+ *
+ * SDK 3 (::CTH_ABI_VERSION 3) lets a plugin declare, in its descriptor,
+ * what the host then does for it: its configuration keys (::cth_key, parsed
+ * and checked by the host, listed by @c cthelperd -n), a whole-instance
+ * check and init/fini (cth_plugin_desc::check, ::init, ::fini), counters
+ * (::cth_counter, bumped with cth_count()), and the version of its private
+ * state (cth_plugin_desc::priv_version).  Expectations for the two usual
+ * shapes are filled by cth_expect_back() and cth_expect_to() (util.h), NAT
+ * included: see the table at ::cth_expect.
+ *
+ * Compatibility: a plugin built against the ABI 2 header (descriptor
+ * abi_version 2, its own size) keeps loading and working unchanged, in the
+ * daemon and in cthelper-replay, for as long as the major version of
+ * cthelperd stays 1; ::CTH_ABI_OLDEST is the oldest ABI this host loads.
  */
 #ifndef CTHELPERD_PLUGIN_H
 #define CTHELPERD_PLUGIN_H
@@ -46,8 +60,13 @@ extern "C" {
 
 /** ABI version of ::cth_plugin_desc, ::cth_host and the structures a plugin
  *  hands to the host (::cth_expect).  Bumped on any layout change a plugin
- *  built against an older header could not survive (2: cth_expect::timeout). */
-#define CTH_ABI_VERSION 2u
+ *  built against an older header could not survive (2: cth_expect::timeout;
+ *  3: the descriptor's declarations after cth_plugin_desc::packet). */
+#define CTH_ABI_VERSION 3u
+
+/** Oldest descriptor ABI the host loads: an ABI 2 descriptor is the ABI 3
+ *  one without the fields after cth_plugin_desc::packet. */
+#define CTH_ABI_OLDEST 2u
 
 /** Largest private state a plugin may keep per connection (kernel limit). */
 #define CTH_PRIV_MAX 32u
@@ -57,6 +76,18 @@ extern "C" {
 
 /** Size of a helper or class name buffer, terminating NUL included. */
 #define CTH_NAME_LEN 16u
+
+/** Most configuration keys one plugin may declare. */
+#define CTH_KEY_MAX 32u
+
+/** Size of a configuration key or counter name buffer, NUL included. */
+#define CTH_KEY_NAME_LEN 32u
+
+/** Most ports a ::CTH_KEY_PORTS key holds. */
+#define CTH_PORTS_MAX 16u
+
+/** Most counters one plugin may declare. */
+#define CTH_COUNTER_MAX 16u
 
 /** Name of the symbol the loader looks up. */
 #define CTH_PLUGIN_SYMBOL "cth_plugin"
@@ -229,6 +260,25 @@ enum cth_expect_flags {
 /**
  * An expected connection, related to the packet's connection (its master).
  *
+ * Most helpers need one of two shapes; fill them with the SDK library
+ * (util.h) rather than by hand, NAT included.  "Sender" is the side that
+ * sent the packet that announces the connection, "receiver" the other.
+ *
+ * | shape | example | call | expected from | to | under NAT |
+ * |---|---|---|---|---|---|
+ * | the receiver answers back to the sender's own address and port | TFTP RRQ, SSDP M-SEARCH | cth_expect_back() | receiver, any port | the sender's address and port as the receiver knows them | follows the master back to the sender's real address and port; nothing to rewrite |
+ * | the receiver connects to an address:port the payload announces, the sender's own | FTP PORT/227, SIP SDP, RTSP client_port | cth_expect_to() | receiver, any port | the sender's address as the receiver knows it, the announced port | follows the master to the sender's real address, announced port; the plugin rewrites the payload to cth_expect::dst / ::dport when they differ from what it says |
+ * | the same, a third host's address | TNS redirect to another server | cth_expect_to() | receiver, any port | the announced address and port | none: the new connection is the firewall's ordinary business |
+ *
+ * In the kernel's terms (Linux nf_nat_follow_master()), a NATed expected
+ * connection is source-mapped to where the master sends in direction
+ * #nat_dir and destination-mapped to the master's source in the other
+ * direction, port #nat_port; #nat_addr is not read.  So #nat_dir is the
+ * direction the expected connection travels in the master's terms: the
+ * opposite of the announcing packet's (::CTH_DIR_REPLY for a client's
+ * request answered by the server, ::CTH_DIR_ORIGINAL for a server's reply
+ * the client connects to).
+ *
  * Expectation classes (measured on Debian's Linux 6.1.0-57, see
  * docs/architecture.md): the kernel applies the class asked for, with the
  * policy (cth_expect_class::max and timeout) of the master's helper for
@@ -331,6 +381,8 @@ struct cth_host {
 	 * #size that neither is there.
 	 */
 	int (*keep)(struct cth_ctx *ctx, size_t offset);
+	/* ABI 3; cth_count() checks #size, so ABI 2 hosts are safe too */
+	void (*count)(struct cth_ctx *ctx, unsigned int counter, uint32_t n);
 };
 
 /**
@@ -348,6 +400,77 @@ struct cth_expect_class {
 	uint32_t timeout;  /**< seconds an expectation waits, 1..604800 (the kernel counts it in 32-bit jiffies) */
 };
 
+/** Types of a declared configuration key (cth_key::type): how the host
+ *  parses the value and what it stores at cth_key::offset. */
+enum cth_key_type {
+	/** bool: yes/no, true/false, on/off, 1/0 */
+	CTH_KEY_BOOL = 1,
+	/** uint32_t, decimal, in cth_key::min..cth_key::max */
+	CTH_KEY_UINT = 2,
+	/** struct cth_ports: 1..cth_key::max ports (at most ::CTH_PORTS_MAX),
+	 *  each 1..65535, separated by commas or spaces */
+	CTH_KEY_PORTS = 3,
+	/** unsigned int: the index of the value in cth_key::choices */
+	CTH_KEY_CHOICE = 4,
+	/** char[cth_key::max + 1]: text of at most cth_key::max bytes, NUL
+	 *  terminated, no control characters */
+	CTH_KEY_STRING = 5,
+	/** parsed by cth_plugin_desc::configure() (key, value): the host
+	 *  stores nothing itself; -EINVAL there is a bad value */
+	CTH_KEY_CUSTOM = 6,
+};
+
+/** Bits of cth_key::flags. */
+enum cth_key_flags {
+	/**
+	 * A ::CTH_KEY_PORTS key naming the ports the helper's connections
+	 * are attached on (the server's well-known port): @c cthelperd
+	 * --print-rules matches these ports, the default when the operator
+	 * sets none.  At most one key per plugin.
+	 */
+	CTH_KEY_RULE_PORTS = 1u << 0,
+};
+
+/** The value of a ::CTH_KEY_PORTS key. */
+struct cth_ports {
+	uint16_t n;                    /**< ports in #port */
+	uint16_t port[CTH_PORTS_MAX];  /**< host byte order, as written */
+};
+
+/**
+ * A configuration key a plugin declares (SDK 3).  The host parses every
+ * declared key of the helper's section into the instance's configuration
+ * block, applies #def first for every key that has one, and reports a bad
+ * value or an unknown key as FILE:LINE with the key's type and range.
+ * @c cthelperd -n lists the keys, and the shipped plugins' manuals are
+ * checked against them.
+ */
+struct cth_key {
+	const char *name;    /**< [a-z0-9_], 1..::CTH_KEY_NAME_LEN - 1 characters */
+	unsigned int type;   /**< a ::cth_key_type */
+	unsigned int flags;  /**< ::cth_key_flags */
+	size_t offset;       /**< offsetof() the value in the configuration block */
+	uint32_t min;        /**< ::CTH_KEY_UINT: least value */
+	uint32_t max;        /**< ::CTH_KEY_UINT: largest value; ::CTH_KEY_PORTS:
+			          most ports (0: ::CTH_PORTS_MAX);
+			          ::CTH_KEY_STRING: most bytes */
+	const char *const *choices; /**< ::CTH_KEY_CHOICE: the values, NULL-terminated */
+	const char *def;     /**< default, written as in the config file; NULL: none (zero) */
+	const char *doc;     /**< one line: what the key does */
+};
+
+/**
+ * A counter a plugin declares (SDK 3) and bumps with cth_count().  The
+ * host keeps one per helper instance, across reloads (while the plugin
+ * keeps the same counter at the same index), and shows it in
+ * @c cthelperctl stats, its JSON and /metrics as
+ * cthelperd_plugin_<name>_total{helper="...",plugin="..."}.
+ */
+struct cth_counter {
+	const char *name;    /**< [a-z0-9_], 1..::CTH_KEY_NAME_LEN - 1 characters */
+	const char *help;    /**< one line */
+};
+
 /**
  * The plugin descriptor: export exactly one, named ::cth_plugin.
  *
@@ -356,9 +479,13 @@ struct cth_expect_class {
  * helper's config section the daemon does not know itself).
  */
 struct cth_plugin_desc {
-	uint32_t abi_version;    /**< must be ::CTH_ABI_VERSION */
-	uint32_t size;           /**< must be sizeof(struct cth_plugin_desc) */
-	const char *name;        /**< plugin name */
+	uint32_t abi_version;    /**< ::CTH_ABI_VERSION (the host also loads ::CTH_ABI_OLDEST..) */
+	uint32_t size;           /**< sizeof(struct cth_plugin_desc) of that ABI */
+	/** Plugin name, 1..63 characters: the daemon loads @c plugin = NAME
+	 *  from NAME.so in plugin_dir and refuses a file whose descriptor
+	 *  declares another name (so a vendor's acme-tftp.so declares
+	 *  "acme-tftp"). */
+	const char *name;
 	const char *version;     /**< plugin version string */
 	const char *description; /**< one line */
 	unsigned int protocols;  /**< supported ::cth_proto_bits; a helper's protocol defaults to all of them, and naming another is a config error */
@@ -368,7 +495,9 @@ struct cth_plugin_desc {
 	unsigned int n_classes;  /**< 1..::CTH_CLASS_MAX */
 	struct cth_expect_class classes[CTH_CLASS_MAX];
 	/**
-	 * Optional. Apply one configuration key.
+	 * Optional. Apply one configuration key: an ABI 2 plugin gets every
+	 * key the daemon does not know itself, an ABI 3 plugin only its
+	 * ::CTH_KEY_CUSTOM keys.
 	 * @return 0, -ENOENT for an unknown key, -EINVAL for a bad value.
 	 */
 	int (*configure)(void *config, const char *key, const char *value);
@@ -383,6 +512,56 @@ struct cth_plugin_desc {
 	 */
 	int (*packet)(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		      void *priv, const void *config);
+
+	/* ---- ABI 3: everything below is optional (zero: not used) ---- */
+
+	/** Configuration keys; keys not declared here are an error (an ABI 2
+	 *  plugin, with none declared, gets every key in #configure). */
+	const struct cth_key *keys;
+	unsigned int n_keys;     /**< 0..::CTH_KEY_MAX */
+	/**
+	 * Check the instance's configuration as a whole, after every key
+	 * (defaults included) was applied, e.g. two keys that exclude each
+	 * other.  At start-up, for @c -n and on reload (a failure keeps the
+	 * running configuration).
+	 * @param config the instance's configuration block
+	 * @param err    where to write why, one line, no newline
+	 * @param errlen its size
+	 * @return 0, or -EINVAL with @p err written
+	 */
+	int (*check)(const void *config, char *err, size_t errlen);
+	/**
+	 * Set up one helper instance after #check passed: at start-up
+	 * (before the privilege drop, as root) and on reload (as the
+	 * daemon's user), never while its packets flow.  Whatever it
+	 * allocates belongs in the configuration block, which is read-only
+	 * from the first packet on.
+	 * @param config the instance's configuration block
+	 * @param helper the helper's (section's) name
+	 * @return 0, or a negative errno: the start or the reload fails
+	 */
+	int (*init)(void *config, const char *helper);
+	/** Undo #init: at stop, and after a reload once no packet can reach
+	 *  the replaced instance; called only when #init succeeded. */
+	void (*fini)(void *config, const char *helper);
+	/** Counters, bumped with cth_count() by index. */
+	const struct cth_counter *counters;
+	unsigned int n_counters; /**< 0..::CTH_COUNTER_MAX */
+	/**
+	 * Version of the private state's layout, 1..255 (0: the plugin
+	 * checks its state itself, as ABI 2 plugins do).  The host keeps it
+	 * in the byte at #priv_version_at: before each packet call, state
+	 * that holds another version, or that #priv_valid refuses, is
+	 * zeroed (and counted as state_reset); then that byte is set.  So
+	 * the plugin sees either its own layout or zeros with the version
+	 * byte set: a new connection, or one whose state was lost (a
+	 * failover peer's kernel, an older plugin's layout).
+	 */
+	uint8_t priv_version;
+	uint8_t priv_version_at; /**< offset of the version byte, < #priv_size */
+	/** Optional deeper check of state that holds the right version:
+	 *  false zeroes it as above.  Must not keep @p priv. */
+	bool (*priv_valid)(const void *priv);
 };
 
 /** The symbol every plugin exports. */
@@ -605,7 +784,34 @@ static inline int cth_detach(struct cth_ctx *ctx)
 	return ctx->host->detach(ctx);
 }
 
-/** Log a message through the host, tagged with the helper name. */
+/**
+ * Add @p n to the plugin's counter @p counter (an index into
+ * cth_plugin_desc::counters).  A relaxed add to the worker's own block:
+ * cheap enough for every packet.  An index out of range, and every call
+ * on a host older than SDK 3, does nothing.
+ */
+static inline void cth_count_add(struct cth_ctx *ctx, unsigned int counter,
+				 uint32_t n)
+{
+	if (ctx->host->size >= offsetof(struct cth_host, count) +
+			       sizeof(ctx->host->count) && ctx->host->count)
+		ctx->host->count(ctx, counter, n);
+}
+
+/** cth_count_add() by one. */
+static inline void cth_count(struct cth_ctx *ctx, unsigned int counter)
+{
+	cth_count_add(ctx, counter, 1);
+}
+
+/**
+ * Log a message through the host, tagged with the helper name.
+ *
+ * Rate-limited per worker thread: at most 20 lines per second from all the
+ * plugins of one queue; the host drops the rest and logs how many it
+ * dropped once the next second starts (counted as log_suppressed).  Lines
+ * below the daemon's log level cost nothing but the call.
+ */
 static inline void cth_log(struct cth_ctx *ctx, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static inline void cth_log(struct cth_ctx *ctx, int level, const char *fmt, ...)

@@ -181,6 +181,52 @@ void cth_log_addr(struct cth_ctx *ctx, int level, const char *what, int family,
 int cth_expect_free_port(struct cth_ctx *ctx, struct cth_expect *exp,
 			 uint16_t first, unsigned int tries);
 
+/**
+ * Fill @p exp for "the receiver of this packet answers back to its
+ * sender": from the receiver's address (any source port) to the sender's
+ * address and port as the receiver knows them (after NAT), e.g. a TFTP
+ * server's answer to a read request.  Under NAT (cth_packet::nat) the
+ * expected connection follows the master back to the sender's real
+ * address and source port; nothing in the payload names it, so nothing
+ * needs rewriting.  See the table at ::cth_expect.
+ *
+ * Fills every field (class, flags, family, proto, addresses, ports, NAT);
+ * the plugin may then add flags, e.g. ::CTH_EXPECT_ANY_SRC.
+ * @param exp   the expectation to fill
+ * @param pkt   the packet that asks for it
+ * @param class index into cth_plugin_desc::classes
+ * @param proto IPPROTO_UDP or IPPROTO_TCP: the expected connection's
+ */
+void cth_expect_back(struct cth_expect *exp, const struct cth_packet *pkt,
+		     unsigned int class, uint8_t proto);
+
+/**
+ * Fill @p exp for "the receiver of this packet connects to the address and
+ * port the payload announces", e.g. FTP PORT and 227, SIP SDP, RTSP
+ * client_port.
+ *
+ * When @p addr is the sender's own address (as the sender knows it, or as
+ * the receiver does after NAT), the expectation is to the sender's address
+ * as the receiver knows it and @p port, and under NAT it follows the master
+ * to the sender's real address and @p port: the plugin then tells the
+ * receiver cth_expect::dst and cth_expect::dport, rewriting the payload
+ * when they differ from what it announced (and may move dport to a free
+ * port first with cth_expect_free_port()).  Another address (a third
+ * host) is expected as announced, without NAT.  See the table at
+ * ::cth_expect.
+ * @param exp   the expectation to fill
+ * @param pkt   the packet that announces it
+ * @param class index into cth_plugin_desc::classes
+ * @param proto IPPROTO_UDP or IPPROTO_TCP: the expected connection's
+ * @param addr  the announced address, in the packet's family
+ * @param port  the announced port, host byte order
+ * @return true when the expectation is to the sender's own address (the
+ *         plugin may have to rewrite), false for a third host
+ */
+bool cth_expect_to(struct cth_expect *exp, const struct cth_packet *pkt,
+		   unsigned int class, uint8_t proto, const union cth_addr *addr,
+		   uint16_t port);
+
 #ifdef __cplusplus
 }
 #endif
