@@ -18,19 +18,24 @@
 #include "runtime/loader.h"
 #include "runtime/runtime.h"
 
-static char bad_dir[1024], plugin_dir[1024];
+static char bad_dir[1024], plugin_dir[1024], sdk3_dir[1024];
 
-static void expect_refused(const char *name, const char *plugin,
-			   const char *words)
+static void expect_refused_in(const char *dir, const char *name, const char *plugin,
+			      const char *words)
 {
 	char err[1024] = "", test[128];
 	struct plugin *pl = NULL;
-	int rc = loader_load(bad_dir, plugin, &pl, err, sizeof(err));
+	int rc = loader_load(dir, plugin, &pl, err, sizeof(err));
 
 	snprintf(test, sizeof(test), "loader/refuses-%s", name);
 	CHECK(test, rc < 0 && !pl && strstr(err, words),
 	      "rc=%d, wanted '%s' in: %s", rc, words, err);
 	loader_unload(pl);
+}
+
+static void expect_refused(const char *name, const char *plugin, const char *words)
+{
+	expect_refused_in(bad_dir, name, plugin, words);
 }
 
 static void test_loader(void)
@@ -68,6 +73,107 @@ static void test_loader(void)
 }
 
 /*
+ * The file-name rule says what to do about it, and ABI 2 descriptors (the
+ * ABI 3 layout cut after packet) load with their size, and nothing past
+ * it read: their copy has the SDK 3 fields zeroed.
+ */
+static void test_abi_and_name(void)
+{
+	char err[1024] = "", want[1400];
+	struct plugin *pl = NULL;
+	int rc;
+
+	snprintf(want, sizeof(want), "plugin file %s/wrong_name.so declares the name 'other': "
+		 "a plugin is loaded as NAME.so with NAME its descriptor's name; rename the "
+		 "file to other.so or declare .name = \"wrong_name\"", bad_dir);
+	rc = loader_load(bad_dir, "wrong_name", &pl, err, sizeof(err));
+	CHECK("loader/name-rule-says-what-to-do", rc == -EINVAL && !pl && strcmp(err, want) == 0,
+	      "rc=%d: %s", rc, err);
+	rc = loader_load(bad_dir, "abi2_prefix", &pl, err, sizeof(err));
+	CHECK("loader/abi2-loads", rc == 0 && pl && pl->desc->abi_version == 2 &&
+	      pl->desc->size == offsetof(struct cth_plugin_desc, keys), "rc=%d: %s", rc, err);
+	CHECK("loader/abi2-sdk3-fields-zero", pl && !pl->desc->keys && !pl->desc->n_keys &&
+	      !pl->desc->n_counters && !pl->desc->counters && !pl->desc->priv_version &&
+	      !pl->desc->priv_version_at && !pl->desc->init && !pl->desc->check,
+	      "n_keys %u n_counters %u", pl ? pl->desc->n_keys : 0, pl ? pl->desc->n_counters : 0);
+	loader_unload(pl);
+	pl = NULL;
+	snprintf(want, sizeof(want), "descriptor is %zu bytes, cthelperd expects %zu for ABI 2",
+		 sizeof(struct cth_plugin_desc), offsetof(struct cth_plugin_desc, keys));
+	expect_refused("abi2-with-abi3-size", "abi2_size", want);
+	snprintf(want, sizeof(want), "descriptor is %zu bytes, cthelperd expects %zu for ABI 3",
+		 offsetof(struct cth_plugin_desc, keys), sizeof(struct cth_plugin_desc));
+	expect_refused("abi3-with-abi2-size", "abi3_short", want);
+	expect_refused("abi-names-both", "bad_abi", "speaks 3 (and loads 2..3)");
+}
+
+/* Every declaration of SDK 3 the loader refuses, each with its reason. */
+static void test_sdk3_refused(void)
+{
+	static const char *const cases[][2] = {
+		{ "k_dup", "key 'level' declared twice" },
+		{ "k_daemon", "key 'queue_len': a daemon key of [helper] sections has that name" },
+		{ "k_type", "key 'odd': unknown type 9" },
+		{ "k_name", "key 0: name 'Flag' must be 1..31 characters of a-z, 0-9 and _" },
+		{ "k_long", "key 6: name 'a_key_name_of_thirty_two_chars_x' must be 1..31" },
+		{ "k_ports_max", "key 'ports': max 17 ports; a port list holds at most 16" },
+		{ "k_uint_range", "key 'level': min 101 is above max 100" },
+		{ "k_no_choice", "key 'mode': CTH_KEY_CHOICE needs at least one choice" },
+		{ "k_many_choices", "key 'many': more than 16 choices" },
+		{ "k_string_max", "key 'label': max 256 bytes; a string key holds 1..255" },
+		{ "k_offset", "key 'label': its 17 bytes at offset" },
+		{ "k_rule_twice", "2 keys have CTH_KEY_RULE_PORTS; at most one may" },
+		{ "k_rule_type", "key 'label': CTH_KEY_RULE_PORTS is for a CTH_KEY_PORTS key only" },
+		{ "k_custom", "key 'custom': CTH_KEY_CUSTOM needs the plugin's configure()" },
+		{ "k_default", "key 'level': default '1000' is not a number in 1..100" },
+		{ "k_too_many", "plugin declares 33 configuration keys; at most 32" },
+		{ "c_too_many", "plugin declares 17 counters; at most 16" },
+		{ "c_dup", "counter 'packets' declared twice" },
+		{ "c_name", "counter 1: name 'Bytes' must be 1..31 characters" },
+		{ "p_at", "priv_version_at 8 is not inside the 8 bytes of private state" },
+		{ "p_valid", "priv_valid needs a priv_version" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "sdk3-%s", cases[i][0]);
+		expect_refused_in(sdk3_dir, name, cases[i][0], cases[i][1]);
+	}
+}
+
+/* The keys and counters are the daemon's copies, strings included. */
+static void test_sdk3_copy(void)
+{
+	char err[1024] = "";
+	struct plugin *pl = NULL;
+	const struct cth_plugin_desc *raw, *d;
+	int rc = loader_load(sdk3_dir, "sdk3", &pl, err, sizeof(err));
+
+	CHECK("loader/sdk3-loads", rc == 0 && pl, "rc=%d: %s", rc, err);
+	if (!pl)
+		return;
+	d = pl->desc;
+	raw = dlsym(pl->dl, CTH_PLUGIN_SYMBOL);
+	CHECK("loader/sdk3-keys-copied", raw && d->n_keys == 6 && d->keys == pl->keys &&
+	      d->keys != raw->keys && d->keys[0].name != raw->keys[0].name &&
+	      strcmp(d->keys[3].name, "mode") == 0 && d->keys[3].choices != raw->keys[3].choices &&
+	      strcmp(d->keys[3].choices[1], "safe") == 0 && !d->keys[3].choices[2] &&
+	      d->keys[3].choices[0] != raw->keys[3].choices[0] &&
+	      strcmp(d->keys[1].def, "10") == 0 && d->keys[1].def != raw->keys[1].def &&
+	      strcmp(d->keys[2].doc, "where the server listens") == 0 &&
+	      !d->keys[0].choices && d->keys[2].flags == CTH_KEY_RULE_PORTS,
+	      "n_keys %u", d->n_keys);
+	CHECK("loader/sdk3-counters-copied", raw && d->n_counters == 2 &&
+	      d->counters == pl->counters && d->counters[1].name != raw->counters[1].name &&
+	      strcmp(d->counters[1].name, "bytes") == 0 &&
+	      strcmp(d->counters[0].help, "Packets seen.") == 0, "n_counters %u", d->n_counters);
+	CHECK("loader/sdk3-lifecycle-kept", d->check && d->init && d->fini && d->priv_valid &&
+	      d->priv_version == 3 && d->priv_version_at == 0, "missing");
+	loader_unload(pl);
+}
+
+/*
  * A plugin that rewrites its descriptor (strings and fields) after it was
  * loaded: the daemon keeps seeing what it checked.  The plugin's own
  * descriptor is looked at too, so the test proves the change happened.
@@ -94,7 +200,7 @@ static void test_mutating(void)
 	CHECK("loader/mutation-not-seen", strcmp(d->name, "mutating") == 0 &&
 	      strcmp(d->classes[0].name, "a") == 0 && d->priv_size == 4 &&
 	      d->n_classes == 2 && d->classes[1].timeout == 10 &&
-	      loader_desc_check(d, "mutating", err, sizeof(err)) == 0,
+	      loader_desc_check(d, err, sizeof(err)) == 0,
 	      "daemon copy changed: name=%s class=%s priv=%zu n=%u", d->name,
 	      d->classes[0].name, d->priv_size, d->n_classes);
 	loader_unload(pl);
@@ -283,12 +389,16 @@ int main(void)
 		return 1;
 	snprintf(bad_dir, sizeof(bad_dir), "%s/%s/tests/bad", cwd, b);
 	snprintf(plugin_dir, sizeof(plugin_dir), "%s/%s/plugins", cwd, b);
+	snprintf(sdk3_dir, sizeof(sdk3_dir), "%s/%s/tests/sdk3", cwd, b);
 	snprintf(build_dir, sizeof(build_dir), "%s/%s", cwd, b);
 	fd = mkstemp(conf_path);
 	if (fd < 0)
 		return 1;
 	close(fd);
 	test_loader();
+	test_abi_and_name();
+	test_sdk3_refused();
+	test_sdk3_copy();
 	test_mutating();
 	test_runtime();
 	test_protocols();
