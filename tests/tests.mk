@@ -74,9 +74,9 @@ SDK3_PLUGINS := $(patsubst SDK3_PLUGIN_DEFS_%,%,$(filter SDK3_PLUGIN_DEFS_%,$(.V
 
 $(B)/tests/sdk3/%.so: tests/unit/sdk3_plugin.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -shared $(SDK_INC) -DNAME='"$*"' \
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(SDK_INC) -Itests/unit -DNAME='"$*"' \
 	  $(SDK3_PLUGIN_DEFS_$*) $(LDFLAGS) -o $@ $<
-	$(call deps_of,$(ALL_CFLAGS) $(SDK_INC))
+	$(call deps_of,$(ALL_CFLAGS) $(SDK_INC) -Itests/unit)
 	$(PLUGIN_PERMS)
 
 unit: all $(UNIT_TESTS:%=$(B)/tests/%) $(BAD_PLUGINS:%=$(B)/tests/bad/%.so) \

@@ -22,23 +22,12 @@
 
 #include <cthelperd/plugin.h>
 
+#include "sdk3_plugin.h"
+
 #ifndef NAME
 #define NAME "sdk3"
 #endif
 #define EXPORT __attribute__((visibility("default")))
-
-struct sdk3_config {
-	bool flag;
-	uint32_t level;
-	struct cth_ports ports;
-	unsigned int mode;
-	char label[17];
-	char custom;
-	bool inited;
-};
-
-enum { SDK3_MODE_FAST, SDK3_MODE_SAFE };
-enum { SDK3_C_PACKETS, SDK3_C_BYTES };
 
 EXPORT unsigned int sdk3_inits, sdk3_finis;
 EXPORT char sdk3_last_helper[CTH_NAME_LEN];

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "sdk3_plugin.h"
 #include "base/log.h"
 #include "runtime/config_load.h"
 #include "runtime/loader.h"
@@ -344,6 +345,178 @@ static void test_runtime(void)
 	runtime_free(rt);
 }
 
+/* ---- SDK 3 keys, check, init and fini through the runtime ---- */
+
+static void *sdk3_dl;
+static unsigned int *sdk3_inits, *sdk3_finis;
+static const char *sdk3_last_helper;
+
+static void sdk3_hold(void)
+{
+	char path[1100];
+
+	/* kept open, so that the plugin's counts outlive each runtime */
+	snprintf(path, sizeof(path), "%s/sdk3.so", sdk3_dir);
+	sdk3_dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	sdk3_inits = sdk3_dl ? dlsym(sdk3_dl, "sdk3_inits") : NULL;
+	sdk3_finis = sdk3_dl ? dlsym(sdk3_dl, "sdk3_finis") : NULL;
+	sdk3_last_helper = sdk3_dl ? dlsym(sdk3_dl, "sdk3_last_helper") : NULL;
+	if (!sdk3_inits || !sdk3_finis || !sdk3_last_helper) {
+		printf("FAIL runtime/sdk3-open: %s\n", dlerror());
+		abort();
+	}
+}
+
+static int sdk3_build(const char *sections, struct runtime **rt)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n%s", sdk3_dir, sections);
+	return build(text, rt);
+}
+
+static const struct sdk3_config *sdk3_cfg(const struct runtime *rt, size_t i)
+{
+	return rt->inst[i].config;
+}
+
+static void test_sdk3_defaults(void)
+{
+	struct runtime *rt;
+	const struct sdk3_config *c;
+	int rc = sdk3_build("[helper s]\nplugin = sdk3\n", &rt);
+
+	CHECK("keys/defaults-build", rc == 0 && rt, "rc=%d: %s", rc, err_text);
+	if (!rt)
+		return;
+	c = sdk3_cfg(rt, 0);
+	CHECK("keys/defaults-applied", c->flag && c->level == 10 && c->ports.n == 2 &&
+	      c->ports.port[0] == 7000 && c->ports.port[1] == 7001 &&
+	      c->mode == SDK3_MODE_SAFE && c->label[0] == '\0',
+	      "flag %d level %u ports %u mode %u", c->flag, c->level, c->ports.n, c->mode);
+	CHECK("keys/custom-default-through-configure", c->custom == 'x', "custom '%c'", c->custom);
+	CHECK("lifecycle/init-ran", c->inited && *sdk3_inits == 1 && *sdk3_finis == 0 &&
+	      strcmp(sdk3_last_helper, "s") == 0, "inits %u finis %u helper '%s'",
+	      *sdk3_inits, *sdk3_finis, sdk3_last_helper);
+	runtime_free(rt);
+	CHECK("lifecycle/fini-at-free", *sdk3_inits == 1 && *sdk3_finis == 1,
+	      "inits %u finis %u", *sdk3_inits, *sdk3_finis);
+}
+
+static void test_sdk3_values(void)
+{
+	struct runtime *rt;
+	const struct sdk3_config *c;
+	int rc = sdk3_build("[helper s]\nplugin = sdk3\nflag = off\nlevel = 100\n"
+			    "ports = 1 2,65535, 4\nmode = SAFE\nlabel = hello world 123\n"
+			    "custom = q\nlevel = 42\n", &rt);
+
+	CHECK("keys/values-build", rc == 0 && rt, "rc=%d: %s", rc, err_text);
+	if (!rt)
+		return;
+	c = sdk3_cfg(rt, 0);
+	CHECK("keys/values-parsed", !c->flag && c->ports.n == 4 && c->ports.port[2] == 65535 &&
+	      c->ports.port[3] == 4 && c->mode == SDK3_MODE_SAFE &&
+	      strcmp(c->label, "hello world 123") == 0 && c->custom == 'q',
+	      "flag %d ports %u mode %u label '%s' custom '%c'", c->flag, c->ports.n,
+	      c->mode, c->label, c->custom);
+	CHECK("keys/last-value-wins", c->level == 42, "level %u", c->level);
+	runtime_free(rt);
+}
+
+static void test_sdk3_errors(void)
+{
+	static const char *const bad[][3] = {
+		{ "level = 0", "level: invalid value '0' (a number in 1..100)" },
+		{ "level = 101", "level: invalid value '101' (a number in 1..100)" },
+		{ "level = ten", "level: invalid value 'ten' (a number in 1..100)" },
+		{ "ports = 1,2,3,4,5",
+		  "ports: invalid value '1,2,3,4,5' (a port list of 1..4 ports 1..65535)" },
+		{ "ports = 0", "ports: invalid value '0' (a port list of 1..4 ports 1..65535)" },
+		{ "ports = 70000", "ports: invalid value '70000' (a port list of 1..4 ports" },
+		{ "mode = slow", "mode: invalid value 'slow' (one of fast, safe)" },
+		{ "flag = maybe", "flag: invalid value 'maybe' (yes or no (also true/false, on/off, 1/0))" },
+		{ "label = seventeen_bytes_x", "label: invalid value 'seventeen_bytes_x' (text of at most 16 bytes" },
+		{ "custom = 1", "custom: invalid value '1' (plugin 'sdk3' refused it)" },
+		{ "colour = red", "unknown key 'colour' for plugin 'sdk3' (its keys: flag, level, ports, mode, label, custom)" },
+	};
+	char text[2048], name[96];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n[helper s]\nplugin = sdk3\n"
+			 "%s\n", sdk3_dir, bad[i][0]);
+		snprintf(name, sizeof(name), "keys/refused-%zu-%.40s", i, bad[i][0]);
+		expect_build_error(name, text, 5, bad[i][1]);
+	}
+	/* every bad key is reported, each at its line, in one run */
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n[helper s]\nplugin = sdk3\n"
+		 "level = 0\nflag = yes\nmode = slow\n", sdk3_dir);
+	expect_build_error("keys/errors-all-reported", text, 7, "mode: invalid value 'slow'");
+	CHECK("keys/errors-all-reported-first", strstr(err_text, ":5: level: invalid value '0'") != NULL,
+	      "%s", err_text);
+	/* an ABI 2 style key on a plugin that declares keys: not handed over */
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n[helper s]\nplugin = custom_def\n",
+		 sdk3_dir);
+	expect_build_error("keys/custom-default-refused", text, 3,
+			   "helper 's': plugin 'custom_def' refused the default of its key 'custom' ('X')");
+}
+
+/* check() after every key, at the section's line; init() and fini()
+ * paired, per instance, also when the build fails half-way. */
+static void test_sdk3_lifecycle(void)
+{
+	unsigned int inits = *sdk3_inits, finis = *sdk3_finis;
+	struct runtime *rt;
+	char text[2048];
+	int rc;
+
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n[helper s]\nplugin = sdk3\n"
+		 "mode = fast\nflag = no\n", sdk3_dir);
+	expect_build_error("lifecycle/check-refuses", text, 3,
+			   "helper 's': plugin 'sdk3' refuses the configuration: flag = no needs mode = safe");
+	CHECK("lifecycle/no-init-after-check-failed", *sdk3_inits == inits && *sdk3_finis == finis,
+	      "inits %u finis %u", *sdk3_inits, *sdk3_finis);
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n[helper a]\nplugin = sdk3\nqueue = 1\n"
+		 "[helper b]\nplugin = sdk3\nqueue = 2\nlabel = fail-init\n"
+		 "[helper c]\nplugin = sdk3\nqueue = 3\n", sdk3_dir);
+	expect_build_error("lifecycle/init-failure-fails", text, 6,
+			   "helper 'b': plugin 'sdk3' could not set it up (init): Input/output error");
+	CHECK("lifecycle/fini-once-per-init", *sdk3_inits - inits == 2 && *sdk3_finis - finis == 2,
+	      "inits +%u finis +%u", *sdk3_inits - inits, *sdk3_finis - finis);
+	inits = *sdk3_inits;
+	finis = *sdk3_finis;
+	rc = sdk3_build("[helper sh]\nplugin = sdk3\nshards = 3\nqueue = 4\n", &rt);
+	CHECK("lifecycle/init-per-shard", rc == 0 && rt && *sdk3_inits - inits == 3 &&
+	      strcmp(sdk3_last_helper, "sh.2") == 0, "rc=%d inits +%u last '%s': %s", rc,
+	      *sdk3_inits - inits, sdk3_last_helper, err_text);
+	runtime_free(rt);
+	CHECK("lifecycle/fini-per-shard", *sdk3_finis - finis == 3, "finis +%u",
+	      *sdk3_finis - finis);
+}
+
+/* An ABI 2 plugin keeps its configure() for every key, and its words. */
+static void test_abi2_runtime(void)
+{
+	char text[2048];
+	struct runtime *rt;
+	int rc;
+
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n[helper o]\nplugin = abi2_prefix\n"
+		 "color = red\n", bad_dir);
+	rc = build(text, &rt);
+	CHECK("runtime/abi2-configured", rc == 0 && rt && *(char *)rt->inst[0].config == 'r',
+	      "rc=%d: %s", rc, err_text);
+	runtime_free(rt);
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n[helper o]\nplugin = abi2_prefix\n"
+		 "shade = dark\n", bad_dir);
+	expect_build_error("runtime/abi2-unknown-key", text, 5,
+			   "unknown key 'shade' (not a daemon key, and plugin 'abi2_prefix' does not know it)");
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n[helper o]\nplugin = abi2_prefix\n"
+		 "color = green\n", bad_dir);
+	expect_build_error("runtime/abi2-bad-value", text, 5,
+			   "color: invalid value 'green' for plugin 'abi2_prefix'");
+}
+
 /*
  * conf/cthelperd.conf loads its plugins through its relative plugin_dir
  * (../build/plugins, from the file's directory) wherever it is read from:
@@ -402,6 +575,12 @@ int main(void)
 	test_mutating();
 	test_runtime();
 	test_protocols();
+	sdk3_hold();
+	test_sdk3_defaults();
+	test_sdk3_values();
+	test_sdk3_errors();
+	test_sdk3_lifecycle();
+	test_abi2_runtime();
 	test_example_conf(build_dir);
 	unlink(conf_path);
 	return check_exit();
