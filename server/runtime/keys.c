@@ -203,6 +203,25 @@ void keys_format(const struct cth_key *k, const void *config, char *buf, size_t 
 	}
 }
 
+size_t keys_rule_ports(const struct cth_plugin_desc *d, const void *config,
+		       uint16_t *ports, size_t max)
+{
+	struct cth_ports p;
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < d->n_keys; i++) {
+		const struct cth_key *k = &d->keys[i];
+
+		if (!(k->flags & CTH_KEY_RULE_PORTS))
+			continue;
+		memcpy(&p, (const uint8_t *)config + k->offset, sizeof(p));
+		for (; n < p.n && n < CTH_PORTS_MAX && n < max; n++)
+			ports[n] = p.port[n];
+		break;
+	}
+	return n;
+}
+
 int keys_apply(const struct cfg *cfg, const struct cfg_helper *h,
 	       const struct cth_plugin_desc *d, void *config)
 {

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cthelperd/plugin.h>
 
@@ -42,6 +43,11 @@ const char *keys_type_name(const struct cth_key *k);
 /* k's value in config as the config file would spell it (not for
  * CTH_KEY_CUSTOM: the block is the plugin's there). */
 void keys_format(const struct cth_key *k, const void *config, char *buf, size_t len);
+/* The ports of d's CTH_KEY_RULE_PORTS key as config holds them (its
+ * default, or the section's value), at most max: how many, 0 when d
+ * declares no such key. */
+size_t keys_rule_ports(const struct cth_plugin_desc *d, const void *config,
+		       uint16_t *ports, size_t max);
 /*
  * Configure an instance of d from section h into config (zeroed,
  * d->config_size bytes): with declared keys, every default, then each of
