@@ -110,5 +110,15 @@ $(B)/tests/toydata/toydata.so: sdk/examples/toydata/toydata.c $(B)/libcthsdk.a
 	$(PLUGIN_PERMS)
 unit: $(B)/tests/toydata/toydata.so
 
+# A plugin built against the ABI 2 SDK (tests/abi2/README.md): the frozen
+# example against the frozen headers (not sdk/include), today's library.
+$(B)/tests/abi2/toydata.so: tests/abi2/toydata_abi2.c $(B)/libcthsdk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -Itests/abi2 -shared $(LDFLAGS) \
+	  -Wl,-z,defs -Wl,--no-undefined -o $@ $< $(B)/libcthsdk.a
+	$(call deps_of,$(ALL_CFLAGS) -Itests/abi2)
+	$(PLUGIN_PERMS)
+unit: $(B)/tests/abi2/toydata.so
+
 # libFuzzer targets: `make fuzz` (tests/fuzz/fuzz.mk)
 include tests/fuzz/fuzz.mk

@@ -3,7 +3,8 @@
 # through $CTH_BUILD's PLUGIN.so with the options of CASE.args, compared
 # with CASE.expect (cthelper-replay --expect), and the packets it writes
 # checked (-w, tcpdump -vv: no bad checksum).  The SDK example's own
-# cases (sdk/examples/toydata/*.expect) run the same way.
+# cases (sdk/examples/toydata/*.expect) run the same way, also with the
+# example as built against the ABI 2 SDK (tests/abi2/).
 #
 #   tests/replay/run.sh                  check (PASS/FAIL replay/PLUGIN/CASE)
 #   tests/replay/run.sh --update [GLOB]  rewrite the .expect files (review
@@ -78,6 +79,14 @@ if [ "$GLOB" = '*' ]; then
 	one_case replay/example/toydata "$B/tests/toydata/toydata.so" "$ex/toydata.pcap" \
 		"$ex/toydata.expect"
 	one_case replay/example/toydata-dnat "$B/tests/toydata/toydata.so" "$ex/toydata.pcap" \
+		"$ex/toydata-dnat.expect" --dnat 10.0.2.2
+fi
+# the example as built against the ABI 2 SDK (tests/abi2/README.md): the
+# same account as today's example gives (never --update: not its files)
+if [ $UPDATE = 0 ] && [ "$GLOB" = '*' ]; then
+	one_case replay/abi2/toydata "$B/tests/abi2/toydata.so" "$ex/toydata.pcap" \
+		"$ex/toydata.expect"
+	one_case replay/abi2/toydata-dnat "$B/tests/abi2/toydata.so" "$ex/toydata.pcap" \
 		"$ex/toydata-dnat.expect" --dnat 10.0.2.2
 fi
 [ $n -gt 0 ] || echo "FAIL replay/cases: no case found under tests/replay/cases/"
