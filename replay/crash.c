@@ -115,7 +115,7 @@ static int rp_crash_callbacks(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void rp_crash_died(void)
 {
-	rp_crash_say("a sanitizer reported an error (above)");
+	rp_crash_say("failed a sanitizer's check (its report is above)");
 	_exit(RP_EXIT_CRASH);
 }
 
@@ -127,8 +127,8 @@ static void rp_crash_signal(int sig)
 	_exit(RP_EXIT_CRASH);
 }
 
-/* "PROGRAM: WHAT while replaying frame N" with write(2) only: it may run
- * in a signal handler. */
+/* "PROGRAM: the plugin (or the replay) WHAT while replaying frame N",
+ * with write(2) only: it may run in a signal handler. */
 static void rp_crash_say(const char *what)
 {
 	char num[24], *p = num + sizeof(num);
@@ -139,11 +139,12 @@ static void rp_crash_say(const char *what)
 	do
 		*--p = (char)('0' + f % 10);
 	while ((f /= 10) && p > num);
-	if (write(2, prog, strlen(prog)) < 0 || write(2, ": ", 2) < 0 ||
+	if (write(2, prog, strlen(prog)) < 0 ||
+	    write(2, ": the plugin (or the replay) ", 29) < 0 ||
 	    write(2, what, strlen(what)) < 0 ||
 	    write(2, " while replaying frame ", 23) < 0 || write(2, p, strlen(p)) < 0)
 		return;
-	(void)!write(2, ": the plugin (or the replay) failed\n", 36);
+	(void)!write(2, "\n", 1);
 }
 
 /*

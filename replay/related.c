@@ -51,14 +51,17 @@ struct rp_conn *rp_related_answer(struct rp_engine *r, const struct cth_tuple *h
 
 	for (c = r->ct.head; c; c = c->next) {
 		rt = &c->t[CTH_DIR_REPLY];
-		/* only where the emulated kernel changed the capture's tuple */
+		/* only where the emulated kernel changed the capture's tuple,
+		 * or sent the connection somewhere else */
 		if (!(c->status & CTH_CT_EXPECTED) || c->packets[CTH_DIR_REPLY] ||
-		    pkt_tuple_eq(rt, &c->seen[CTH_DIR_REPLY]))
+		    (!c->wrong && pkt_tuple_eq(rt, &c->seen[CTH_DIR_REPLY])))
 			continue;
+		/* from where the capture's receiver is, back to the sender as
+		 * the kernel sent it or as the receiver knows it */
 		if (rt->family == hdr->family && rt->proto == hdr->proto &&
-		    rt->dport == hdr->dport && rp_addr_eq(&rt->dst, &hdr->dst) &&
-		    rp_addr_eq(&c->want.dst, &hdr->src) &&
-		    (!c->want.dport || c->want.dport == hdr->sport))
+		    rt->dport == hdr->dport && rp_addr_eq(&c->want.dst, &hdr->src) &&
+		    (!c->want.dport || c->want.dport == hdr->sport) &&
+		    (rp_addr_eq(&rt->dst, &hdr->dst) || rp_addr_eq(&c->want.src, &hdr->dst)))
 			break;
 	}
 	if (!c)

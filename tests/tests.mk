@@ -68,5 +68,8 @@ $(B)/tests/toydata/toydata.so: sdk/examples/toydata/toydata.c $(B)/libcthsdk.a
 	$(PLUGIN_PERMS)
 unit: $(B)/tests/toydata/toydata.so
 
+# The replay's NAT check plugins (tests/replay/replay.mk)
+include tests/replay/replay.mk
+
 # libFuzzer targets: `make fuzz` (tests/fuzz/fuzz.mk)
 include tests/fuzz/fuzz.mk
