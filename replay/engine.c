@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The replay's packet loop: every frame through the emulated conntrack
- * (conn.c), the expectation table (expect.c) and, for a helped
+ * (conn.c; a first packet no connection knows to related.c: expected,
+ * helped or blocked), the expectation table (expect.c) and, for a helped
  * connection's packet with payload, the plugin call on the daemon's own
  * host code (server/host/call.c, packet.c, edit.c, keep.c); the packet as its
  * verdict leaves it goes to the engine's emit function.  Shared by the

@@ -29,6 +29,54 @@ static void rp_nat_source(struct rp_conns *ct, struct rp_conn *c, const union ct
 static void rp_nat_port_class(uint16_t port, uint16_t *lo, uint16_t *hi);
 static void rp_nat_mark(struct rp_conn *c);
 
+int rp_nat_parse(const char *s, struct rp_nat *n)
+{
+	char host[64];
+	const char *port = NULL;
+	size_t len;
+
+	memset(n, 0, sizeof(*n));
+	if (s[0] == '[') {
+		const char *end = strchr(s, ']');
+
+		if (!end || (end[1] && end[1] != ':'))
+			return -EINVAL;
+		len = (size_t)(end - s - 1);
+		if (len >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s + 1, len);
+		host[len] = 0;
+		port = end[1] ? end + 2 : NULL;
+	} else {
+		const char *colon = strchr(s, ':');
+
+		/* more than one colon without brackets: an IPv6 address alone */
+		if (colon && strchr(colon + 1, ':'))
+			colon = NULL;
+		len = colon ? (size_t)(colon - s) : strlen(s);
+		if (len >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, s, len);
+		host[len] = 0;
+		port = colon ? colon + 1 : NULL;
+	}
+	if (inet_pton(AF_INET, host, n->addr.raw) == 1)
+		n->family = AF_INET;
+	else if (inet_pton(AF_INET6, host, n->addr.raw) == 1)
+		n->family = AF_INET6;
+	else
+		return -EINVAL;
+	if (port) {
+		char *end;
+		unsigned long v = strtoul(port, &end, 10);
+
+		if (*port < '0' || *port > '9' || *end || v < 1 || v > 65535)
+			return -EINVAL;
+		n->port = (uint16_t)v;
+	}
+	return 0;
+}
+
 void rp_nat_rules(struct rp_conns *ct, struct rp_conn *c, unsigned int rules)
 {
 	const struct cth_tuple *o = &c->t[CTH_DIR_ORIGINAL];
@@ -143,52 +191,4 @@ static void rp_nat_mark(struct rp_conn *c)
 	if (!rp_addr_eq(&plain.src, &c->t[CTH_DIR_REPLY].src) ||
 	    plain.sport != c->t[CTH_DIR_REPLY].sport)
 		c->nat |= CTH_NAT_DST;
-}
-
-int rp_nat_parse(const char *s, struct rp_nat *n)
-{
-	char host[64];
-	const char *port = NULL;
-	size_t len;
-
-	memset(n, 0, sizeof(*n));
-	if (s[0] == '[') {
-		const char *end = strchr(s, ']');
-
-		if (!end || (end[1] && end[1] != ':'))
-			return -EINVAL;
-		len = (size_t)(end - s - 1);
-		if (len >= sizeof(host))
-			return -EINVAL;
-		memcpy(host, s + 1, len);
-		host[len] = 0;
-		port = end[1] ? end + 2 : NULL;
-	} else {
-		const char *colon = strchr(s, ':');
-
-		/* more than one colon without brackets: an IPv6 address alone */
-		if (colon && strchr(colon + 1, ':'))
-			colon = NULL;
-		len = colon ? (size_t)(colon - s) : strlen(s);
-		if (len >= sizeof(host))
-			return -EINVAL;
-		memcpy(host, s, len);
-		host[len] = 0;
-		port = colon ? colon + 1 : NULL;
-	}
-	if (inet_pton(AF_INET, host, n->addr.raw) == 1)
-		n->family = AF_INET;
-	else if (inet_pton(AF_INET6, host, n->addr.raw) == 1)
-		n->family = AF_INET6;
-	else
-		return -EINVAL;
-	if (port) {
-		char *end;
-		unsigned long v = strtoul(port, &end, 10);
-
-		if (*port < '0' || *port > '9' || *end || v < 1 || v > 65535)
-			return -EINVAL;
-		n->port = (uint16_t)v;
-	}
-	return 0;
 }

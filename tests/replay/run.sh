@@ -142,6 +142,36 @@ if [ $UPDATE = 0 ] && [ "$GLOB" = '*' ]; then
 	TABLE
 fi
 
+# Errors name what they are about: the plugin file (no -o given), the -o
+# option; a file name that is no helper name is made one, and said.
+if [ $UPDATE = 0 ] && [ "$GLOB" = '*' ]; then
+	"$REPLAY" "$B/tests/bad/wrong_name.so" "$ex/toydata.pcap" >"$OUT/err.txt" 2>&1
+	rc=$?
+	if [ $rc = 2 ] && ! grep -q -- '-o:' "$OUT/err.txt" &&
+	   grep -q "^cthelper-replay: $B/tests/bad/wrong_name.so: helper 'wrong_name': " "$OUT/err.txt"; then
+		echo "PASS replay/error-names-plugin"
+	else
+		echo "FAIL replay/error-names-plugin: exit $rc: $(head -c 300 "$OUT/err.txt")"
+	fi
+	"$REPLAY" -o min_port=1024 -o min_port=x "$B/tests/toydata/toydata.so" "$ex/toydata.pcap" \
+		>"$OUT/err.txt" 2>&1
+	rc=$?
+	if [ $rc = 2 ] && grep -q "^cthelper-replay: -o min_port=x: " "$OUT/err.txt"; then
+		echo "PASS replay/error-names-option"
+	else
+		echo "FAIL replay/error-names-option: exit $rc: $(head -c 300 "$OUT/err.txt")"
+	fi
+	"$REPLAY" -p 69 "$B/tests/replay/tftpback_ok_longer_name.so" \
+		tests/replay/cases/tftpback_ok/routed.pcap >"$OUT/long.txt" 2>"$OUT/err.txt"
+	rc=$?
+	if [ $rc = 0 ] && grep -q "^# plugin tftpback_ok_longer_name, helper tftpback_ok_lon," "$OUT/long.txt" &&
+	   grep -q "the helper is named 'tftpback_ok_lon'" "$OUT/err.txt"; then
+		echo "PASS replay/helper-name-cut-said"
+	else
+		echo "FAIL replay/helper-name-cut-said: exit $rc: $(head -c 300 "$OUT/err.txt")"
+	fi
+fi
+
 # A plugin that crashes: exit 3, the frame named.
 if [ $UPDATE = 0 ] && [ "$GLOB" = '*' ]; then
 	"$REPLAY" -p 69 "$B/tests/replay/tftpback_crash.so" \

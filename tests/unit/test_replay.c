@@ -778,6 +778,32 @@ static void test_nat_follow_master(void)
 	rp_conns_free(&ct);
 }
 
+/* The expectation's NAT said as where the kernel sends the connection:
+ * follow-master's target is the master's address, not nat_addr. */
+static void test_fmt_expect(void)
+{
+	struct instance in;
+	struct cth_tuple mt[2] = {
+		tuple(AF_INET, IPPROTO_UDP, "10.0.1.2", 40000, "10.0.2.2", 69),
+		tuple(AF_INET, IPPROTO_UDP, "10.0.2.2", 69, "203.0.113.5", 2000),
+	};
+	struct rp_conn m = { .id = 1, .t = { mt[0], mt[1] } };
+	struct rp_exp e = expectation(&m, "10.0.2.2", "203.0.113.5", 2000, R, 40000);
+	char buf[256];
+
+	memset(&in, 0, sizeof(in));
+	in.n_classes = 1;
+	in.classes[0] = (struct cth_expect_class){ .name = "data", .max = 1, .timeout = 30 };
+	rp_fmt_expect(buf, sizeof(buf), &in, mt, &e.e);
+	CHECK("replay/report/expect-follow-master-target",
+	      strcmp(buf, "class data udp 10.0.2.2:any > 203.0.113.5:2000 nat reply "
+		     "10.0.1.2:40000 fn nat-follow-master") == 0, "'%s'", buf);
+	e.e.fn = NULL;
+	rp_fmt_expect(buf, sizeof(buf), &in, mt, &e.e);
+	CHECK("replay/report/expect-no-fn-as-given",
+	      strstr(buf, " nat reply 0.0.0.0:40000") && !strstr(buf, " fn "), "'%s'", buf);
+}
+
 /* ------------------------------------------------------------ the two kinds of capture */
 
 static void test_view(void)
@@ -868,6 +894,7 @@ int main(void)
 	test_expect_nat_own_tuple();
 	test_nat_ports();
 	test_nat_follow_master();
+	test_fmt_expect();
 	test_view();
 	return check_exit();
 }
