@@ -5,7 +5,10 @@
  * own loader and config parser (a [helper] section is built from the
  * options), and called through the daemon's own host code
  * (pkt_call_run, cth_mangle's edits and checksums, cth_keep's table);
- * what the kernel adds is emulated in conn.c and expect.c.
+ * what the kernel adds is emulated in conn.c, nat.c, view.c, expect.c and
+ * related.c.  The exit status tells a run that went as it should (0) from
+ * output that differs (1), a usage or configuration error (2), a crash
+ * (3, crash.c) and, with --strict, a NAT that delivers wrong (4).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -455,9 +458,7 @@ static void rp_header(struct rp_tool *t)
 	if (opt->snat && o < sizeof(line))
 		o += (size_t)snprintf(line + o, sizeof(line) - o, ", snat %s", opt->snat);
 	if (opt->dnat && o < sizeof(line))
-		o += (size_t)snprintf(line + o, sizeof(line) - o, ", dnat %s", opt->dnat);
-	if (opt->strict && o < sizeof(line))
-		snprintf(line + o, sizeof(line) - o, ", strict");
+		snprintf(line + o, sizeof(line) - o, ", dnat %s", opt->dnat);
 	rp_report_line(&t->e.rep, false, "%s", line);
 	if (t->e.n_ports)
 		rp_engine_header_ports(&t->e);
