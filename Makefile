@@ -93,6 +93,11 @@ $(B)/replay/%.o: replay/%.c
 	$(CC) $(ALL_CFLAGS) -MMD -MP $(SDK_INC) -Iserver $(PKG_CFLAGS) -DCTH_VERSION='"$(VERSION)"' -c -o $@ $<
 $(B)/cthelper-replay: $(REPLAY_SRC:%.c=$(B)/%.o) $(HOST_SRC:%.c=$(B)/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(REPLAY_LIBS)
+# the replay with ASan+UBSan, which runs a plugin built with them
+# (cthelper-replay(1), SANITIZERS): build-asan/cthelper-replay
+.PHONY: replay-asan
+replay-asan:
+	$(MAKE) B=build-asan CFLAGS="-O1 -g $(SANFLAGS)" build-asan/cthelper-replay
 # the control client: the socket protocol only, nothing of the daemon
 $(B)/cthelperctl: ctl/cthelperctl.c
 	@mkdir -p $(@D)

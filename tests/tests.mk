@@ -120,5 +120,8 @@ $(B)/tests/abi2/toydata.so: tests/abi2/toydata_abi2.c $(B)/libcthsdk.a
 	$(PLUGIN_PERMS)
 unit: $(B)/tests/abi2/toydata.so
 
+# The replay's NAT check plugins (tests/replay/replay.mk)
+include tests/replay/replay.mk
+
 # libFuzzer targets: `make fuzz` (tests/fuzz/fuzz.mk)
 include tests/fuzz/fuzz.mk

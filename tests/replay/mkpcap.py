@@ -1310,6 +1310,124 @@ def toy_below_min_port(cap):
     toy_session(cap, 80, blocked=True)
 
 
+# ============================================================== NAT check (tftpback)
+
+# The replay's NAT check (README.md, "The NAT check"): one TFTP-shaped
+# session, the same capture for each of the test helpers of
+# tests/replay/tftpback.c, on both kinds of capture.  RS4_2 is the
+# server's real address when a capture without NAT is replayed with
+# --dnat to another one.
+TFTP_FILE = b"hello, tftp\n"
+RS4_2 = "10.0.2.3"
+
+
+def tftp_rrq(name):
+    return b"\x00\x01" + name + b"\x00octet\x00"
+
+
+def tftp_data(block, data):
+    return struct.pack("!HH", 3, block) + data
+
+
+def tftp_ack(block):
+    return struct.pack("!HH", 4, block)
+
+
+def tftp_request(cap, client, server=(S4, 69), dial=None, name=b"hello.txt"):
+    """The client's read request to the server (dial: where it sends, the
+    router under DNAT)."""
+    Udp(cap, client, server, c_dst=dial).send("c", tftp_rrq(name))
+
+
+def tftp_answer(cap, client, server, tid, answer_to=None, ack_to=None):
+    """The server's answer from its port tid (answer_to: where it sends,
+    the client's mapped address and port under SNAT in the helper's
+    view), acknowledged by the client (ack_to: to where the answer came
+    from, the router under DNAT)."""
+    d = Udp(cap, (server[0], tid), client, c_dst=answer_to, s_dst=ack_to)
+    d.send("c", tftp_data(1, TFTP_FILE))
+    cap.wait(0.0005)
+    d.send("s", tftp_ack(1))
+
+
+def tftp_session(cap, client=(C4, 40000), server=(S4, 69), dial=None, answer_to=None):
+    tftp_request(cap, client, server, dial)
+    cap.wait(0.002)
+    tftp_answer(cap, client, server, 50001, answer_to,
+                (dial[0], 50001) if dial else None)
+
+
+TB_PLUGINS = ("tftpback_ok", "tftpback_nonat", "tftpback_priv", "tftpback_port")
+TB_CASES = [
+    # name, args, what the capture is, its function, the answer per plugin
+    ("routed", "-p 69",
+     "a read request (10.0.1.2:40000 to 10.0.2.2:69) and the server's answer from port "
+     "50001, routed",
+     lambda cap: tftp_session(cap),
+     ("delivered to 10.0.1.2:40000", "the same: without NAT nothing tells them apart",
+      "the same", "the same")),
+    ("routed-snat", "-p 69 --snat 10.0.2.1",
+     "the routed session replayed under MASQUERADE (a capture without NAT): the server's "
+     "answer reaches the firewall at 10.0.2.1:40000",
+     lambda cap: tftp_session(cap),
+     ("delivered to 10.0.1.2:40000", "delivered to 10.0.2.1:40000 (the router): WRONG",
+      "not related (its expectation names 10.0.1.2): blocked",
+      "delivered to 10.0.1.2:69: WRONG")),
+    ("routed-snat-port", "-p 69 --snat 10.0.2.1:2000",
+     "the routed session under SNAT to 10.0.2.1:2000: the answer reaches the firewall at "
+     "10.0.2.1:2000",
+     lambda cap: tftp_session(cap),
+     ("delivered to 10.0.1.2:40000", "delivered to 10.0.2.1:2000: WRONG",
+      "not related: blocked", "delivered to 10.0.1.2:69: WRONG")),
+    ("two-requests-snat-port", "-p 69 --snat 10.0.2.1:2000",
+     "two requests at once (ports 40000 and 40002) under SNAT to 10.0.2.1:2000: they get "
+     "ports 2000 and 2001, their expectations do not clash",
+     lambda cap: (tftp_request(cap, (C4, 40000)), tftp_request(cap, (C4, 40002), name=b"b.txt"),
+                  cap.wait(0.002), tftp_answer(cap, (C4, 40000), (S4, 69), 50001),
+                  tftp_answer(cap, (C4, 40002), (S4, 69), 50002)),
+     ("both delivered, to 10.0.1.2:40000 and :40002", "both WRONG (to 10.0.2.1:2000, :2001)",
+      "both blocked", "both WRONG (to 10.0.1.2:69)")),
+    ("routed-dnat", "-p 69 --dnat 10.0.2.3",
+     "the routed session replayed behind DNAT: the client dials 10.0.2.2, the server is "
+     "10.0.2.3 and answers from there",
+     lambda cap: tftp_session(cap),
+     ("delivered to 10.0.1.2:40000 from 10.0.2.2", "from 10.0.2.3, which the client does not "
+      "know: WRONG", "the same as right: the client's address is the one the server knows",
+      "delivered to 10.0.1.2:69: WRONG")),
+    ("masq", "-p 69 --snat 10.0.2.1",
+     "helper's view under MASQUERADE: the server answers 10.0.2.1:40000",
+     lambda cap: tftp_session(cap, answer_to=(RS4, 40000)),
+     ("delivered to 10.0.1.2:40000", "delivered to 10.0.2.1:40000: WRONG",
+      "blocked (and the client's acknowledgement too)", "delivered to 10.0.1.2:69: WRONG")),
+    ("masq-port", "-p 69 --snat 10.0.2.1:2000",
+     "helper's view under SNAT to 10.0.2.1:2000: the server answers 10.0.2.1:2000",
+     lambda cap: tftp_session(cap, answer_to=(RS4, 2000)),
+     ("delivered to 10.0.1.2:40000", "delivered to 10.0.2.1:2000: WRONG", "blocked",
+      "delivered to 10.0.1.2:69: WRONG")),
+    ("dnat", "-p 69 --dnat 10.0.2.2",
+     "helper's view behind DNAT: the client dials 10.0.1.1:69, the server answers it from "
+     "10.0.2.2:50001, the client acknowledges to 10.0.1.1:50001",
+     lambda cap: tftp_session(cap, dial=(RC4, 69)),
+     ("delivered to 10.0.1.2:40000 from 10.0.1.1", "from 10.0.2.2: WRONG",
+      "the same as right", "delivered to 10.0.1.2:69: WRONG")),
+    ("v6-routed-snat", "-p 69 --snat fd00:2::1",
+     "IPv6, a capture without NAT replayed under MASQUERADE to fd00:2::1",
+     lambda cap: tftp_session(cap, client=(C6, 40000), server=(S6, 69)),
+     ("delivered to [fd00:1::2]:40000", "delivered to [fd00:2::1]:40000: WRONG", "blocked",
+      "delivered to [fd00:1::2]:69: WRONG")),
+    ("v6-masq", "-p 69 --snat fd00:2::1",
+     "IPv6, helper's view under MASQUERADE: the server answers [fd00:2::1]:40000",
+     lambda cap: tftp_session(cap, client=(C6, 40000), server=(S6, 69),
+                              answer_to=(RS6, 40000)),
+     ("delivered to [fd00:1::2]:40000", "delivered to [fd00:2::1]:40000: WRONG", "blocked",
+      "delivered to [fd00:1::2]:69: WRONG")),
+]
+
+for _i, _plugin in enumerate(TB_PLUGINS):
+    for _name, _args, _what, _fn, _answers in TB_CASES:
+        case(_plugin, _name, _args, "%s; the answer: %s" % (_what, _answers[_i]))(_fn)
+
+
 # ============================================================== main
 
 def build(fn):
