@@ -57,7 +57,7 @@ for b in build build-asan; do
 		echo "FAIL replay-$b: $b/cthelper-replay was not built" | tee -a "$LOG/all.txt"
 	fi
 done
-# ... and mkpcap.py's captures: current and well-formed.
+# ... and the captures built by cthelper-mkpcap: current and well-formed.
 run_suite replay-cases python3 tests/replay/checkcases.py
 
 # libFuzzer targets (tests/fuzz/): each runs FUZZ_SECONDS (default 25) from

@@ -8,7 +8,7 @@ UNIT_TESTS := $(notdir $(basename $(wildcard tests/unit/test_*.c)))
 
 UNIT_CFLAGS = $(ALL_CFLAGS) $(SDK_INC) -Iserver -Itests/unit $(PKG_CFLAGS) $(SERVER_DEFS)
 
-$(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) | $(B)/tests
+$(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) $(PATHS_STAMP) | $(B)/tests
 	$(CC) $(UNIT_CFLAGS) $(UNIT_DEFS_$*) $(LDFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
 	$(call deps_of,$(UNIT_CFLAGS) $(UNIT_DEFS_$*))
 
