@@ -28,6 +28,46 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 B        ?= build
 SDK_INC  := -Isdk/include
 
+VERSION    ?= 0.1.0
+# Compiled in as defaults and used by `make install`: one set of paths,
+# each overridable on the command line (make PREFIX=/usr SYSCONFDIR=...).
+# PREFIX=/usr is a distribution's layout (FHS): the configuration goes
+# to /etc and /var, not /usr/etc; any other PREFIX keeps its own etc/
+# and var/.  RUNSTATEDIR is /run whatever the PREFIX: what lives there
+# (control socket, runtime_dir, share_dir) is per boot, and the systemd
+# unit's RuntimeDirectory= is under /run.  SYSCONF is the older name of
+# SYSCONFDIR, still honoured.
+PREFIX     ?= /usr/local
+SBINDIR    ?= $(PREFIX)/sbin
+BINDIR     ?= $(PREFIX)/bin
+PLUGIN_DIR ?= $(PREFIX)/lib/cthelperd
+FHS_USR    := $(filter /usr /usr/,$(PREFIX))
+SYSCONF    ?= $(if $(FHS_USR),/etc,$(PREFIX)/etc)
+SYSCONFDIR ?= $(SYSCONF)
+LOCALSTATEDIR ?= $(if $(FHS_USR),/var,$(PREFIX)/var)
+RUNSTATEDIR ?= /run
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR     ?= $(PREFIX)/lib
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# the plugin author's kit: examples, the skeleton cthelper-new-plugin
+# copies, the kit's README (sdk/README.md)
+KITDIR     ?= $(DATADIR)/cthelperd-sdk
+
+# The paths compiled into the daemon, cthelperctl and the tests, one
+# NAME=VALUE a line in $(B)/paths: written when a build runs with other
+# ones (their objects depend on it, so they are rebuilt), read by `make
+# install`, which builds nothing and refuses paths the build did not use.
+BUILD_PATHS = SYSCONFDIR=$(SYSCONFDIR) PLUGIN_DIR=$(PLUGIN_DIR) RUNSTATEDIR=$(RUNSTATEDIR)
+PATHS_STAMP := $(B)/paths
+ifneq ($(filter-out install uninstall clean deps,$(or $(MAKECMDGOALS),all)),)
+$(shell mkdir -p $(B) && printf '%s\n' $(BUILD_PATHS) >$(PATHS_STAMP).new && \
+  { cmp -s $(PATHS_STAMP).new $(PATHS_STAMP) && rm -f $(PATHS_STAMP).new || \
+    mv -f $(PATHS_STAMP).new $(PATHS_STAMP); })
+endif
+
 # server/ by concern, dependencies one way (tests/layers.sh checks them;
 # docs/architecture.md "Source map" says what each holds)
 SERVER_SRC := $(sort $(wildcard server/*/*.c))
@@ -77,8 +117,9 @@ $(B)/plugins/%.so: $$(wildcard plugins/%/*.c) $(B)/libcthsdk.a
 	$(PLUGIN_PERMS)
 # --- daemon -------------------------------------------------------------
 SERVER_DEFS = -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' \
-              -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"'
-$(B)/server/%.o: server/%.c
+              -DCTH_DEFAULT_CONFIG='"$(SYSCONFDIR)/cthelperd.conf"' \
+              -DCTH_RUNSTATEDIR='"$(RUNSTATEDIR)"'
+$(B)/server/%.o: server/%.c $(PATHS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -fvisibility=hidden $(SDK_INC) -Iserver $(PKG_CFLAGS) \
 	  $(SERVER_DEFS) -c -o $@ $<
@@ -94,9 +135,9 @@ $(B)/replay/%.o: replay/%.c
 $(B)/cthelper-replay: $(REPLAY_SRC:%.c=$(B)/%.o) $(HOST_SRC:%.c=$(B)/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(REPLAY_LIBS)
 # the control client: the socket protocol only, nothing of the daemon
-$(B)/cthelperctl: ctl/cthelperctl.c
+$(B)/cthelperctl: ctl/cthelperctl.c $(PATHS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -DCTH_RUNSTATEDIR='"$(RUNSTATEDIR)"' $(LDFLAGS) -o $@ $<
 
 # every .d the rules above wrote (a missing header is then a rebuild, not an error)
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
@@ -106,18 +147,6 @@ $(B)/cthelperctl: ctl/cthelperctl.c
 layers:
 	tests/layers.sh
 
-VERSION    ?= 0.1.0
-# Compiled in as defaults and used by `make install`: one set of paths.
-PREFIX     ?= /usr/local
-SBINDIR    ?= $(PREFIX)/sbin
-BINDIR     ?= $(PREFIX)/bin
-PLUGIN_DIR ?= $(PREFIX)/lib/cthelperd
-SYSCONF    ?= $(PREFIX)/etc
-MANDIR     ?= $(PREFIX)/share/man
-UNITDIR    ?= $(PREFIX)/lib/systemd/system
-INCLUDEDIR ?= $(PREFIX)/include
-LIBDIR     ?= $(PREFIX)/lib
-PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 $(B) $(B)/tests:
 	mkdir -p $@
@@ -152,6 +181,11 @@ clean:
 	rm -rf $(B) build-asan
 
 # --- install ------------------------------------------------------------
+# after `make clean all` (the parse wrote it before clean ran)
+$(PATHS_STAMP):
+	@mkdir -p $(@D)
+	printf '%s\n' $(BUILD_PATHS) >$@
+
 # Installs what $(B) holds and builds nothing: `make install B=build-asan`
 # must not rebuild the sanitizer build with other CFLAGS.  Optional parts
 # (cthelperctl, the systemd unit) are installed when they exist.  An
@@ -177,14 +211,14 @@ PC_SED       := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 # default paths: the installed copies name the configured ones
 INST_SED     := -e 's|^plugin_dir *=.*|plugin_dir = $(PLUGIN_DIR)|' \
                 -e 's|/usr/local/sbin|$(SBINDIR)|g' -e 's|/usr/local/bin|$(BINDIR)|g' \
-                -e 's|/usr/local/etc|$(SYSCONF)|g' \
+                -e 's|/usr/local/etc|$(SYSCONFDIR)|g' \
                 -e 's|/usr/local/lib/cthelperd|$(PLUGIN_DIR)|g'
-CONF_DEST     = $(DESTDIR)$(SYSCONF)/cthelperd.conf
+CONF_DEST     = $(DESTDIR)$(SYSCONFDIR)/cthelperd.conf
 
 install:
 	@for f in $(INST_SBIN) $(INST_PLUGINS) $(B)/libcthsdk.a; do \
 	  [ -f "$$f" ] || { echo "install: $$f missing: run make B=$(B) first" >&2; exit 1; }; done
-	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SYSCONF) \
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SYSCONFDIR) \
 	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 0755 $(INST_SBIN) $(DESTDIR)$(SBINDIR)/
 ifneq ($(INST_BIN),)
