@@ -92,7 +92,8 @@ PKG_LIBS   = $(eval PKG_LIBS := $(call pkg,--libs,$(PKGS)) -lev -ldl -lpthread)$
 deps_of = $(CC) $(1) -MM -MP -MT $@ -MF $@.d $(filter %.c,$^)
 
 .PHONY: all deps check unit unit-asan demo bench clean install uninstall layers
-all: $(B)/cthelperd $(B)/cthelperctl $(B)/cthelper-replay $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so)
+all: $(B)/cthelperd $(B)/cthelperctl $(B)/cthelper-replay $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so) \
+     $(B)/libcthelperd-plugtest.a
 
 # --- SDK utility library: linked statically into plugins (PIC) ---------
 $(B)/sdk/%.o: sdk/lib/%.c
@@ -134,6 +135,21 @@ $(B)/replay/%.o: replay/%.c
 	$(CC) $(ALL_CFLAGS) -MMD -MP $(SDK_INC) -Iserver $(PKG_CFLAGS) -DCTH_VERSION='"$(VERSION)"' -c -o $@ $<
 $(B)/cthelper-replay: $(REPLAY_SRC:%.c=$(B)/%.o) $(HOST_SRC:%.c=$(B)/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(REPLAY_LIBS)
+# The plugin author's test harness (<cthelperd/plugtest.h>, plugtest/):
+# the daemon's host code and loader, and what they stand on, built again
+# position-independent into one static library that tests and libFuzzer
+# targets out of the tree link (cthelperd-plugtest.pc).  The harness
+# checks the packets the host sends with the tests' own code
+# (tests/fuzz/pktcheck.h).
+PLUGTEST_SRC := $(sort $(wildcard plugtest/*.c server/host/*.c)) server/runtime/loader.c \
+                server/runtime/dlfresh.c server/runtime/guard.c server/runtime/stats.c \
+                server/base/log.c
+$(B)/plugtest/%.o: %.c $(PATHS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -fPIC $(SDK_INC) -Iserver -Iplugtest -Itests/fuzz \
+	  $(PKG_CFLAGS) $(SERVER_DEFS) -c -o $@ $<
+$(B)/libcthelperd-plugtest.a: $(PLUGTEST_SRC:%.c=$(B)/plugtest/%.o)
+	$(AR) rcs $@ $^
 # the control client: the socket protocol only, nothing of the daemon
 $(B)/cthelperctl: ctl/cthelperctl.c $(PATHS_STAMP)
 	@mkdir -p $(@D)
