@@ -74,6 +74,10 @@ fuzz_seeds() {
 		for f in tests/replay/cases/"${t#fuzz_replay_}"/*.pcap; do
 			[ -f "$f" ] && cp "$f" "$dir/case-${f##*/}"
 		done ;;
+	fuzz_kit_*)
+		for f in sdk/examples/"${t#fuzz_kit_}"/fuzz-seeds/*; do
+			[ -f "$f" ] && cp "$f" "$dir/"
+		done ;;
 	esac
 }
 run_fuzz() {

@@ -10,10 +10,12 @@
 
 replay/cases-current: cthelper-mkpcap (sdk/tools/, the installed tool's
 source) writes exactly the committed CASE.pcap from every CASE.conv, and
-every CASE.conv has its CASE.args.
+every CASE.conv has its CASE.args; the same for the SDK examples'
+descriptions (sdk/examples/NAME/NAME.conv).
 replay/cases-readme: README.md's table of each plugin has one row per
 case: its name, its .args and the .conv's opening comment.
-replay/pcap/PLUGIN/CASE, for each case with a .conv (a real capture in
+replay/pcap/PLUGIN/CASE (and replay/pcap/example/NAME), for each case
+with a .conv (a real capture in
 cases/ may have a loopback's partial sums): a classic pcap of
 LINKTYPE_RAW packets, times that never go back, every IPv4/IPv6 length
 and IPv4, TCP and UDP checksum right (computed here, not with
@@ -208,6 +210,15 @@ def cases():
     return out
 
 
+EXAMPLES = os.path.join(HERE, "..", "..", "sdk", "examples")
+
+
+def examples():
+    """(example/NAME, base path) of the SDK examples' descriptions."""
+    return [("example/" + os.path.basename(os.path.dirname(c)), c[:-len(".conv")])
+            for c in sorted(glob.glob(os.path.join(EXAMPLES, "*", "*.conv")))]
+
+
 def mkpcap(base):
     """(exit status, pcap bytes, stderr) of cthelper-mkpcap on CASE.conv."""
     r = subprocess.run([sys.executable, MKPCAP, base + ".conv"], capture_output=True)
@@ -269,8 +280,10 @@ def readme_rows():
 
 def check_current():
     bad = []
-    for full, base in cases():
-        if not os.path.exists(base + ".args"):
+    for full, base in cases() + examples():
+        if full.startswith("example/"):
+            pass
+        elif not os.path.exists(base + ".args"):
             bad.append(full + " (no .args)")
             continue
         rc, data, err = mkpcap(base)
@@ -287,7 +300,8 @@ def check_current():
         print("FAIL replay/cases-current: cthelper-mkpcap writes other bytes than the "
               "committed pcap (tests/replay/checkcases.py --write): %s" % " ".join(bad[:8]))
         return False
-    print("PASS replay/cases-current (%d descriptions)" % len(cases()))
+    print("PASS replay/cases-current (%d descriptions, %d of the examples)"
+          % (len(cases()), len(examples())))
     return True
 
 
@@ -326,7 +340,7 @@ def main(argv):
         write(argv[1:])
         return 0
     ok = check_current() & check_readme()
-    for full, base in cases():
+    for full, base in cases() + examples():
         why = check_pcap(base + ".pcap", os.path.basename(base).startswith("failover-"))
         if why:
             print("FAIL replay/pcap/%s: %s" % (full, why))
