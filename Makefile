@@ -203,10 +203,12 @@ $(PATHS_STAMP):
 	printf '%s\n' $(BUILD_PATHS) >$@
 
 # Installs what $(B) holds and builds nothing: `make install B=build-asan`
-# must not rebuild the sanitizer build with other CFLAGS.  Optional parts
-# (cthelperctl, the systemd unit) are installed when they exist.  An
-# existing cthelperd.conf is the operator's and is never overwritten: the
-# example then goes next to it as cthelperd.conf.example.
+# must not rebuild the sanitizer build with other CFLAGS.  So it refuses
+# to install a build made for other paths than its own ($(B)/paths): the
+# daemon would look for its configuration and plugins where they are not.
+# Optional parts (cthelperctl, the systemd unit) are installed when they
+# exist.  An existing cthelperd.conf is the operator's and is never
+# overwritten: the example then goes next to it as cthelperd.conf.example.
 INSTALL      ?= install
 INST_SBIN    := $(B)/cthelperd $(wildcard $(B)/cthelperctl)
 # the replay tool is a developer's: not in sbin
@@ -217,28 +219,48 @@ INST_MAN5    := $(wildcard docs/man/*.5)
 INST_MAN1    := $(wildcard docs/man/*.1)
 INST_UNIT    := $(wildcard conf/cthelperd.service)
 INST_SDK_H   := $(wildcard sdk/include/cthelperd/*.h)
+INST_SDK_PC  := cthelperd-sdk cthelperd-plugtest
+# The plugin author's kit (sdk/README.md): its tools in BINDIR, the rest
+# under KITDIR as under sdk/ (examples/NAME/, skeleton/): the sources,
+# descriptions, captures and goldens of each example, nothing built.
+INST_KIT_BIN := sdk/tools/cthelper-mkpcap sdk/tools/cthelper-new-plugin
+INST_KIT     := sdk/README.md $(wildcard sdk/skeleton/*) \
+                $(wildcard $(addprefix sdk/examples/*/,*.c *.h *.md *.conv *.pcap *.expect Makefile) \
+                           sdk/examples/*/fuzz-seeds/*)
 # the plugin ABI the SDK's header declares, for cthelperd-sdk.pc
 SDK_ABI      := $(shell sed -n 's/^\#define CTH_ABI_VERSION \([0-9]*\)u$$/\1/p' sdk/include/cthelperd/plugin.h)
 PC_SED       := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
                 -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@PLUGIN_DIR@|$(PLUGIN_DIR)|' \
                 -e 's|@ABI@|$(SDK_ABI)|' -e 's|@VERSION@|$(VERSION)|' \
-                -e 's|@BINDIR@|$(BINDIR)|'
+                -e 's|@BINDIR@|$(BINDIR)|' -e 's|@SBINDIR@|$(SBINDIR)|' \
+                -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' -e 's|@KITDIR@|$(KITDIR)|'
 # the example's plugin_dir is the build tree's, and the docs name the
 # default paths: the installed copies name the configured ones
 INST_SED     := -e 's|^plugin_dir *=.*|plugin_dir = $(PLUGIN_DIR)|' \
                 -e 's|/usr/local/sbin|$(SBINDIR)|g' -e 's|/usr/local/bin|$(BINDIR)|g' \
                 -e 's|/usr/local/etc|$(SYSCONFDIR)|g' \
-                -e 's|/usr/local/lib/cthelperd|$(PLUGIN_DIR)|g'
+                -e 's|/usr/local/lib/cthelperd|$(PLUGIN_DIR)|g' \
+                -e 's|/usr/local/share/cthelperd-sdk|$(KITDIR)|g' \
+                -e 's|/run/cthelperd|$(RUNSTATEDIR)/cthelperd|g'
 CONF_DEST     = $(DESTDIR)$(SYSCONFDIR)/cthelperd.conf
 
 install:
-	@for f in $(INST_SBIN) $(INST_PLUGINS) $(B)/libcthsdk.a; do \
+	@if ! printf '%s\n' $(BUILD_PATHS) | cmp -s - $(PATHS_STAMP); then \
+	  echo "install: $(B) was built for other paths than this install's:" >&2; \
+	  echo "  built for: $$(tr '\n' ' ' <$(PATHS_STAMP) 2>/dev/null || echo '(not recorded)')" >&2; \
+	  echo "  installing: $(BUILD_PATHS)" >&2; \
+	  echo "its daemon would look for its configuration and plugins where they are not." >&2; \
+	  echo "Build with the install's paths, then install:" >&2; \
+	  echo "  make B=$(B) PREFIX=$(PREFIX) && make B=$(B) PREFIX=$(PREFIX) install" >&2; \
+	  echo "(with the same SYSCONFDIR, PLUGIN_DIR, RUNSTATEDIR if you set them)" >&2; \
+	  exit 1; fi
+	@for f in $(INST_SBIN) $(INST_PLUGINS) $(B)/libcthsdk.a $(B)/libcthelperd-plugtest.a; do \
 	  [ -f "$$f" ] || { echo "install: $$f missing: run make B=$(B) first" >&2; exit 1; }; done
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SYSCONFDIR) \
-	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man1
+	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 0755 $(INST_SBIN) $(DESTDIR)$(SBINDIR)/
 ifneq ($(INST_BIN),)
-	$(INSTALL) -d $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 0755 $(INST_BIN) $(DESTDIR)$(BINDIR)/
 endif
 	$(INSTALL) -m 0644 $(INST_PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/
@@ -252,9 +274,17 @@ endif
 	else mv -f $(CONF_DEST).new $(CONF_DEST); chmod 0644 $(CONF_DEST); fi
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/cthelperd $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	$(INSTALL) -m 0644 $(INST_SDK_H) $(DESTDIR)$(INCLUDEDIR)/cthelperd/
-	$(INSTALL) -m 0644 $(B)/libcthsdk.a $(DESTDIR)$(LIBDIR)/
-	sed $(PC_SED) sdk/cthelperd-sdk.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/cthelperd-sdk.pc
-	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/cthelperd-sdk.pc
+	$(INSTALL) -m 0644 $(B)/libcthsdk.a $(B)/libcthelperd-plugtest.a $(DESTDIR)$(LIBDIR)/
+	@for p in $(INST_SDK_PC); do d=$(DESTDIR)$(PKGCONFIGDIR)/$$p.pc; \
+	  echo "sed ... sdk/$$p.pc.in > $$d"; \
+	  sed $(PC_SED) sdk/$$p.pc.in > $$d && chmod 0644 $$d || exit 1; done
+	sed -e 's|@KITDIR@|$(KITDIR)|' sdk/tools/cthelper-new-plugin > $(DESTDIR)$(BINDIR)/cthelper-new-plugin
+	chmod 0755 $(DESTDIR)$(BINDIR)/cthelper-new-plugin
+	$(INSTALL) -m 0755 sdk/tools/cthelper-mkpcap $(DESTDIR)$(BINDIR)/
+	@for f in $(INST_KIT); do d=$(DESTDIR)$(KITDIR)/$${f#sdk/}; \
+	  $(INSTALL) -d $${d%/*} && $(INSTALL) -m 0644 $$f $$d || exit 1; done
+	sed $(INST_SED) sdk/README.md > $(DESTDIR)$(KITDIR)/README.md
+	@echo "install: the plugin kit in $(DESTDIR)$(KITDIR)"
 ifneq ($(INST_UNIT),)
 	$(INSTALL) -d $(DESTDIR)$(UNITDIR)
 	sed $(INST_SED) $(INST_UNIT) > $(DESTDIR)$(UNITDIR)/cthelperd.service
@@ -275,4 +305,8 @@ uninstall:
 	rm -f $(DESTDIR)$(UNITDIR)/cthelperd.service $(CONF_DEST).example
 	rm -f $(INST_SDK_H:sdk/include/%=$(DESTDIR)$(INCLUDEDIR)/%) $(DESTDIR)$(LIBDIR)/libcthsdk.a
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/cthelperd 2>/dev/null
-	rm -f $(DESTDIR)$(PKGCONFIGDIR)/cthelperd-sdk.pc
+	rm -f $(INST_SDK_PC:%=$(DESTDIR)$(PKGCONFIGDIR)/%.pc) $(DESTDIR)$(LIBDIR)/libcthelperd-plugtest.a
+	rm -f $(INST_KIT_BIN:sdk/tools/%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(INST_KIT:sdk/%=$(DESTDIR)$(KITDIR)/%)
+	-printf '%s\n' $(dir $(INST_KIT:sdk/%=$(DESTDIR)$(KITDIR)/%)) $(DESTDIR)$(KITDIR)/examples/ | \
+	  sort -ru | while read -r d; do rmdir "$$d" 2>/dev/null; done; true
