@@ -194,7 +194,7 @@ bench-callgrind: all
 	tests/bench/callgrind.sh $(B)
 
 clean:
-	rm -rf $(B) build-asan
+	rm -rf $(B) build-asan build-kit
 
 # --- install ------------------------------------------------------------
 # after `make clean all` (the parse wrote it before clean ran)
@@ -241,6 +241,7 @@ INST_SED     := -e 's|^plugin_dir *=.*|plugin_dir = $(PLUGIN_DIR)|' \
                 -e 's|/usr/local/etc|$(SYSCONFDIR)|g' \
                 -e 's|/usr/local/lib/cthelperd|$(PLUGIN_DIR)|g' \
                 -e 's|/usr/local/share/cthelperd-sdk|$(KITDIR)|g' \
+                -e 's|/usr/local/lib/systemd/system|$(UNITDIR)|g' \
                 -e 's|/run/cthelperd|$(RUNSTATEDIR)/cthelperd|g'
 CONF_DEST     = $(DESTDIR)$(SYSCONFDIR)/cthelperd.conf
 

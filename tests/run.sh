@@ -59,6 +59,10 @@ for b in build build-asan; do
 done
 # ... and the captures built by cthelper-mkpcap: current and well-formed.
 run_suite replay-cases python3 tests/replay/checkcases.py
+# The plugin author's kit as installed (PREFIX=/usr into a DESTDIR, its own
+# build in build-kit/): paths, .pc, cthelper-mkpcap, cthelper-new-plugin's
+# plugins built and checked against the installed SDK, sanitizers, fuzzing.
+run_suite kit tests/kit.sh
 
 # libFuzzer targets (tests/fuzz/): each runs FUZZ_SECONDS (default 25) from
 # a copy of its seed corpus, a replay target (fuzz_replay_PLUGIN) half as
