@@ -135,20 +135,19 @@ $(B)/replay/%.o: replay/%.c
 	$(CC) $(ALL_CFLAGS) -MMD -MP $(SDK_INC) -Iserver $(PKG_CFLAGS) -DCTH_VERSION='"$(VERSION)"' -c -o $@ $<
 $(B)/cthelper-replay: $(REPLAY_SRC:%.c=$(B)/%.o) $(HOST_SRC:%.c=$(B)/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(REPLAY_LIBS)
-# The plugin author's test harness (<cthelperd/plugtest.h>, plugtest/):
-# the daemon's host code and loader, and what they stand on, built again
-# position-independent into one static library that tests and libFuzzer
-# targets out of the tree link (cthelperd-plugtest.pc).  The harness
-# checks the packets the host sends with the tests' own code
-# (tests/fuzz/pktcheck.h).
+# The plugin author's test harness (<cthelperd/plugtest.h>, plugtest/)
+# and the daemon's own objects of its host code and loader, and what they
+# stand on: one static library that tests and libFuzzer targets out of
+# the tree link (cthelperd-plugtest.pc).  The harness checks the packets
+# the host sends with the tests' own code (tests/fuzz/pktcheck.h).
 PLUGTEST_SRC := $(sort $(wildcard plugtest/*.c server/host/*.c)) server/runtime/loader.c \
                 server/runtime/dlfresh.c server/runtime/guard.c server/runtime/stats.c \
                 server/base/log.c
-$(B)/plugtest/%.o: %.c $(PATHS_STAMP)
+$(B)/plugtest/%.o: plugtest/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -fPIC $(SDK_INC) -Iserver -Iplugtest -Itests/fuzz \
-	  $(PKG_CFLAGS) $(SERVER_DEFS) -c -o $@ $<
-$(B)/libcthelperd-plugtest.a: $(PLUGTEST_SRC:%.c=$(B)/plugtest/%.o)
+	$(CC) $(ALL_CFLAGS) -MMD -MP $(SDK_INC) -Iserver -Iplugtest -Itests/fuzz $(PKG_CFLAGS) \
+	  -c -o $@ $<
+$(B)/libcthelperd-plugtest.a: $(patsubst %.c,$(B)/%.o,$(PLUGTEST_SRC))
 	$(AR) rcs $@ $^
 # the control client: the socket protocol only, nothing of the daemon
 $(B)/cthelperctl: ctl/cthelperctl.c $(PATHS_STAMP)
