@@ -293,6 +293,10 @@ else
 	echo "SKIP kit/new-plugin-fuzz: no clang"
 fi
 
+# the example's Makefile is the generator's
+check udpback-makefile-is-the-skeletons \
+	bash -c "sed 's|@NAME@|udpback|g' sdk/skeleton/Makefile | cmp - sdk/examples/udpback/Makefile"
+
 udpback() {
 	cp -r "$D/usr/share/cthelperd-sdk/examples/udpback" "$W/vendor/" &&
 		cd "$W/vendor/udpback" && sdk_env make check && grep -q '^PASS' <(./udpback-test)
