@@ -8,7 +8,7 @@ UNIT_TESTS := $(notdir $(basename $(wildcard tests/unit/test_*.c)))
 
 UNIT_CFLAGS = $(ALL_CFLAGS) $(SDK_INC) -Iserver -Itests/unit $(PKG_CFLAGS) $(SERVER_DEFS)
 
-$(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) | $(B)/tests
+$(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) $(PATHS_STAMP) | $(B)/tests
 	$(CC) $(UNIT_CFLAGS) $(UNIT_DEFS_$*) $(LDFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
 	$(call deps_of,$(UNIT_CFLAGS) $(UNIT_DEFS_$*))
 
@@ -122,6 +122,21 @@ unit: $(B)/tests/abi2/toydata.so
 
 # The replay's NAT check plugins (tests/replay/replay.mk)
 include tests/replay/replay.mk
+
+# The UDP example (sdk/examples/udpback): its .so for the replay cases
+# and test_plugtest, and its own unit test linked with the libraries
+# `make install` ships, as its Makefile links it out of the tree.
+$(B)/tests/udpback/udpback.so: sdk/examples/udpback/udpback.c $(B)/libcthsdk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -shared $(LDFLAGS) -o $@ $< $(B)/libcthsdk.a
+	$(call deps_of,$(PLUGIN_CFLAGS))
+	$(PLUGIN_PERMS)
+$(B)/tests/test_udpback: sdk/examples/udpback/udpback.c sdk/examples/udpback/udpback-test.c \
+  $(B)/libcthelperd-plugtest.a $(B)/libcthsdk.a | $(B)/tests
+	$(CC) $(ALL_CFLAGS) $(SDK_INC) $(LDFLAGS) -o $@ $(filter %.c,$^) \
+	  $(B)/libcthelperd-plugtest.a $(B)/libcthsdk.a $(PKG_LIBS)
+	$(call deps_of,$(ALL_CFLAGS) $(SDK_INC))
+unit: $(B)/tests/udpback/udpback.so $(B)/tests/test_udpback
 
 # libFuzzer targets: `make fuzz` (tests/fuzz/fuzz.mk)
 include tests/fuzz/fuzz.mk

@@ -2,9 +2,9 @@
 # Golden replay cases: every tests/replay/cases/PLUGIN/CASE.pcap replayed
 # through $CTH_BUILD's PLUGIN.so with the options of CASE.args, compared
 # with CASE.expect (cthelper-replay --expect), and the packets it writes
-# checked (-w, tcpdump -vv: no bad checksum).  The SDK example's own
-# cases (sdk/examples/toydata/*.expect) run the same way, also with the
-# example as built against the ABI 2 SDK (tests/abi2/).
+# checked (-w, tcpdump -vv: no bad checksum).  The SDK examples' own
+# cases (sdk/examples/{toydata,udpback}/*.expect) run the same way, also
+# with toydata as built against the ABI 2 SDK (tests/abi2/).
 #
 #   tests/replay/run.sh                  check (PASS/FAIL replay/PLUGIN/CASE)
 #   tests/replay/run.sh --update [GLOB]  rewrite the .expect files (review
@@ -74,13 +74,18 @@ for pcap in tests/replay/cases/*/$GLOB.pcap; do
 		"${pcap%.pcap}.expect" "${args[@]}"
 	n=$((n + 1))
 done
-# the SDK example's cases, as its Makefile runs them
+# the SDK examples' cases, as their Makefiles run them
 ex=sdk/examples/toydata
 if [ "$GLOB" = '*' ]; then
 	one_case replay/example/toydata "$B/tests/toydata/toydata.so" "$ex/toydata.pcap" \
 		"$ex/toydata.expect"
 	one_case replay/example/toydata-dnat "$B/tests/toydata/toydata.so" "$ex/toydata.pcap" \
 		"$ex/toydata-dnat.expect" --dnat 10.0.2.2
+	ub=sdk/examples/udpback
+	one_case replay/example/udpback "$B/tests/udpback/udpback.so" "$ub/udpback.pcap" \
+		"$ub/udpback.expect"
+	one_case replay/example/udpback-snat "$B/tests/udpback/udpback.so" "$ub/udpback.pcap" \
+		"$ub/udpback-snat.expect" --snat 10.0.2.1
 fi
 # the example as built against the ABI 2 SDK (tests/abi2/README.md): the
 # same account as today's example gives (never --update: not its files)
