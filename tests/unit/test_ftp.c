@@ -1311,17 +1311,42 @@ static void test_plugin_desc(void)
 		   d->classes[0].max == 1 && d->classes[0].timeout == 300,
 		   "class %s max %u timeout %u", d->classes[0].name,
 		   d->classes[0].max, d->classes[0].timeout);
-	check_that(&ck, d->configure && d->packet, "callbacks missing");
+	/* SDK 3: declared keys (no configure()), counters, state version */
+	check_that(&ck, d->packet && !d->configure, "callbacks");
+	check_that(&ck, d->n_keys == 2 && plug_key("loose") && plug_key("ports") &&
+		   (plug_key("ports")->flags & CTH_KEY_RULE_PORTS), "%u keys", d->n_keys);
+	check_that(&ck, d->n_counters == 4, "%u counters", d->n_counters);
+	check_that(&ck, d->priv_version == 1 && d->priv_version_at == 18 && d->priv_valid,
+		   "state version %u at %u", d->priv_version, d->priv_version_at);
 	check_end(&ck);
 
+	/* through the daemon's parser of declared keys (conn_configure()) */
 	check_start(&ck, "plugin_configure");
 	ftp_conn(&c, V4, CLIENT4, SERVER4);
-	check_that(&ck, conn_configure(&c, "loose", "yes") == 0, "loose=yes");
-	check_that(&ck, conn_configure(&c, "loose", "no") == 0, "loose=no");
+	check_that(&ck, conn_configure(&c, "loose", "yes") == 0 &&
+		   *(const bool *)conn_key_at(&c, "loose"), "loose=yes");
+	check_that(&ck, conn_configure(&c, "loose", "no") == 0 &&
+		   !*(const bool *)conn_key_at(&c, "loose"), "loose=no");
 	check_that(&ck, conn_configure(&c, "loose", "maybe") == -EINVAL,
 		   "loose=maybe");
-	check_that(&ck, conn_configure(&c, "ports", "21") == -ENOENT,
-		   "unknown key");
+	check_that(&ck, conn_configure(&c, "loose", "") == -EINVAL, "loose empty");
+	/* the port --print-rules attaches the helper to, since SDK 3 */
+	check_that(&ck, conn_configure(&c, "ports", "21,2121") == 0, "ports");
+	check_that(&ck, conn_configure(&c, "ports", "0") == -EINVAL, "ports 0");
+	check_that(&ck, conn_configure(&c, "ports", "ftp") == -EINVAL, "ports word");
+	check_that(&ck, conn_configure(&c, "port", "21") == -ENOENT, "unknown key");
+	check_that(&ck, conn_configure(&c, "rule_ports", "21") == -ENOENT, "daemon key");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_configure_defaults");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	{
+		char ports[64];
+
+		check_that(&ck, !*(const bool *)conn_key_at(&c, "loose"), "loose default yes");
+		check_that(&ck, strcmp(conn_ports_str(&c, "ports", ports, sizeof(ports)), "21") == 0,
+			   "ports default %s", ports);
+	}
 	check_end(&ck);
 }
 
