@@ -1370,7 +1370,15 @@ static void test_plugin_desc(void)
 			   d->classes[i].max == want[i].max && d->classes[i].timeout == 180,
 			   "class %u: %s max %u timeout %u", i, d->classes[i].name,
 			   d->classes[i].max, d->classes[i].timeout);
-	check_that(&ck, d->configure && d->packet, "callbacks missing");
+	/* SDK 3: declared keys (no configure()), counters, state version */
+	check_that(&ck, d->packet && !d->configure, "callbacks");
+	check_that(&ck, d->n_keys == 4 && plug_key("ports") &&
+		   (plug_key("ports")->flags & CTH_KEY_RULE_PORTS) &&
+		   plug_key("ports")->max == SIP_PORTS_MAX, "%u keys", d->n_keys);
+	check_that(&ck, d->n_counters == SIP_CNT_PARSE_ERRORS + 1, "%u counters", d->n_counters);
+	check_that(&ck, d->priv_version == SIP_PRIV_VERSION &&
+		   d->priv_version_at == offsetof(struct sip_priv, version) && d->priv_valid,
+		   "state version %u at %u", d->priv_version, d->priv_version_at);
 	check_end(&ck);
 }
 
@@ -1413,6 +1421,33 @@ static void test_plugin_config(struct plugrun *f)
 	check_that(&ck, conn_configure(&c, "ports", "sip") == -EINVAL, "ports word");
 	check_that(&ck, conn_configure(&c, "loose", "yes") == -ENOENT, "unknown key");
 	check_that(&ck, conn_configure(&c, "sip_direct_mediax", "yes") == -ENOENT, "longer key");
+	check_end(&ck);
+
+	/* the kernel's defaults, as declared; each key stored as it reads */
+	check_start(&ck, "config_defaults");
+	phone_conn(&c);
+	{
+		const struct sip_config *cfg = (const void *)c.cfg;
+		char ports[64];
+
+		check_that(&ck, cfg->direct_media && cfg->direct_signalling, "direct %d %d",
+			   cfg->direct_media, cfg->direct_signalling);
+		check_that(&ck, cfg->timeout == 3600, "timeout %u", cfg->timeout);
+		check_that(&ck, strcmp(conn_ports_str(&c, "ports", ports, sizeof(ports)),
+				       "5060") == 0, "ports %s", ports);
+		conn_configure(&c, "sip_direct_media", "no");
+		conn_configure(&c, "sip_direct_signalling", "off");
+		conn_configure(&c, "sip_timeout", "60");
+		conn_configure(&c, "ports", "5060, 5070");
+		check_that(&ck, !cfg->direct_media && !cfg->direct_signalling &&
+			   cfg->timeout == 60, "set: direct %d %d timeout %u", cfg->direct_media,
+			   cfg->direct_signalling, cfg->timeout);
+		check_that(&ck, strcmp(conn_ports_str(&c, "ports", ports, sizeof(ports)),
+				       "5060,5070") == 0, "ports set %s", ports);
+		/* a refused value leaves the key as it was */
+		check_that(&ck, conn_configure(&c, "sip_timeout", "0") == -EINVAL &&
+			   cfg->timeout == 60, "timeout after a bad value %u", cfg->timeout);
+	}
 	check_end(&ck);
 
 	check_start(&ck, "config_timeout_applied_to_udp_flow");
@@ -2670,9 +2705,12 @@ static void test_plugin_state(struct plugrun *f)
 	v = run(f, &c, R, response(487, 4294967295u, "INVITE", ""));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_ctl == 0, "stale INVITE CSeq used: %u ctl",
 		   f->n_ctl);
+	/* the host zeroed it (the plugin's declared version) and counted it */
+	check_that(&ck, f->state_reset, "not reset");
 	v = run(f, &c, R, reg_response(200, 4294967295u, ""));
 	check_that(&ck, f->n_ctl == 0, "stale REGISTER CSeq used: %u ctl", f->n_ctl);
-	check_that(&ck, c.priv[0] == SIP_PRIV_VERSION, "version %u", c.priv[0]);
+	check_that(&ck, state_ok(c.priv) && c.priv[1] == 0, "version %u flags %#x", c.priv[0],
+		   c.priv[1]);
 	v = run(f, &c, O, request("INVITE", 3, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2, "works after: %u", f->n_exp);
 	/* a known version with garbage in it does no harm either */
@@ -2707,7 +2745,7 @@ static void test_plugin_failover(struct plugrun *f)
 	v = run(f, &c, R, response(200, 40, "INVITE", sdp_body(V4, PROXY4, AUDIO)));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2, "verdict %d, %u expectations",
 		   v, f->n_exp);
-	check_that(&ck, c.priv[0] == SIP_PRIV_VERSION, "version %u", c.priv[0]);
+	check_that(&ck, state_ok(c.priv) && !f->state_reset, "version %u", c.priv[0]);
 	check_clean(&ck, f);
 	check_end(&ck);
 
