@@ -624,6 +624,16 @@ static void test_plugin_desc(void)
 		       strcmp(cth_plugin.classes[0].name, "program") == 0 &&
 		       cth_plugin.classes[0].max >= 4 && cth_plugin.classes[0].timeout == 300,
 		   "classes");
+	/* SDK 3: declared keys (no configure()), counters, state version */
+	check_that(&ck, cth_plugin.packet && !cth_plugin.configure, "callbacks");
+	check_that(&ck, cth_plugin.n_keys == 2 && plug_key("permanent") && plug_key("ports") &&
+		   (plug_key("ports")->flags & CTH_KEY_RULE_PORTS), "%u keys", cth_plugin.n_keys);
+	check_that(&ck, cth_plugin.n_counters == RPC_CNT_PARSE_ERRORS + 1, "%u counters",
+		   cth_plugin.n_counters);
+	check_that(&ck, cth_plugin.priv_version == RPC_PRIV_VERSION &&
+		   cth_plugin.priv_version_at == offsetof(struct rpc_priv, version) &&
+		   cth_plugin.priv_version_at == 28 && cth_plugin.priv_valid,
+		   "state version %u at %u", cth_plugin.priv_version, cth_plugin.priv_version_at);
 	check_end(&ck);
 }
 
@@ -640,6 +650,20 @@ static void test_plugin_config(void)
 		       !permanent_of(&c), "permanent = no");
 	check_that(&ck, conn_configure(&c, "permanent", "maybe") == -EINVAL, "bad value");
 	check_that(&ck, conn_configure(&c, "loose", "yes") == -ENOENT, "unknown key");
+	/* the ports --print-rules attaches the helper to, since SDK 3 */
+	check_that(&ck, conn_configure(&c, "ports", "111") == 0, "ports 111");
+	check_that(&ck, conn_configure(&c, "ports", "111,0") == -EINVAL, "ports 0");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_config_defaults");
+	rpc_conn(&c, V4, UDP);
+	{
+		const struct rpc_config *cfg = (const void *)c.cfg;
+
+		check_that(&ck, !cfg->permanent, "permanent default yes");
+		check_that(&ck, cfg->ports.n == 1 && cfg->ports.port[0] == 111,
+			   "ports default: %u, first %u", cfg->ports.n, cfg->ports.port[0]);
+	}
 	check_end(&ck);
 }
 
@@ -1600,7 +1624,7 @@ static void test_failover(struct plugrun *f)
 			   i, v);
 		check_clean(&ck, f);
 		check_that(&ck, f->n_exp <= 1, "round %u: %u expectations", i, f->n_exp);
-		check_that(&ck, v == CTH_VERDICT_DROP || priv_of(&c)->version == RPC_PRIV_VERSION,
+		check_that(&ck, v == CTH_VERDICT_DROP || state_ok(c.priv),
 			   "round %u: version %u", i, priv_of(&c)->version);
 	}
 	check_end(&ck);
