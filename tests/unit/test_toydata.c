@@ -20,10 +20,24 @@ static void test_desc(void)
 	check_that(&c, cth_plugin.abi_version == CTH_ABI_VERSION && strcmp(cth_plugin.name, "toydata") == 0 &&
 		   cth_plugin.n_classes == 1 && strcmp(cth_plugin.classes[0].name, "data") == 0 &&
 		   cth_plugin.priv_size <= CTH_PRIV_MAX, "descriptor");
+	/* SDK 3: declared keys, a counter */
+	check_that(&c, cth_plugin.packet && !cth_plugin.configure && cth_plugin.n_keys == 2 &&
+		   plug_key("min_port") && plug_key("ports") &&
+		   (plug_key("ports")->flags & CTH_KEY_RULE_PORTS) && cth_plugin.n_counters == 1,
+		   "%u keys, %u counters", cth_plugin.n_keys, cth_plugin.n_counters);
 	check_end(&c);
 	check_start(&c, "toydata_config");
 	conn_init(&conn, V4, TCP, "10.0.1.2", 40000, "10.0.2.2", 7000);
+	check_that(&c, *(const uint32_t *)conn_key_at(&conn, "min_port") == 1,
+		   "min_port default %u", *(const uint32_t *)conn_key_at(&conn, "min_port"));
+	{
+		char ports[64];
+
+		check_that(&c, strcmp(conn_ports_str(&conn, "ports", ports, sizeof(ports)),
+				      "7000") == 0, "ports default %s", ports);
+	}
 	check_ret(&c, conn_configure(&conn, "min_port", "1024"), 0);
+	check_that(&c, *(const uint32_t *)conn_key_at(&conn, "min_port") == 1024, "min_port");
 	check_ret(&c, conn_configure(&conn, "min_port", "0"), -EINVAL);
 	check_ret(&c, conn_configure(&conn, "min_port", "12x"), -EINVAL);
 	check_ret(&c, conn_configure(&conn, "min_port", "70000"), -EINVAL);
