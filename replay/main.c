@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 
 #include "runtime/config_load.h"
+#include "runtime/keys.h"
 #include "base/log.h"
 #include "replay.h"
 
@@ -252,6 +253,10 @@ static int rp_open(struct rp_tool *t, struct runtime **rt)
 		for (size_t i = 0; i < h->n_rule_ports && e->n_ports < RP_PORTS_MAX; i++)
 			e->ports[e->n_ports++] = h->rule_ports[i];
 	}
+	/* as --print-rules: the plugin's declared rule ports (SDK 3) */
+	if (!e->n_ports)
+		e->n_ports = keys_rule_ports(e->inst->pl->desc, e->inst->config, e->ports,
+					     RP_PORTS_MAX);
 	if (rp_capture_open(o->capture, &t->cap, err, sizeof(err)) < 0 ||
 	    (o->write && rp_capture_dump_open(t->cap, o->write, err, sizeof(err)) < 0)) {
 		fprintf(stderr, "cthelper-replay: %s\n", err);

@@ -10,8 +10,7 @@
 #include "runtime/keys.h"
 #include "show.h"
 
-static void show_helper(FILE *out, const struct runtime *rt, const struct instance *in,
-			const struct cfg_helper *h);
+static void show_helper(FILE *out, const struct instance *in, const struct cfg_helper *h);
 static void show_bits(FILE *out, const char *what, const struct cfg_bits *bits,
 		      unsigned int set);
 static void show_queues(FILE *out, const struct instance *in, const struct cfg_helper *h);
@@ -30,16 +29,14 @@ void show_print(FILE *out, const struct runtime *rt)
 		/* the other shards are listed with their section's first */
 		if (h && h->shard)
 			continue;
-		show_helper(out, rt, in, h);
+		show_helper(out, in, h);
 	}
 }
 
-static void show_helper(FILE *out, const struct runtime *rt, const struct instance *in,
-			const struct cfg_helper *h)
+static void show_helper(FILE *out, const struct instance *in, const struct cfg_helper *h)
 {
 	const struct cth_plugin_desc *d = in->pl->desc;
 
-	(void)rt;
 	fprintf(out, "helper %s\n", in->name);
 	fprintf(out, "  plugin      %s %s (ABI %u)%s%s\n", in->pl->name, in->pl->version,
 		d->abi_version, d->description && *d->description ? ": " : "",
