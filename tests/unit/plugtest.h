@@ -200,6 +200,56 @@ static inline const char *conn_ports_str(const struct conn *c, const char *name,
 	return buf;
 }
 
+/* ---------------------------------------------------------------- counters */
+
+/* The plugin's counters (cth_count()) as the host counted them into
+ * plugrun's block, the helper's slot. */
+struct counts {
+	uint64_t v[CTH_COUNTER_MAX];
+};
+
+static inline void counts_take(const struct plugrun *f, struct counts *c)
+{
+	for (unsigned int i = 0; i < CTH_COUNTER_MAX; i++)
+		c->v[i] = atomic_load(&f->stats.pc[0][i]);
+}
+
+/*
+ * Since before, each counter named in want ("name=N,name=N") moved by N
+ * and every other declared counter not at all.  A name the plugin does
+ * not declare fails.
+ */
+static inline void check_counts(struct check *ck, const struct plugrun *f,
+				const struct counts *before, const char *want)
+{
+	uint64_t delta[CTH_COUNTER_MAX] = { 0 };
+	struct counts now;
+	const char *p = want;
+
+	while (*p) {
+		size_t n = strcspn(p, "=");
+		unsigned int i;
+
+		for (i = 0; i < cth_plugin.n_counters; i++)
+			if (strlen(cth_plugin.counters[i].name) == n &&
+			    strncmp(cth_plugin.counters[i].name, p, n) == 0)
+				break;
+		check_that(ck, i < cth_plugin.n_counters && p[n] == '=',
+			   "no counter '%.*s'", (int)n, p);
+		if (i >= cth_plugin.n_counters || p[n] != '=')
+			return;
+		delta[i] = strtoull(p + n + 1, NULL, 10);
+		p += n + 1 + strcspn(p + n + 1, ",");
+		p += *p == ',';
+	}
+	counts_take(f, &now);
+	for (unsigned int i = 0; i < cth_plugin.n_counters; i++)
+		check_that(ck, now.v[i] - before->v[i] == delta[i], "counter %s moved by %llu, want %llu",
+			   cth_plugin.counters[i].name,
+			   (unsigned long long)(now.v[i] - before->v[i]),
+			   (unsigned long long)delta[i]);
+}
+
 /* ---------------------------------------------------------------- private state */
 
 /* The state as the verdict writes it, under the plugin's declared version
