@@ -1689,6 +1689,61 @@ static void test_plugin_fuzz(struct plugrun *f)
 	check_end(&ck);
 }
 
+/* ---------------------------------------------------------------- plugin: counters */
+
+/* What the plugin counts (cth_count()), as the host keeps it: one
+ * announcement of each outcome, every other counter unmoved. */
+static void test_plugin_counters(struct plugrun *f)
+{
+	static const struct {
+		const char *name;
+		const char *text;
+		bool snat, loose;
+		int verdict;
+		const char *counts;
+	} cases[] = {
+		{ "counters_port", PORT1, false, false, CTH_VERDICT_ACCEPT,
+		  "commands_seen=1,expectations=1" },
+		{ "counters_pasv", "227 Entering Passive Mode (10,0,0,2,200,10).\r\n", false, false,
+		  CTH_VERDICT_ACCEPT, "commands_seen=1,expectations=1" },
+		{ "counters_nat", PORT1, true, false, CTH_VERDICT_ACCEPT,
+		  "commands_seen=1,expectations=1" },
+		{ "counters_malformed", "PORT 192,168,1,10,19\r\n", false, false, CTH_VERDICT_DROP,
+		  "parse_errors=1" },
+		{ "counters_partial", "PORT 192,168,1", false, false, CTH_VERDICT_DROP,
+		  "parse_errors=1" },
+		{ "counters_foreign", "PORT 10,9,9,9,19,137\r\n", false, false, CTH_VERDICT_ACCEPT,
+		  "commands_seen=1,foreign_ignored=1" },
+		{ "counters_foreign_loose", "PORT 10,9,9,9,19,137\r\n", false, true,
+		  CTH_VERDICT_ACCEPT, "commands_seen=1,expectations=1" },
+		{ "counters_other_line", "NOOP\r\n", false, false, CTH_VERDICT_ACCEPT, "" },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		bool server = cases[i].text[0] == '2';
+		struct counts before;
+		struct check ck;
+		struct conn c;
+		int v;
+
+		check_start(&ck, "%s", cases[i].name);
+		plugrun_answers_reset(f);
+		ftp_conn(&c, V4, CLIENT4, SERVER4);
+		if (cases[i].snat)
+			conn_snat(&c, "203.0.113.5", CLIENT_PORT);
+		if (cases[i].loose)
+			conn_configure(&c, "loose", "yes");
+		/* the line before, which counts nothing */
+		run_raw(f, &c, server ? R : O, 2000 - 6, server ? "200 x\n" : "NOOP\r\n");
+		counts_take(f, &before);
+		v = run_raw(f, &c, server ? R : O, 2000, cases[i].text);
+		check_that(&ck, v == cases[i].verdict, "verdict %d", v);
+		check_counts(&ck, f, &before, cases[i].counts);
+		check_end(&ck);
+		conn_free(&c);
+	}
+}
+
 int main(void)
 {
 	struct plugrun *f;
@@ -1712,6 +1767,7 @@ int main(void)
 	test_plugin_restart(f);
 	test_plugin_failover(f);
 	test_plugin_nat(f);
+	test_plugin_counters(f);
 	test_plugin_fuzz(f);
 	plugrun_free(f);
 
