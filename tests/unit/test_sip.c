@@ -3041,6 +3041,69 @@ static void test_plugin_fuzz(struct plugrun *f)
 	check_end(&ck);
 }
 
+/* ---------------------------------------------------------------- plugin: counters */
+
+/* What the plugin counts (cth_count()), as the host keeps it: one message
+ * of each outcome (two in one TCP segment), every other counter unmoved. */
+static void test_plugin_counters(struct plugrun *f)
+{
+	enum { C_UDP, C_NAT, C_TCP };
+	const char *two = fmt("%s%s", TCP_OPTIONS("192.168.1.10:40000"),
+			      TCP_OPTIONS("192.168.1.10:40000"));
+	const struct {
+		const char *name;
+		int conn;
+		enum cth_dir dir;
+		const char *msg;
+		int verdict;
+		const char *counts;
+	} cases[] = {
+		{ "counters_invite", C_UDP, O, request("INVITE", 1, V4, PHONE4,
+						       sdp_body(V4, PHONE4, AUDIO)),
+		  CTH_VERDICT_ACCEPT, "requests=1,media_expectations=2" },
+		{ "counters_answer", C_UDP, R, response(200, 1, "INVITE",
+							sdp_body(V4, PROXY4, AUDIO)),
+		  CTH_VERDICT_ACCEPT, "responses=1,media_expectations=2" },
+		{ "counters_options", C_UDP, O, request("OPTIONS", 1, V4, PHONE4, ""),
+		  CTH_VERDICT_ACCEPT, "requests=1" },
+		{ "counters_register", C_UDP, O, reg_request(1, "<sip:alice@192.168.1.10:5060>", ""),
+		  CTH_VERDICT_ACCEPT, "requests=1,registrations=1" },
+		{ "counters_nat_invite", C_NAT, O, request("INVITE", 1, V4, PHONE4,
+							   sdp_body(V4, PHONE4, AUDIO)),
+		  CTH_VERDICT_ACCEPT, "requests=1,media_expectations=2,nat_rewrites=1" },
+		{ "counters_no_cseq", C_UDP, O,
+		  sipmsg("INVITE sip:bob@example.org SIP/2.0\r\n"
+			 "Via: SIP/2.0/UDP 192.168.1.10:5060;branch=z9hG4bK-x\r\n", ""),
+		  CTH_VERDICT_DROP, "requests=1,parse_errors=1" },
+		{ "counters_not_sip", C_UDP, O, "hello, world\r\n\r\n", CTH_VERDICT_ACCEPT,
+		  "parse_errors=1" },
+		{ "counters_tcp_two_messages", C_TCP, O, two, CTH_VERDICT_ACCEPT, "requests=2" },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct counts before;
+		struct check ck;
+		struct conn c;
+		int v;
+
+		check_start(&ck, "%s", cases[i].name);
+		plugrun_answers_reset(f);
+		if (cases[i].conn == C_TCP) {
+			tcp_conn(&c, false);
+		} else {
+			phone_conn(&c);
+			if (cases[i].conn == C_NAT)
+				conn_snat(&c, PUB4, 5062);
+		}
+		counts_take(f, &before);
+		v = run(f, &c, cases[i].dir, cases[i].msg);
+		check_that(&ck, v == cases[i].verdict, "verdict %d", v);
+		check_counts(&ck, f, &before, cases[i].counts);
+		check_end(&ck);
+		conn_free(&c);
+	}
+}
+
 int main(void)
 {
 	struct plugrun *f;
@@ -3075,6 +3138,7 @@ int main(void)
 	test_plugin_tcp(f);
 	test_plugin_state(f);
 	test_plugin_failover(f);
+	test_plugin_counters(f);
 	test_plugin_fuzz(f);
 	plugrun_free(f);
 	fuzz_seeds_free();
