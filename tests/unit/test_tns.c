@@ -1665,6 +1665,65 @@ static void test_plugin_failover(struct plugrun *f)
 	conn_free(&conn);
 }
 
+/* ---------------------------------------------------------------- plugin: counters */
+
+/* What the plugin counts (cth_count()), as the host keeps it: one server
+ * segment of each outcome (behind the segment before when there is one),
+ * every other counter unmoved. */
+static void test_plugin_counters(struct plugrun *f)
+{
+	enum { S_REDIRECT, S_SERVER_NAT, S_HOST_NAME, S_EMPTY_THEN_DATA, S_ACCEPT, S_GARBAGE };
+	static const struct {
+		const char *name;
+		int seg;
+		const char *counts;
+	} cases[] = {
+		{ "counters_redirect", S_REDIRECT, "redirects=1,expectations=1" },
+		{ "counters_redirect_nat", S_SERVER_NAT, "redirects=1,expectations=1" },
+		{ "counters_host_name", S_HOST_NAME, "redirects=1,host_names=1" },
+		{ "counters_empty_redirect_then_data", S_EMPTY_THEN_DATA, "expectations=1" },
+		{ "counters_accept", S_ACCEPT, "" },
+		{ "counters_garbage", S_GARBAGE, "parse_errors=1" },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct counts before;
+		struct buf *b = buf_new();
+		struct check c;
+		int v;
+
+		case_v4(&c, f, cases[i].name);
+		switch (cases[i].seg) {
+		case S_REDIRECT:
+			put_redirect(b, DESC(OTHER, "40123"), 0);
+			break;
+		case S_SERVER_NAT:
+			conn_dnat(&conn, PUB, 1521);
+			put_redirect(b, DESC(SERVER, "40123"), 0);
+			break;
+		case S_HOST_NAME:
+			put_redirect(b, DESC("db.example.org", "40123"), 0);
+			break;
+		case S_EMPTY_THEN_DATA:
+			srv(f, redirect("", 0));
+			put_data(b, DESC(OTHER, "40123"), 0);
+			break;
+		case S_ACCEPT:
+			put_pkt(b, TNS_TYPE_ACCEPT, "\x01\x3a\x00\x00", 4, 0);
+			break;
+		default:
+			/* a type no TNS packet has */
+			put_pkt(b, 0, "\x00\x00", 2, 0);
+			break;
+		}
+		counts_take(f, &before);
+		v = srv(f, b);
+		check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+		check_counts(&c, f, &before, cases[i].counts);
+		case_done(&c, f);
+	}
+}
+
 int main(void)
 {
 	struct plugrun *f;
@@ -1685,6 +1744,7 @@ int main(void)
 	test_plugin_framing(f);
 	test_plugin_nat(f);
 	test_plugin_failover(f);
+	test_plugin_counters(f);
 	test_plugin_fuzz(f);
 	plugrun_free(f);
 	conn_free(&conn);
