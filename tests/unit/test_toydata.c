@@ -62,13 +62,16 @@ static void test_plain(struct plugrun *f)
 		{ "below_min_port", R, "DATA 80\r\n" },
 		{ "other_word", R, "DAT 5000\r\n" },
 	};
+	struct counts before;
 	struct check c;
 	int v;
 
 	conn_init(&conn, V4, TCP, "10.0.1.2", 40000, "10.0.2.2", 7000);
 	conn_configure(&conn, "min_port", "1024");
 	check_start(&c, "toydata_expect");
+	counts_take(f, &before);
 	v = run(f, R, "DATA 5000\r\n");
+	check_counts(&c, f, &before, "data_lines=1");
 	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_that(&c, f->n_exp == 1, "%u expectations", f->n_exp);
 	if (f->n_exp == 1) {
@@ -85,9 +88,13 @@ static void test_plain(struct plugrun *f)
 
 	for (size_t i = 0; i < ARRAY_LEN(ignored); i++) {
 		check_start(&c, "toydata_ignores_%s", ignored[i].name);
+		counts_take(f, &before);
 		v = run(f, ignored[i].dir, ignored[i].text);
 		check_that(&c, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "verdict %d, %u expectations",
 			   v, f->n_exp);
+		/* a line under min_port is read, then ignored */
+		check_counts(&c, f, &before,
+			     strcmp(ignored[i].name, "below_min_port") == 0 ? "data_lines=1" : "");
 		check_no_edit(&c, f);
 		check_clean(&c, f);
 		check_end(&c);

@@ -124,12 +124,12 @@ static int toy_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	/* only the server announces ports */
 	if (pkt->dir != CTH_DIR_REPLY || toy_parse(pkt, &port, &off, &len) < 0)
 		return CTH_VERDICT_ACCEPT;
+	cth_count(ctx, TOY_CNT_DATA_LINES);
 	if (port < cfg->min_port) {
 		cth_log(ctx, CTH_LOG_INFO, "DATA %u below min_port %u, ignored",
 			(unsigned int)port, (unsigned int)cfg->min_port);
 		return CTH_VERDICT_ACCEPT;
 	}
-	cth_count(ctx, TOY_CNT_DATA_LINES);
 	memcpy(&priv, priv_state, sizeof(priv));
 	if (priv.seen < 255)
 		priv.seen++;
