@@ -23,7 +23,8 @@
  * kernel walks up to 65535; each try is a netlink round trip here. */
 #define FTP_NAT_PORT_TRIES 128u
 
-/* Layout version of struct ftp_priv; 0 is a brand-new connection. */
+/* Layout version of struct ftp_priv, kept by the host at
+ * offsetof(struct ftp_priv, version); 0 is a brand-new connection. */
 #define FTP_PRIV_VERSION 1u
 
 /* How far ahead of a packet a recorded line start can plausibly be: bytes
@@ -56,19 +57,54 @@ struct ftp_priv {
 
 _Static_assert(sizeof(struct ftp_priv) == 20, "ftp_priv must have no padding");
 
-/* Per helper instance, zeroed by the daemon: loose defaults to no. */
+/* Per helper instance, filled by the host from the declared keys. */
 struct ftp_config {
-	bool loose; /* expect to an address other than the sender's */
+	bool loose;             /* expect to an address other than the sender's */
+	struct cth_ports ports; /* read by --print-rules only */
 };
 
-static int ftp_configure(void *config, const char *key, const char *value)
-{
-	struct ftp_config *cfg = config;
+static const struct cth_key ftp_keys[] = {
+	{
+		.name = "loose", .type = CTH_KEY_BOOL,
+		.offset = offsetof(struct ftp_config, loose), .def = "no",
+		.doc = "expect data connections to an announced address that is not the sender's",
+	},
+	{
+		.name = "ports", .type = CTH_KEY_PORTS, .flags = CTH_KEY_RULE_PORTS,
+		.offset = offsetof(struct ftp_config, ports), .def = "21",
+		.doc = "control ports cthelperd --print-rules attaches the helper to "
+		       "(rule_ports overrides; the plugin does not filter by port)",
+	},
+};
 
-	if (strcmp(key, "loose") != 0)
-		return -ENOENT;
-	return cth_parse_bool(value, &cfg->loose);
-}
+/* Counters, indexes into ftp_counters[].  What the host counts per helper
+ * already (expectations refused by its rule, rewritten packets) is not
+ * counted again. */
+enum ftp_counter {
+	FTP_CNT_COMMANDS,
+	FTP_CNT_EXPECTATIONS,
+	FTP_CNT_PARSE_ERRORS,
+	FTP_CNT_FOREIGN,
+};
+
+static const struct cth_counter ftp_counters[] = {
+	[FTP_CNT_COMMANDS] = {
+		.name = "commands_seen",
+		.help = "PORT, EPRT, 227 and 229 messages parsed",
+	},
+	[FTP_CNT_EXPECTATIONS] = {
+		.name = "expectations",
+		.help = "data connections expected",
+	},
+	[FTP_CNT_PARSE_ERRORS] = {
+		.name = "parse_errors",
+		.help = "partial or malformed announcements dropped",
+	},
+	[FTP_CNT_FOREIGN] = {
+		.name = "foreign_ignored",
+		.help = "announced addresses not the sender's, ignored (loose = no)",
+	},
+};
 
 /* Sequence comparison modulo 2^32, as TCP does it. */
 static bool ftp_seq_after(uint32_t a, uint32_t b)
@@ -76,15 +112,14 @@ static bool ftp_seq_after(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
-/* State from an unknown plugin version, or corrupt, starts over; so does
- * one without a version (no state: whatever else it holds is not ours). */
-static void ftp_priv_check(struct ftp_priv *priv)
+/* State of the right version (the host checks that) holding counts or
+ * flags this layout never writes is corrupt: the host zeroes it. */
+static bool ftp_priv_valid(const void *state)
 {
-	if (priv->version != FTP_PRIV_VERSION ||
-	    priv->nl_num[0] > FTP_NL_SEQS || priv->nl_num[1] > FTP_NL_SEQS ||
-	    (priv->flags & ~FTP_FLAGS_ALL) != 0)
-		memset(priv, 0, sizeof(*priv));
-	priv->version = FTP_PRIV_VERSION;
+	const struct ftp_priv *priv = state;
+
+	return priv->nl_num[0] <= FTP_NL_SEQS && priv->nl_num[1] <= FTP_NL_SEQS &&
+	       (priv->flags & ~FTP_FLAGS_ALL) == 0;
 }
 
 /* Line starts of dir recorded further ahead of this packet's end than
@@ -158,35 +193,13 @@ static enum cth_dir ftp_other_dir(enum cth_dir dir)
 }
 
 /*
- * The data connection comes from the peer (any source port) and goes to
- * where this packet's sender is reachable from the peer: the reverse
- * tuple's destination, which differs from the sender's own address only
- * under NAT.
- */
-static void ftp_expect_init(struct cth_expect *exp,
-			    const struct cth_packet *pkt,
-			    const struct ftp_cmd *cmd)
-{
-	const struct cth_tuple *rev = &pkt->tuple[ftp_other_dir(pkt->dir)];
-	int family = pkt->tuple[pkt->dir].family;
-
-	memset(exp, 0, sizeof(*exp));
-	exp->class = 0;
-	exp->family = (uint8_t)family;
-	exp->proto = IPPROTO_TCP;
-	exp->sport = 0;
-	exp->dport = cmd->port;
-	cth_addr_copy(family, &exp->src, &rev->src);
-	cth_addr_copy(family, &exp->dst, &rev->dst);
-}
-
-/*
  * Under NAT the peer must be told where it can really connect: the
  * reverse tuple's destination and a port free there.  The expected
  * connection is then mapped like its master back to the announced
- * address and port (nat_addr/nat_port).  Like the kernel, a packet we
- * cannot rewrite is dropped: passing it would announce an unreachable
- * address.
+ * address and port (nat_addr/nat_port): cth_expect_to() did so for the
+ * sender's own address, and a loose third host's is mapped the same way,
+ * as nf_nat_ftp does.  Like the kernel, a packet we cannot rewrite is
+ * dropped: passing it would announce an unreachable address.
  */
 static int ftp_nat(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		   const struct ftp_cmd *cmd, struct cth_expect *exp)
@@ -209,6 +222,7 @@ static int ftp_nat(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			ftp_cmd_name(cmd->type), (unsigned int)cmd->port, ret);
 		return CTH_VERDICT_DROP;
 	}
+	cth_count(ctx, FTP_CNT_EXPECTATIONS);
 	len = ftp_format(cmd->type, family, &pkt->tuple[rdir].dst, exp->dport, text,
 			 sizeof(text));
 	if (len < 0) {
@@ -225,7 +239,13 @@ static int ftp_nat(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	return CTH_VERDICT_ACCEPT;
 }
 
-/* A well-formed announcement: check the address, then expect. */
+/*
+ * A well-formed announcement: check the address, then expect the data
+ * connection from the peer (any source port) to where this packet's
+ * sender is reachable from the peer (cth_expect_to(): the reverse
+ * tuple's destination, which differs from the sender's own address only
+ * under NAT), or with loose to the third host announced.
+ */
 static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			  const struct ftp_config *cfg, struct ftp_cmd *cmd)
 {
@@ -245,20 +265,18 @@ static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			ftp_cmd_name(cmd->type));
 		return CTH_VERDICT_ACCEPT;
 	}
-	ftp_expect_init(&exp, pkt, cmd);
 	/*
 	 * An address other than the sender's could open a hole towards a
 	 * third host (or the firewall itself): only with loose, and then to
 	 * exactly that address.
 	 */
-	if (!cth_addr_equal(family, &cmd->addr, &own->src)) {
-		if (!cfg->loose) {
-			cth_log_addr(ctx, CTH_LOG_DEBUG, "not expecting foreign",
-				     family, &cmd->addr, cmd->port);
-			return CTH_VERDICT_ACCEPT;
-		}
-		cth_addr_copy(family, &exp.dst, &cmd->addr);
+	if (!cth_addr_equal(family, &cmd->addr, &own->src) && !cfg->loose) {
+		cth_log_addr(ctx, CTH_LOG_DEBUG, "not expecting foreign",
+			     family, &cmd->addr, cmd->port);
+		cth_count(ctx, FTP_CNT_FOREIGN);
+		return CTH_VERDICT_ACCEPT;
 	}
+	cth_expect_to(&exp, pkt, 0, IPPROTO_TCP, &cmd->addr, cmd->port);
 	if (pkt->nat & (CTH_NAT_SRC | CTH_NAT_DST))
 		return ftp_nat(ctx, pkt, cmd, &exp);
 	/* The kernel drops what it cannot expect: the data would not pass. */
@@ -268,6 +286,7 @@ static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			ftp_cmd_name(cmd->type), ret);
 		return cth_expect_verdict(ret);
 	}
+	cth_count(ctx, FTP_CNT_EXPECTATIONS);
 	return CTH_VERDICT_ACCEPT;
 }
 
@@ -295,7 +314,6 @@ static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	int verdict = CTH_VERDICT_ACCEPT;
 	int ret;
 
-	ftp_priv_check(priv);
 	/* Taken before any rewrite: sequence numbers the helper sees are
 	 * the sender's, NAT adjusts them only afterwards. */
 	ends_in_nl = pkt->payload[pkt->payload_len - 1] == '\n';
@@ -317,10 +335,13 @@ static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			 * the line start stays where it was. */
 			cth_log(ctx, CTH_LOG_INFO, "%s command, dropped",
 				ret == -EAGAIN ? "partial" : "malformed");
+			cth_count(ctx, FTP_CNT_PARSE_ERRORS);
 			return CTH_VERDICT_DROP;
 		}
-		if (ret > 0)
+		if (ret > 0) {
+			cth_count(ctx, FTP_CNT_COMMANDS);
 			verdict = ftp_handle_cmd(ctx, pkt, config, &cmd);
+		}
 	}
 	if (ends_in_nl)
 		ftp_nl_record(priv, dir, next_seq);
@@ -362,6 +383,12 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.classes = {
 		{ .name = "ftp", .max = 1, .timeout = 300 },
 	},
-	.configure = ftp_configure,
 	.packet = ftp_packet,
+	.keys = ftp_keys,
+	.n_keys = sizeof(ftp_keys) / sizeof(ftp_keys[0]),
+	.counters = ftp_counters,
+	.n_counters = sizeof(ftp_counters) / sizeof(ftp_counters[0]),
+	.priv_version = FTP_PRIV_VERSION,
+	.priv_version_at = offsetof(struct ftp_priv, version),
+	.priv_valid = ftp_priv_valid,
 };

@@ -15,14 +15,44 @@
 
 #include "rpc.h"
 
-static int rpc_configure(void *config, const char *key, const char *value)
-{
-	struct rpc_config *cfg = config;
+static const struct cth_key rpc_keys[] = {
+	{
+		.name = "permanent", .type = CTH_KEY_BOOL,
+		.offset = offsetof(struct rpc_config, permanent), .def = "no",
+		.doc = "an expectation admits every matching connection until it times out",
+	},
+	{
+		.name = "ports", .type = CTH_KEY_PORTS, .flags = CTH_KEY_RULE_PORTS,
+		.offset = offsetof(struct rpc_config, ports), .def = "111",
+		.doc = "portmapper ports cthelperd --print-rules attaches the helper to "
+		       "(rule_ports overrides; the plugin does not filter by port)",
+	},
+};
 
-	if (strcmp(key, "permanent") == 0)
-		return cth_parse_bool(value, &cfg->permanent);
-	return -ENOENT;
-}
+/* What the host counts per helper already (expectations refused,
+ * rewritten packets) is not counted again. */
+static const struct cth_counter rpc_counters[] = {
+	[RPC_CNT_CALLS] = {
+		.name = "calls",
+		.help = "GETPORT, GETADDR and GETVERSADDR calls tracked",
+	},
+	[RPC_CNT_REPLIES] = {
+		.name = "replies",
+		.help = "answers to a tracked call that name a port",
+	},
+	[RPC_CNT_EXPECTATIONS] = {
+		.name = "expectations",
+		.help = "connections to an answered port expected",
+	},
+	[RPC_CNT_FOREIGN] = {
+		.name = "foreign_ignored",
+		.help = "universal addresses of another host than the server, ignored",
+	},
+	[RPC_CNT_PARSE_ERRORS] = {
+		.name = "parse_errors",
+		.help = "malformed calls and answers ignored",
+	},
+};
 
 /* ------------------------------------------------------------ call slots */
 
@@ -68,8 +98,10 @@ static int rpc_call_handle(struct rpc_ctx *s, const struct rpc_msgref *m)
 	int ret = rpc_call_parse(m->msg, m->len, &c);
 
 	if (ret <= 0) {
-		if (ret < 0)
+		if (ret < 0) {
 			cth_log(s->ctx, CTH_LOG_DEBUG, "malformed portmapper call ignored");
+			cth_count(s->ctx, RPC_CNT_PARSE_ERRORS);
+		}
 		return CTH_VERDICT_ACCEPT;
 	}
 	/* the answer must be an address of the connection's own family: an
@@ -81,6 +113,7 @@ static int rpc_call_handle(struct rpc_ctx *s, const struct rpc_msgref *m)
 	}
 	rpc_slot_add(s->priv, c.xid,
 		     (uint8_t)(c.kind | (c.proto == IPPROTO_TCP ? RPC_CALL_TCP : 0)));
+	cth_count(s->ctx, RPC_CNT_CALLS);
 	cth_log(s->ctx, CTH_LOG_DEBUG, "%s xid %#x: program %u version %u over %s",
 		rpc_kind_name(c.kind), c.xid, c.prog, c.vers,
 		c.proto == IPPROTO_TCP ? "tcp" : "udp");
@@ -277,24 +310,22 @@ static bool rpc_packet_wanted(const struct cth_packet *pkt)
 	return pkt->payload != NULL && pkt->payload_len != 0;
 }
 
-/* State from an unknown plugin version, or corrupt, starts over; so does
- * one without a version (no state: whatever else it holds is not ours). */
-static void rpc_priv_check(struct rpc_priv *priv)
+/* State of the right version (the host checks that) with call slots,
+ * bits or bytes this layout never writes is corrupt: the host zeroes it. */
+static bool rpc_priv_valid(const void *state)
 {
-	bool bad = priv->version != RPC_PRIV_VERSION || priv->reserved[0] || priv->reserved[1];
+	const struct rpc_priv *priv = state;
 
+	if (priv->reserved[0] || priv->reserved[1] || (priv->flags & ~RPC_F_ALL))
+		return false;
 	for (unsigned int i = 0; i < RPC_CALLS; i++) {
 		uint8_t kind = priv->call[i] & RPC_CALL_KIND_MASK;
 
 		if (priv->call[i] & ~(RPC_CALL_KIND_MASK | RPC_CALL_TCP) || kind > RPC_KIND_MAX ||
 		    (priv->call[i] && kind == RPC_KIND_NONE))
-			bad = true;
+			return false;
 	}
-	if (priv->flags & ~RPC_F_ALL)
-		bad = true;
-	if (bad)
-		memset(priv, 0, sizeof(*priv));
-	priv->version = RPC_PRIV_VERSION;
+	return true;
 }
 
 /* The state is copied so the host need not align it for uint32_t; a
@@ -317,7 +348,6 @@ static int rpc_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	if (!rpc_packet_wanted(pkt))
 		return CTH_VERDICT_ACCEPT;
 	memcpy(&priv, priv_state, sizeof(priv));
-	rpc_priv_check(&priv);
 	if (pkt->tuple[CTH_DIR_ORIGINAL].proto == IPPROTO_TCP) {
 		verdict = rpc_stream(&s);
 	} else {
@@ -347,6 +377,12 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.classes = {
 		[RPC_CLASS_PROGRAM] = { .name = "program", .max = 8, .timeout = 300 },
 	},
-	.configure = rpc_configure,
 	.packet = rpc_packet,
+	.keys = rpc_keys,
+	.n_keys = sizeof(rpc_keys) / sizeof(rpc_keys[0]),
+	.counters = rpc_counters,
+	.n_counters = sizeof(rpc_counters) / sizeof(rpc_counters[0]),
+	.priv_version = RPC_PRIV_VERSION,
+	.priv_version_at = offsetof(struct rpc_priv, version),
+	.priv_valid = rpc_priv_valid,
 };

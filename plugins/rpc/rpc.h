@@ -35,7 +35,8 @@
  * whole length, plus a segment's worth retransmitted from before it. */
 #define RPC_RESUME_AHEAD_MAX (RPC_RECORD_MAX + 65536u)
 
-/* Layout version of struct rpc_priv; 0 is a brand-new connection, or one
+/* Layout version of struct rpc_priv, kept by the host at
+ * offsetof(struct rpc_priv, version); 0 is a brand-new connection, or one
  * whose state was lost (a failover: conntrackd does not carry it). */
 #define RPC_PRIV_VERSION 1u
 
@@ -69,9 +70,20 @@ struct rpc_priv {
 
 _Static_assert(sizeof(struct rpc_priv) == 32, "rpc_priv must have no padding");
 
-/* Per helper instance; the daemon zeroes it, so 0 means the default. */
+/* Per helper instance, filled by the host from the declared keys
+ * (rpc.c rpc_keys). */
 struct rpc_config {
-	bool permanent; /* expectations stay after the first connection */
+	bool permanent;         /* expectations stay after the first connection */
+	struct cth_ports ports; /* read by --print-rules only */
+};
+
+/* Counters, indexes into rpc.c's rpc_counters[]. */
+enum rpc_counter {
+	RPC_CNT_CALLS,
+	RPC_CNT_REPLIES,
+	RPC_CNT_EXPECTATIONS,
+	RPC_CNT_FOREIGN,
+	RPC_CNT_PARSE_ERRORS,
 };
 
 /* A message found in the payload. */

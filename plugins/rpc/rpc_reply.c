@@ -39,23 +39,6 @@ static bool rpc_uaddr_is_server(struct rpc_ctx *s, const union cth_addr *a)
 	       rpc_addr_unspecified(s->family, a);
 }
 
-/* The client (the master's original source, any source port) to the
- * address it dialled, on the call's protocol. */
-static void rpc_exp_init(struct rpc_ctx *s, struct cth_expect *exp, uint8_t proto,
-			 uint16_t port)
-{
-	const struct cth_tuple *orig = &s->pkt->tuple[CTH_DIR_ORIGINAL];
-
-	memset(exp, 0, sizeof(*exp));
-	exp->class = RPC_CLASS_PROGRAM;
-	exp->flags = s->cfg->permanent ? CTH_EXPECT_PERMANENT : 0;
-	exp->family = (uint8_t)s->family;
-	exp->proto = proto;
-	exp->dport = port;
-	cth_addr_copy(s->family, &exp->src, &orig->src);
-	cth_addr_copy(s->family, &exp->dst, &orig->dst);
-}
-
 static int rpc_edit(struct rpc_ctx *s, size_t off, size_t len, const void *repl,
 		    size_t repl_len)
 {
@@ -114,15 +97,15 @@ static int rpc_nat_uaddr(struct rpc_ctx *s, const struct rpc_msgref *m,
 }
 
 /*
- * Under NAT: the expected connection follows the master (the client's
- * source mapped as the master's, its destination sent to the server's
- * real address on the port it answered), and the client is told a port
- * free on the address it dialled, searched upwards from the server's.
+ * Under NAT: the expected connection follows the master (cth_expect_to()
+ * mapped it: the client's source as the master's, its destination to the
+ * server's real address on the port it answered), and the client is told
+ * a port free on the address it dialled, searched upwards from the
+ * server's.
  */
 static int rpc_nat(struct rpc_ctx *s, const struct rpc_msgref *m, const struct rpc_reply *r,
 		   const struct rpc_uaddr *u, struct cth_expect *exp, uint16_t port)
 {
-	const struct cth_packet *pkt = s->pkt;
 	int ret;
 
 	if (!m->rewritable) {
@@ -130,11 +113,6 @@ static int rpc_nat(struct rpc_ctx *s, const struct rpc_msgref *m, const struct r
 			"nothing expected");
 		return CTH_VERDICT_ACCEPT;
 	}
-	exp->flags |= CTH_EXPECT_NAT;
-	exp->nat_dir = CTH_DIR_ORIGINAL;
-	cth_addr_copy(s->family, &exp->nat_addr, &pkt->tuple[CTH_DIR_REPLY].src);
-	exp->nat_port = port;
-	exp->fn = CTH_EXPECT_FN_NAT_FOLLOW_MASTER;
 	ret = cth_expect_free_port(s->ctx, exp, port, RPC_NAT_PORT_TRIES);
 	if (ret < 0) {
 		cth_log(s->ctx, CTH_LOG_INFO, "no free port from %u (%d)", (unsigned int)port, ret);
@@ -150,6 +128,7 @@ static int rpc_nat(struct rpc_ctx *s, const struct rpc_msgref *m, const struct r
 			cth_log(s->ctx, CTH_LOG_INFO, "cannot take back the expectation");
 		return CTH_VERDICT_DROP;
 	}
+	cth_count(s->ctx, RPC_CNT_EXPECTATIONS);
 	return CTH_VERDICT_ACCEPT;
 }
 
@@ -178,16 +157,26 @@ int rpc_reply_handle(struct rpc_ctx *s, const struct rpc_msgref *m,
 	if (ret < 0) {
 		cth_log(s->ctx, CTH_LOG_DEBUG, "%s xid %#x: malformed answer ignored",
 			rpc_kind_name(kind), r->xid);
+		cth_count(s->ctx, RPC_CNT_PARSE_ERRORS);
 		return CTH_VERDICT_ACCEPT;
 	}
 	if (port == 0)                  /* not registered */
 		return CTH_VERDICT_ACCEPT;
+	cth_count(s->ctx, RPC_CNT_REPLIES);
 	if (up && !rpc_uaddr_is_server(s, &u.addr)) {
 		cth_log_addr(s->ctx, CTH_LOG_INFO, "universal address of another host ignored:",
 			     s->family, &u.addr, port);
+		cth_count(s->ctx, RPC_CNT_FOREIGN);
 		return CTH_VERDICT_ACCEPT;
 	}
-	rpc_exp_init(s, &exp, proto, port);
+	/* the client (the master's original source, any source port) to the
+	 * server it dialled, on the call's protocol: whatever address a
+	 * universal address names (the server's, as either side knows it, or
+	 * unspecified), the connection goes to the server's own */
+	cth_expect_to(&exp, s->pkt, RPC_CLASS_PROGRAM, proto,
+		      &s->pkt->tuple[CTH_DIR_REPLY].src, port);
+	if (s->cfg->permanent)
+		exp.flags |= CTH_EXPECT_PERMANENT;
 	if (s->nat)
 		return rpc_nat(s, m, r, up, &exp, port);
 	ret = cth_expect(s->ctx, &exp, 0);
@@ -195,5 +184,6 @@ int rpc_reply_handle(struct rpc_ctx *s, const struct rpc_msgref *m,
 		cth_log_addr(s->ctx, CTH_LOG_INFO, "cannot expect", s->family, &exp.dst, port);
 		return cth_expect_verdict(ret);
 	}
+	cth_count(s->ctx, RPC_CNT_EXPECTATIONS);
 	return CTH_VERDICT_ACCEPT;
 }

@@ -14,76 +14,65 @@
 
 #include "sip.h"
 
-static int sip_configure_ports(struct sip_config *cfg, const char *value)
-{
-	const char *p = value;
-	unsigned int n = 0;
+/* The keys and their defaults: the kernel's (nf_conntrack_sip's
+ * sip_direct_media, sip_direct_signalling, sip_timeout and ports, the
+ * last one SIP_DEFAULT_PORT). */
+static const struct cth_key sip_keys[] = {
+	{
+		.name = "sip_direct_media", .type = CTH_KEY_BOOL,
+		.offset = offsetof(struct sip_config, direct_media), .def = "yes",
+		.doc = "expect media only from the other signalling peer, for an SDP "
+		       "address that is the sender's own",
+	},
+	{
+		.name = "sip_direct_signalling", .type = CTH_KEY_BOOL,
+		.offset = offsetof(struct sip_config, direct_signalling), .def = "yes",
+		.doc = "a registered phone may be called only from its registrar's address",
+	},
+	{
+		/* the kernel's SIP_TIMEOUT by default; it counts conntrack
+		 * timeouts in 32-bit jiffies */
+		.name = "sip_timeout", .type = CTH_KEY_UINT,
+		.offset = offsetof(struct sip_config, timeout),
+		.min = 1, .max = 604800, .def = "3600",
+		.doc = "conntrack timeout of UDP signalling flows at each message, seconds",
+	},
+	{
+		.name = "ports", .type = CTH_KEY_PORTS, .flags = CTH_KEY_RULE_PORTS,
+		.offset = offsetof(struct sip_config, ports), .max = SIP_PORTS_MAX,
+		.def = "5060",
+		.doc = "signalling ports parsed (calls a registration expected always are); "
+		       "cthelperd --print-rules attaches the helper to them",
+	},
+};
 
-	while (*p) {
-		uint32_t port;
-		size_t used;
-
-		while (*p == ' ' || *p == ',')
-			p++;
-		if (!*p)
-			break;
-		if (n == SIP_PORTS_MAX ||
-		    cth_parse_uint(p, strlen(p), 65535, &port, &used) < 0 || port == 0)
-			return -EINVAL;
-		cfg->ports[n++] = (uint16_t)port;
-		p += used;
-		if (*p && *p != ',' && *p != ' ')
-			return -EINVAL;
-	}
-	if (n == 0)
-		return -EINVAL;
-	cfg->n_ports = n;
-	return 0;
-}
-
-static int sip_configure(void *config, const char *key, const char *value)
-{
-	struct sip_config *cfg = config;
-	bool yes;
-	uint32_t v;
-	size_t used;
-	int ret;
-
-	if (strcmp(key, "sip_direct_media") == 0 ||
-	    strcmp(key, "sip_direct_signalling") == 0) {
-		ret = cth_parse_bool(value, &yes);
-		if (ret < 0)
-			return ret;
-		if (strcmp(key, "sip_direct_media") == 0)
-			cfg->media_any_src = !yes;
-		else
-			cfg->signalling_any_src = !yes;
-		return 0;
-	}
-	if (strcmp(key, "sip_timeout") == 0) {
-		/* the kernel counts conntrack timeouts in 32-bit jiffies */
-		if (cth_parse_uint(value, strlen(value), 604800, &v, &used) < 0 ||
-		    used != strlen(value) || v == 0)
-			return -EINVAL;
-		cfg->timeout = v;
-		return 0;
-	}
-	if (strcmp(key, "ports") == 0)
-		return sip_configure_ports(cfg, value);
-	return -ENOENT;
-}
-
-static uint32_t sip_timeout(const struct sip_config *cfg)
-{
-	return cfg->timeout ? cfg->timeout : SIP_TIMEOUT_DEFAULT;
-}
+/* What the host counts per helper already (expectations refused,
+ * rewritten packets) is not counted again. */
+static const struct cth_counter sip_counters[] = {
+	[SIP_CNT_REQUESTS] = { .name = "requests", .help = "SIP requests parsed" },
+	[SIP_CNT_RESPONSES] = { .name = "responses", .help = "SIP responses parsed" },
+	[SIP_CNT_MEDIA_EXPECTATIONS] = {
+		.name = "media_expectations",
+		.help = "RTP and RTCP expectations from SDP",
+	},
+	[SIP_CNT_REGISTRATIONS] = {
+		.name = "registrations",
+		.help = "expectations for calls to a registering phone",
+	},
+	[SIP_CNT_NAT_REWRITES] = {
+		.name = "nat_rewrites",
+		.help = "messages whose headers or SDP were rewritten under NAT",
+	},
+	[SIP_CNT_PARSE_ERRORS] = {
+		.name = "parse_errors",
+		.help = "payloads that do not frame as SIP, and messages dropped without a valid CSeq",
+	},
+};
 
 static bool sip_port_listed(const struct sip_config *cfg, uint16_t port)
 {
-	if (cfg->n_ports == 0)
-		return port == SIP_DEFAULT_PORT;
-	for (unsigned int i = 0; i < cfg->n_ports; i++)
-		if (cfg->ports[i] == port)
+	for (unsigned int i = 0; i < cfg->ports.n; i++)
+		if (cfg->ports.port[i] == port)
 			return true;
 	return false;
 }
@@ -119,7 +108,7 @@ static void sip_reg_exp_init(struct sip_ctx *s, struct cth_expect *exp,
 	exp->proto = proto;
 	exp->dport = port;
 	cth_addr_copy(s->family, &exp->dst, dst);
-	if (s->cfg->signalling_any_src)
+	if (!s->cfg->direct_signalling)
 		exp->flags |= CTH_EXPECT_ANY_SRC;
 	else
 		cth_addr_copy(s->family, &exp->src, registrar);
@@ -203,6 +192,7 @@ static int sip_register_request(struct sip_ctx *s, uint32_t cseq)
 			     &u.hp.addr, u.hp.port);
 		return CTH_VERDICT_DROP;
 	}
+	cth_count(s->ctx, SIP_CNT_REGISTRATIONS);
 	return CTH_VERDICT_ACCEPT;
 }
 
@@ -290,6 +280,7 @@ static int sip_request(struct sip_ctx *s)
 	if (sip_cseq_parse(s->m, &cseq, &cm) < 0) {
 		cth_log(s->ctx, CTH_LOG_INFO, "%s without a valid CSeq, dropped",
 			sip_method_name(s->m->method));
+		cth_count(s->ctx, SIP_CNT_PARSE_ERRORS);
 		return CTH_VERDICT_DROP;
 	}
 	switch (s->m->method) {
@@ -324,6 +315,7 @@ static int sip_response(struct sip_ctx *s)
 	if (sip_cseq_parse(s->m, &cseq, &cm) < 0) {
 		cth_log(s->ctx, CTH_LOG_INFO, "%u response without a valid CSeq, dropped",
 			s->m->code);
+		cth_count(s->ctx, SIP_CNT_PARSE_ERRORS);
 		return CTH_VERDICT_DROP;
 	}
 	switch (cm) {
@@ -351,6 +343,8 @@ static int sip_message(struct sip_ctx *s)
 
 	s->body_delta = 0;
 	s->done.len = 0;
+	s->edited = false;
+	cth_count(s->ctx, s->m->request ? SIP_CNT_REQUESTS : SIP_CNT_RESPONSES);
 	verdict = s->m->request ? sip_request(s) : sip_response(s);
 	if (verdict != CTH_VERDICT_ACCEPT || !s->nat)
 		return verdict;
@@ -359,6 +353,8 @@ static int sip_message(struct sip_ctx *s)
 		cth_log(s->ctx, CTH_LOG_INFO, "cannot rewrite Content-Length");
 		return CTH_VERDICT_DROP;
 	}
+	if (verdict == CTH_VERDICT_ACCEPT && s->edited)
+		cth_count(s->ctx, SIP_CNT_NAT_REWRITES);
 	return verdict;
 }
 
@@ -400,6 +396,7 @@ static int sip_messages(struct sip_ctx *s)
 			/* not SIP (or a body we cannot delimit): the rest of the
 			 * segment cannot be framed either */
 			cth_log(s->ctx, CTH_LOG_DEBUG, "not a SIP message at offset %zu", off);
+			cth_count(s->ctx, SIP_CNT_PARSE_ERRORS);
 			break;
 		}
 		s->m = &m;
@@ -445,18 +442,18 @@ static bool sip_packet_wanted(const struct cth_packet *pkt,
 	return pkt->payload != NULL && pkt->payload_len != 0;
 }
 
-/* State from an unknown plugin version, or corrupt, starts over; so does
- * one without a version (no state: whatever else it holds is not ours).
- * A registration's protocol is none yet or one an expectation can name:
- * a refresh must never ask the host for an impossible one. */
-static void sip_priv_check(struct sip_priv *priv)
+/* State of the right version (the host checks that) with bits or bytes
+ * this layout never sets is corrupt: the host zeroes it.  A
+ * registration's protocol is none yet or one an expectation can name: a
+ * refresh must never ask the host for an impossible one. */
+static bool sip_priv_valid(const void *state)
 {
-	if (priv->version != SIP_PRIV_VERSION || priv->reserved || priv->reserved2 ||
-	    (priv->flags & ~(SIP_PRIV_INVITE | SIP_PRIV_REGISTER | SIP_PRIV_REG_NAT)) ||
-	    (priv->reg_proto != 0 && priv->reg_proto != IPPROTO_TCP &&
-	     priv->reg_proto != IPPROTO_UDP))
-		memset(priv, 0, sizeof(*priv));
-	priv->version = SIP_PRIV_VERSION;
+	const struct sip_priv *priv = state;
+
+	return !priv->reserved && !priv->reserved2 &&
+	       !(priv->flags & ~(SIP_PRIV_INVITE | SIP_PRIV_REGISTER | SIP_PRIV_REG_NAT)) &&
+	       (priv->reg_proto == 0 || priv->reg_proto == IPPROTO_TCP ||
+		priv->reg_proto == IPPROTO_UDP);
 }
 
 /* The state is copied so the host need not align it for uint32_t. */
@@ -482,10 +479,9 @@ static int sip_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	if (!sip_packet_wanted(pkt, cfg))
 		return CTH_VERDICT_ACCEPT;
 	memcpy(&priv, priv_state, sizeof(priv));
-	sip_priv_check(&priv);
 	/* like the kernel: a UDP signalling flow lives as long as calls do */
 	if (s.own->proto == IPPROTO_UDP && !(pkt->ct_status & CTH_CT_EXPECTED) &&
-	    cth_set_timeout(ctx, sip_timeout(cfg)) < 0)
+	    cth_set_timeout(ctx, cfg->timeout) < 0)
 		cth_log(ctx, CTH_LOG_DEBUG, "cannot set the flow's timeout");
 	verdict = sip_messages(&s);
 	memcpy(priv_state, &priv, sizeof(priv));
@@ -510,6 +506,12 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 		[SIP_CLASS_VIDEO] = { .name = "video", .max = 4, .timeout = 180 },
 		[SIP_CLASS_IMAGE] = { .name = "image", .max = 2, .timeout = 180 },
 	},
-	.configure = sip_configure,
 	.packet = sip_packet,
+	.keys = sip_keys,
+	.n_keys = sizeof(sip_keys) / sizeof(sip_keys[0]),
+	.counters = sip_counters,
+	.n_counters = sizeof(sip_counters) / sizeof(sip_counters[0]),
+	.priv_version = SIP_PRIV_VERSION,
+	.priv_version_at = offsetof(struct sip_priv, version),
+	.priv_valid = sip_priv_valid,
 };

@@ -26,10 +26,6 @@ enum sip_class {
 	SIP_CLASS_IMAGE = SIP_MEDIA_IMAGE,
 };
 
-/* The kernel's SIP_TIMEOUT: how long an idle UDP signalling flow and a
- * registration's expectation live (seconds). */
-#define SIP_TIMEOUT_DEFAULT 3600u
-
 /* A REGISTER without any expiry: RFC 3261 10.2.1.1 lets the registrar
  * choose; an hour is the common choice (the kernel creates nothing). */
 #define SIP_EXPIRES_DEFAULT 3600u
@@ -41,7 +37,8 @@ enum sip_class {
 /* Signalling ports a helper looks at, "ports = 5060,5070". */
 #define SIP_PORTS_MAX 8u
 
-/* Layout version of struct sip_priv; 0 is a brand-new connection. */
+/* Layout version of struct sip_priv, kept by the host at
+ * offsetof(struct sip_priv, version); 0 is a brand-new connection. */
 #define SIP_PRIV_VERSION 1u
 
 /* Bits of sip_priv::flags. */
@@ -69,13 +66,23 @@ struct sip_priv {
 
 _Static_assert(sizeof(struct sip_priv) == 16, "sip_priv must have no padding");
 
-/* Per helper instance; the daemon zeroes it, so 0 means the default. */
+/* Per helper instance, filled by the host from the declared keys
+ * (sip.c sip_keys). */
 struct sip_config {
-	bool media_any_src;      /* sip_direct_media = no */
-	bool signalling_any_src; /* sip_direct_signalling = no */
-	uint32_t timeout;        /* sip_timeout; 0: SIP_TIMEOUT_DEFAULT */
-	unsigned int n_ports;    /* 0: just SIP_DEFAULT_PORT */
-	uint16_t ports[SIP_PORTS_MAX];
+	bool direct_media;       /* sip_direct_media */
+	bool direct_signalling;  /* sip_direct_signalling */
+	uint32_t timeout;        /* sip_timeout */
+	struct cth_ports ports;  /* ports: 1..SIP_PORTS_MAX */
+};
+
+/* Counters, indexes into sip.c's sip_counters[]. */
+enum sip_counter {
+	SIP_CNT_REQUESTS,
+	SIP_CNT_RESPONSES,
+	SIP_CNT_MEDIA_EXPECTATIONS,
+	SIP_CNT_REGISTRATIONS,
+	SIP_CNT_NAT_REWRITES,
+	SIP_CNT_PARSE_ERRORS,
 };
 
 /* One message being handled. */
@@ -93,6 +100,7 @@ struct sip_ctx {
 	size_t base;                  /* the message's offset in the payload */
 	long body_delta;              /* length change of the body so far */
 	struct sip_span done;         /* a span already rewritten (len 0: none) */
+	bool edited;                  /* the message was rewritten */
 };
 
 /* sip_media.c: the SDP body of a message.  A cth_verdict. */

@@ -42,7 +42,7 @@ static void sip_media_exp_init(struct sip_ctx *s, struct cth_expect *exp,
 	exp->proto = IPPROTO_UDP;
 	exp->dport = port;
 	cth_addr_copy(s->family, &exp->dst, dst);
-	if (s->cfg->media_any_src)
+	if (!s->cfg->direct_media)
 		exp->flags |= CTH_EXPECT_ANY_SRC;
 	else
 		cth_addr_copy(s->family, &exp->src, &s->rev->src);
@@ -197,7 +197,7 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 		return CTH_VERDICT_ACCEPT;
 	}
 	/* sip_direct_media: only media announced for the sender itself */
-	if (!s->cfg->media_any_src && !cth_addr_equal(s->family, &hp->addr, &s->own->src)) {
+	if (s->cfg->direct_media && !cth_addr_equal(s->family, &hp->addr, &s->own->src)) {
 		cth_log_addr(s->ctx, CTH_LOG_DEBUG, "media for another host", s->family,
 			     &hp->addr, port);
 		return CTH_VERDICT_ACCEPT;
@@ -218,6 +218,7 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 				(unsigned int)port, ret);
 			return cth_expect_verdict(ret);
 		}
+		cth_count_add(s->ctx, SIP_CNT_MEDIA_EXPECTATIONS, 2);
 		return CTH_VERDICT_ACCEPT;
 	}
 	ret = sip_media_nat(s, md->type, &hp->addr, port, &s->rev->dst, &announced);
@@ -232,6 +233,7 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 		sip_media_take_back(s, md->type, announced);
 		return CTH_VERDICT_DROP;
 	}
+	cth_count_add(s->ctx, SIP_CNT_MEDIA_EXPECTATIONS, 2);
 	return CTH_VERDICT_ACCEPT;
 }
 

@@ -21,6 +21,7 @@ int sip_nat_edit(struct sip_ctx *s, struct sip_span span, const char *text,
 	ret = cth_mangle(s->ctx, s->base + span.off, span.len, text, len);
 	if (ret < 0)
 		return ret;
+	s->edited = true;
 	if (span.off >= s->m->body_off)
 		s->body_delta += (long)len - (long)span.len;
 	return 0;

@@ -15,20 +15,37 @@
 
 #include "tns.h"
 
-static int tns_configure(void *config, const char *key, const char *value)
-{
-	struct tns_config *cfg = config;
-	bool yes;
-	int ret;
+static const struct cth_key tns_keys[] = {
+	{
+		.name = "tns_detach", .type = CTH_KEY_BOOL,
+		.offset = offsetof(struct tns_config, detach), .def = "yes",
+		.doc = "stop queueing a connection once redirected or accepted",
+	},
+	{
+		.name = "ports", .type = CTH_KEY_PORTS, .flags = CTH_KEY_RULE_PORTS,
+		.offset = offsetof(struct tns_config, ports), .def = "1521",
+		.doc = "listener ports cthelperd --print-rules attaches the helper to "
+		       "(rule_ports overrides; the plugin does not filter by port)",
+	},
+};
 
-	if (strcmp(key, "tns_detach") != 0)
-		return -ENOENT;
-	ret = cth_parse_bool(value, &yes);
-	if (ret < 0)
-		return ret;
-	cfg->no_detach = !yes;
-	return 0;
-}
+/* What the host counts per helper already (expectations refused,
+ * rewritten packets, detaches) is not counted again. */
+static const struct cth_counter tns_counters[] = {
+	[TNS_CNT_REDIRECTS] = { .name = "redirects", .help = "REDIRECT packets read" },
+	[TNS_CNT_EXPECTATIONS] = {
+		.name = "expectations",
+		.help = "connections to a redirect target expected",
+	},
+	[TNS_CNT_HOST_NAMES] = {
+		.name = "host_names",
+		.help = "redirects to a host name, not an address: nothing expected",
+	},
+	[TNS_CNT_PARSE_ERRORS] = {
+		.name = "parse_errors",
+		.help = "server segments whose TNS framing was lost",
+	},
+};
 
 /* Sequence comparison modulo 2^32, as TCP does it. */
 static bool tns_seq_after(uint32_t a, uint32_t b)
@@ -36,19 +53,23 @@ static bool tns_seq_after(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
-/* State from an unknown plugin version, or corrupt, starts over; so does
- * one without a version (no state: whatever else it holds is not ours).
- * Framing that puts the stream inside a packet longer than any header
+/* State of the right version (the host checks that) with bits or bytes
+ * this layout never sets is corrupt: the host zeroes it. */
+static bool tns_priv_valid(const void *state)
+{
+	const struct tns_priv *priv = state;
+
+	return priv->reserved == 0 &&
+	       !(priv->flags & ~(TNS_PRIV_DATA_NEXT | TNS_PRIV_SYNC | TNS_PRIV_DATA_SEQ));
+}
+
+/* Framing that puts the stream inside a packet longer than any header
  * can announce was not written by this plugin: it is dropped, and the
  * next segment is read as starting a packet. */
-static void tns_priv_check(struct tns_priv *priv)
+static void tns_priv_sane(struct tns_priv *priv)
 {
-	if (priv->version != TNS_PRIV_VERSION || priv->reserved != 0 ||
-	    (priv->flags & ~(TNS_PRIV_DATA_NEXT | TNS_PRIV_SYNC | TNS_PRIV_DATA_SEQ)))
-		memset(priv, 0, sizeof(*priv));
 	if ((priv->flags & TNS_PRIV_SYNC) && priv->next_seq - priv->pkt_start > TNS_FRAME_MAX)
 		priv->flags &= (uint8_t)~TNS_PRIV_SYNC;
-	priv->version = TNS_PRIV_VERSION;
 }
 
 /* Only the server redirects; like conntrackd, only once the connection
@@ -82,22 +103,6 @@ static bool tns_addr_usable(int family, const union cth_addr *a)
 
 /* ------------------------------------------------------------ redirect */
 
-/* The expected connection: from the client (the master's original
- * source, any port) to the descriptor's address and port, TCP. */
-static void tns_expect_init(const struct tns_ctx *t, const struct tns_addr *a,
-			    struct cth_expect *exp)
-{
-	const struct cth_tuple *orig = &t->pkt->tuple[CTH_DIR_ORIGINAL];
-
-	memset(exp, 0, sizeof(*exp));
-	exp->class = TNS_CLASS_REDIRECT;
-	exp->family = (uint8_t)t->family;
-	exp->proto = IPPROTO_TCP;
-	exp->dport = a->port_val;
-	cth_addr_copy(t->family, &exp->src, &orig->src);
-	cth_addr_copy(t->family, &exp->dst, &a->addr);
-}
-
 /* The descriptor at t->desc_off.  A cth_verdict; *expected tells whether
  * the redirect was handled (an expectation created). */
 static int tns_redirect(struct tns_ctx *t, bool *expected)
@@ -106,6 +111,7 @@ static int tns_redirect(struct tns_ctx *t, bool *expected)
 	const char *what = tns_type_name(t->hdr.type);
 	struct cth_expect exp;
 	struct tns_addr a;
+	bool own;
 	int ret;
 
 	ret = tns_desc_parse(desc, t->desc_len, &a);
@@ -119,6 +125,7 @@ static int tns_redirect(struct tns_ctx *t, bool *expected)
 		cth_log(t->ctx, CTH_LOG_INFO, "%s to host name %.*s port %u: nothing expected",
 			what, (int)(a.host.len < 64 ? a.host.len : 64),
 			(const char *)desc + a.host.off, (unsigned int)a.port_val);
+		cth_count(t->ctx, TNS_CNT_HOST_NAMES);
 		return CTH_VERDICT_ACCEPT;
 	}
 	if (a.family != t->family || !tns_addr_usable(a.family, &a.addr)) {
@@ -126,9 +133,11 @@ static int tns_redirect(struct tns_ctx *t, bool *expected)
 			     a.port_val);
 		return CTH_VERDICT_ACCEPT;
 	}
-	tns_expect_init(t, &a, &exp);
+	/* from the client (any port) to the target: the address it
+	 * dialled when that is the redirecting server itself */
+	own = cth_expect_to(&exp, t->pkt, TNS_CLASS_REDIRECT, IPPROTO_TCP, &a.addr, a.port_val);
 	if (t->nat)
-		return tns_nat_redirect(t, &a, &exp, expected);
+		return tns_nat_redirect(t, &a, &exp, own, expected);
 	/* like conntrackd: the client would fail to follow the redirect */
 	ret = cth_expect(t->ctx, &exp, 0);
 	if (ret < 0) {
@@ -145,6 +154,7 @@ static int tns_redirect_packet(struct tns_ctx *t, const uint8_t *p, bool *expect
 {
 	uint32_t dlen;
 
+	cth_count(t->ctx, TNS_CNT_REDIRECTS);
 	t->priv->flags &= (uint8_t)~TNS_PRIV_DATA_NEXT;
 	if (t->hdr.len < TNS_REDIRECT_BODY) {
 		cth_log(t->ctx, CTH_LOG_DEBUG, "REDIRECT of %u bytes ignored", t->hdr.len);
@@ -307,8 +317,10 @@ static int tns_segment(struct tns_ctx *t, bool *expected)
 			cth_log(t->ctx, CTH_LOG_DEBUG, "not a TNS header at offset %zu", t->off);
 			/* a retransmission re-cut at another place says nothing
 			 * about the stream framed already */
-			if (!tns_framed(t->priv, seq))
+			if (!tns_framed(t->priv, seq)) {
 				t->priv->flags &= (uint8_t)~(TNS_PRIV_SYNC | TNS_PRIV_DATA_NEXT);
+				cth_count(t->ctx, TNS_CNT_PARSE_ERRORS);
+			}
 			break;
 		}
 		if (t->hdr.len > len - t->off) {
@@ -350,7 +362,7 @@ static int tns_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		return CTH_VERDICT_ACCEPT;
 	t.kept = cth_kept(ctx, pkt);
 	memcpy(&priv, priv_state, sizeof(priv));
-	tns_priv_check(&priv);
+	tns_priv_sane(&priv);
 	verdict = tns_segment(&t, &expected);
 	if (verdict != CTH_VERDICT_ACCEPT)
 		return verdict;
@@ -358,7 +370,9 @@ static int tns_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	/* the redirect is followed on another connection, or the listener
 	 * accepted this one: it has nothing more to say (the host keeps a
 	 * pending expectation until it is used or expires) */
-	if ((expected || t.accepted) && !cfg->no_detach) {
+	if (expected)
+		cth_count(ctx, TNS_CNT_EXPECTATIONS);
+	if ((expected || t.accepted) && cfg->detach) {
 		ret = cth_detach(ctx);
 		if (ret < 0)
 			cth_log(ctx, CTH_LOG_DEBUG, "cannot detach (%d)", ret);
@@ -383,6 +397,12 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.classes = {
 		[TNS_CLASS_REDIRECT] = { .name = "redirect", .max = 4, .timeout = 60 },
 	},
-	.configure = tns_configure,
 	.packet = tns_packet,
+	.keys = tns_keys,
+	.n_keys = sizeof(tns_keys) / sizeof(tns_keys[0]),
+	.counters = tns_counters,
+	.n_counters = sizeof(tns_counters) / sizeof(tns_counters[0]),
+	.priv_version = TNS_PRIV_VERSION,
+	.priv_version_at = offsetof(struct tns_priv, version),
+	.priv_valid = tns_priv_valid,
 };

@@ -37,7 +37,8 @@ enum tns_class {
  * is garbage. */
 #define TNS_FRAME_MAX 0xffffu
 
-/* Layout version of struct tns_priv; 0 is a brand-new connection, or one
+/* Layout version of struct tns_priv, kept by the host at
+ * offsetof(struct tns_priv, version); 0 is a brand-new connection, or one
  * whose state was lost (a failover: conntrackd does not carry it). */
 #define TNS_PRIV_VERSION 1u
 
@@ -70,9 +71,19 @@ struct tns_priv {
 
 _Static_assert(sizeof(struct tns_priv) == 16, "tns_priv must have no padding");
 
-/* Per helper instance; the daemon zeroes it, so false means the default. */
+/* Per helper instance, filled by the host from the declared keys
+ * (tns.c tns_keys). */
 struct tns_config {
-	bool no_detach;     /* tns_detach = no */
+	bool detach;            /* tns_detach */
+	struct cth_ports ports; /* read by --print-rules only */
+};
+
+/* Counters, indexes into tns.c's tns_counters[]. */
+enum tns_counter {
+	TNS_CNT_REDIRECTS,
+	TNS_CNT_EXPECTATIONS,
+	TNS_CNT_HOST_NAMES,
+	TNS_CNT_PARSE_ERRORS,
 };
 
 /* One TNS packet being handled. */
@@ -92,9 +103,11 @@ struct tns_ctx {
 	bool accepted;              /* an ACCEPT went by: nothing more to do */
 };
 
-/* tns_nat.c: expect and rewrite for a NATed connection.  A cth_verdict;
- * *expected tells whether an expectation was created. */
+/* tns_nat.c: expect and rewrite for a NATed connection, exp as
+ * cth_expect_to() filled it (own: its answer, the target is the
+ * redirecting server).  A cth_verdict; *expected tells whether an
+ * expectation was created. */
 int tns_nat_redirect(struct tns_ctx *t, const struct tns_addr *a,
-		     struct cth_expect *exp, bool *expected);
+		     struct cth_expect *exp, bool own, bool *expected);
 
 #endif /* CTH_TNS_H */

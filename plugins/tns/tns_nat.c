@@ -14,20 +14,6 @@
 #include "tns.h"
 
 /*
- * Is the target the redirecting server itself, as it is (the reply's
- * source) or as the client reaches it (the original destination)?  Only
- * then can nat-follow-master map the expected connection: it always goes
- * to the master's server, whatever address is saved with it.
- */
-static bool tns_nat_own(const struct tns_ctx *t, const struct tns_addr *a)
-{
-	const struct cth_packet *pkt = t->pkt;
-
-	return cth_addr_equal(t->family, &a->addr, &pkt->tuple[CTH_DIR_REPLY].src) ||
-	       cth_addr_equal(t->family, &a->addr, &pkt->tuple[CTH_DIR_ORIGINAL].dst);
-}
-
-/*
  * The header (and a REDIRECT's data length) after the descriptor grew by
  * delta bytes, written as one same-length edit.  Both TNS checksums are
  * zeroed ("not computed"): the bytes they covered changed.
@@ -120,14 +106,22 @@ static int tns_nat_third(struct tns_ctx *t, const struct tns_addr *a,
 	return CTH_VERDICT_ACCEPT;
 }
 
+/*
+ * The target is the redirecting server itself, as it is (the reply's
+ * source) or as the client reaches it (the original destination): only
+ * then can nat-follow-master map the expected connection, which always
+ * goes to the master's server whatever address is saved with it.
+ * cth_expect_to() filled it so: the client connects where it reaches the
+ * server, and the connection follows the master back to the server's
+ * real address and the port it announced.
+ */
 int tns_nat_redirect(struct tns_ctx *t, const struct tns_addr *a,
-		     struct cth_expect *exp, bool *expected)
+		     struct cth_expect *exp, bool own, bool *expected)
 {
 	const struct cth_tuple *orig = &t->pkt->tuple[CTH_DIR_ORIGINAL];
-	const struct cth_tuple *reply = &t->pkt->tuple[CTH_DIR_REPLY];
 	int ret;
 
-	if (!tns_nat_own(t, a))
+	if (!own)
 		return tns_nat_third(t, a, exp, expected);
 	/* its start went out with an earlier segment: half a rewrite (a
 	 * length that no longer matches) is worse than none */
@@ -136,14 +130,6 @@ int tns_nat_redirect(struct tns_ctx *t, const struct tns_addr *a,
 			"passed untranslated", tns_type_name(t->hdr.type));
 		return CTH_VERDICT_ACCEPT;
 	}
-	/* the client connects where it reaches the server, and the
-	 * connection follows the master back to the server's real port */
-	exp->flags |= CTH_EXPECT_NAT;
-	exp->nat_dir = CTH_DIR_ORIGINAL;
-	cth_addr_copy(t->family, &exp->nat_addr, &reply->src);
-	exp->nat_port = a->port_val;
-	exp->fn = CTH_EXPECT_FN_NAT_FOLLOW_MASTER;
-	cth_addr_copy(t->family, &exp->dst, &orig->dst);
 	ret = cth_expect_free_port(t->ctx, exp, a->port_val, TNS_NAT_PORT_TRIES);
 	if (ret < 0) {
 		cth_log(t->ctx, CTH_LOG_INFO, "REDIRECT: no free port from %u (%d)",

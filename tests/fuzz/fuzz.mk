@@ -7,8 +7,12 @@ FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer,address,undefined \
 FUZZ_TARGETS := $(filter-out fuzz_replay,$(notdir $(basename $(wildcard tests/fuzz/fuzz_*.c))))
 FUZZ_HOST_SRC := server/host/call.c server/host/packet.c server/host/edit.c server/host/keep.c \
                  server/host/inflight.c server/runtime/guard.c server/base/log.c
+# a plugin's declared keys, defaults and settings through the daemon's
+# parser (fuzz_hostpath.h fz_instance_init(), fz_configure())
+FUZZ_KEYS_SRC := server/runtime/keys.c server/runtime/config.c server/runtime/config_helper.c \
+                 server/runtime/config_shards.c
 FUZZ_SRC_fuzz_host := $(FUZZ_HOST_SRC)
-FUZZ_SRC_fuzz_ftp  := $(FUZZ_HOST_SRC) plugins/ftp/ftp.c plugins/ftp/ftp_parse.c \
+FUZZ_SRC_fuzz_ftp  := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) plugins/ftp/ftp.c plugins/ftp/ftp_parse.c \
                       sdk/lib/util.c
 FUZZ_CFLAGS = $(ALL_CPPFLAGS) $(FUZZ_FLAGS) -std=gnu11 $(CWARN) \
               $(SDK_INC) -Iserver -Itests/fuzz $(PKG_CFLAGS) \
@@ -22,10 +26,10 @@ $(B)/fuzz/%: tests/fuzz/%.c $$(FUZZ_SRC_$$*)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MM -MP -MT $@ -MF $@.d $(filter %.c,$^)
 FUZZ_SRC_fuzz_qmsg := $(FUZZ_HOST_SRC) server/worker/qmsg.c
-FUZZ_SRC_fuzz_sip := $(FUZZ_HOST_SRC) plugins/sip/sip.c plugins/sip/sip_parse.c plugins/sip/sip_sdp.c \
+FUZZ_SRC_fuzz_sip := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) plugins/sip/sip.c plugins/sip/sip_parse.c plugins/sip/sip_sdp.c \
                      plugins/sip/sip_media.c plugins/sip/sip_nat.c sdk/lib/util.c $(wildcard plugins/sip/*.h)
-FUZZ_SRC_fuzz_tns := $(FUZZ_HOST_SRC) $(sort $(wildcard plugins/tns/*.c)) sdk/lib/util.c
-FUZZ_SRC_fuzz_rpc := $(FUZZ_HOST_SRC) $(sort $(wildcard plugins/rpc/*.c)) sdk/lib/util.c
+FUZZ_SRC_fuzz_tns := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/tns/*.c)) sdk/lib/util.c
+FUZZ_SRC_fuzz_rpc := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/rpc/*.c)) sdk/lib/util.c
 
 # fuzz_replay.c, once per plugin: fuzz_replay_PLUGIN is a whole capture
 # through the replay's engine (replay/ but main.c) with the plugin
@@ -35,7 +39,7 @@ FUZZ_SRC_fuzz_rpc := $(FUZZ_HOST_SRC) $(sort $(wildcard plugins/rpc/*.c)) sdk/li
 # cases' captures, tests/replay/cases/PLUGIN/*.pcap (tests/run.sh).
 FUZZ_REPLAY := ftp sip tns rpc toydata
 FUZZ_REPLAY_SRC := $(filter-out replay/main.c,$(sort $(wildcard replay/*.c))) \
-                   $(FUZZ_HOST_SRC) sdk/lib/util.c $(wildcard replay/*.h)
+                   $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) sdk/lib/util.c $(wildcard replay/*.h)
 FUZZ_REPLAY_PLUGIN_ftp     := $(wildcard plugins/ftp/*.c plugins/ftp/*.h)
 FUZZ_REPLAY_PLUGIN_sip     := $(wildcard plugins/sip/*.c plugins/sip/*.h)
 FUZZ_REPLAY_PLUGIN_tns     := $(wildcard plugins/tns/*.c plugins/tns/*.h)

@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz in = { data, size };
 	uint8_t flags = fz_u8(&in), priv[FTP_PRIV_LEN], nat_addr[16];
-	uint8_t config[16] = { 0 };
+	uint64_t config[32] = { 0 };
 	struct instance inst;
 	struct pkt_call c;
 	int family = flags & FZ_F_IPV6 ? AF_INET6 : AF_INET;

@@ -14,6 +14,7 @@
 #include "fuzz_common.h"
 #include "host/call.h"
 #include "host/packet.h"
+#include "runtime/keys.h"
 #include "pktcheck.h"
 
 /* ------------------------------------------------------------ start-up */
@@ -34,9 +35,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 /* ------------------------------------------------------------ the plugin */
 
+static inline void fz_config_defaults(const struct cth_plugin_desc *d, void *config);
+
 /* The instance the loader and runtime would make of pl's descriptor:
  * its name, families, protocols and classes, configuration block
- * config. */
+ * config (zeroed by the caller) with the plugin's declared defaults. */
 static inline void fz_instance_init(struct instance *in, const struct plugin *pl, void *config)
 {
 	const struct cth_plugin_desc *d = pl->desc;
@@ -49,20 +52,41 @@ static inline void fz_instance_init(struct instance *in, const struct plugin *pl
 	in->protocols = d->protocols;
 	in->n_classes = d->n_classes;
 	memcpy(in->classes, d->classes, sizeof(in->classes));
+	fz_config_defaults(d, config);
 }
 
-/* One "key=value" setting into a configuration block through the
- * plugin's configure(); a setting it refuses is the target's mistake. */
+/* Every declared default, as the daemon sets them for a section that
+ * names none of the plugin's keys (runtime/keys.c). */
+static inline void fz_config_defaults(const struct cth_plugin_desc *d, void *config)
+{
+	static char file[] = "fuzz";
+	static struct cfg cfg = { .file = file };
+	static struct cfg_helper h = { .name = "fuzz", .line = 1 };
+
+	FZ_ASSERT(keys_apply(&cfg, &h, d, config) == 0, "plugin %s: its defaults refused",
+		  d->name);
+}
+
+/* One "key=value" setting into a configuration block as the daemon
+ * applies a section's key (runtime/keys.c): by its declaration, a
+ * CTH_KEY_CUSTOM one (and every key of a plugin that declares none) by
+ * the plugin's configure(); a setting refused is the target's mistake. */
 static inline void fz_configure(const struct cth_plugin_desc *d, void *config,
 				const char *setting)
 {
 	const char *eq = strchr(setting, '=');
+	const struct cth_key *k;
 	char key[64];
+	int rc;
 
-	FZ_ASSERT(eq && (size_t)(eq - setting) < sizeof(key) && d->configure, "setting %s",
-		  setting);
+	FZ_ASSERT(eq && (size_t)(eq - setting) < sizeof(key), "setting %s", setting);
 	snprintf(key, sizeof(key), "%.*s", (int)(eq - setting), setting);
-	FZ_ASSERT(d->configure(config, key, eq + 1) == 0, "%s refused", setting);
+	k = keys_find(d, key);
+	if (!d->n_keys || (k && k->type == CTH_KEY_CUSTOM))
+		rc = d->configure ? d->configure(config, key, eq + 1) : -ENOENT;
+	else
+		rc = k ? keys_parse(k, eq + 1, config) : -ENOENT;
+	FZ_ASSERT(rc == 0, "%s refused (%d)", setting, rc);
 }
 
 /* ------------------------------------------------------------ the packet */

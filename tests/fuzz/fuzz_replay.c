@@ -86,8 +86,8 @@ static void fzr_knobs(const uint8_t *data, size_t size, uint8_t k[2])
 	}
 }
 
-/* The plugin's instance (fuzz_hostpath.h), then the knobs' keys through
- * its configure(). */
+/* The plugin's instance (fuzz_hostpath.h: its declared defaults), then
+ * the knobs' keys as the daemon sets them. */
 static int fzr_instance(struct instance *in, uint8_t opts)
 {
 	void *config = calloc(1, cth_plugin.config_size ? cth_plugin.config_size : 1);

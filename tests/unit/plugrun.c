@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 
 #include "plugrun.h"
+#include "runtime/keys.h"
 #include "runtime/runtime.h"
 #include "../fuzz/pktcheck.h"
 
@@ -36,6 +37,7 @@ static int plugrun_expect(struct pkt_call *c, const struct cth_expect *e, unsign
 static int plugrun_expect_ctl(struct pkt_call *c, unsigned int op, const struct cth_expect *e);
 static void plugrun_trace(struct pkt_call *c, const struct pkt_event *ev);
 static const struct plugin *plugrun_plugin(void);
+static void conn_defaults(struct conn *c);
 
 /* The record of the running call, for the wrapped plugin callback. */
 static struct plugrun *plugrun_cur;
@@ -156,6 +158,22 @@ void conn_init(struct conn *c, int family, uint8_t proto, const char *a, uint16_
 	c->seq[CTH_DIR_ORIGINAL] = 1000;
 	c->seq[CTH_DIR_REPLY] = 5000;
 	c->guard = GUARD_DEFAULT;
+	conn_defaults(c);
+}
+
+/* The configuration block as the daemon builds it for a section that sets
+ * none of the plugin's keys: every declared default (runtime/keys.c). */
+static void conn_defaults(struct conn *c)
+{
+	static char file[] = "plugrun";
+	static struct cfg cfg = { .file = file };
+	static struct cfg_helper h = { .name = "plugrun", .line = 1 };
+
+	if (keys_apply(&cfg, &h, &cth_plugin, c->cfg) < 0) {
+		fprintf(stderr, "plugin '%s': its declared defaults do not apply\n",
+			cth_plugin.name);
+		abort();
+	}
 }
 
 int conn_expect_networks(struct conn *c, const char *nets)
@@ -177,9 +195,20 @@ void conn_dnat(struct conn *c, const char *pub, uint16_t port)
 	c->nat |= CTH_NAT_DST;
 }
 
+/* One key as the daemon applies a section's key (runtime/keys.c
+ * keys_apply()): by its declaration, a CTH_KEY_CUSTOM one by the plugin's
+ * configure(), every key by configure() for a plugin that declares none. */
 int conn_configure(struct conn *c, const char *key, const char *val)
 {
-	return cth_plugin.configure(c->cfg, key, val);
+	const struct cth_key *k = keys_find(&cth_plugin, key);
+
+	if (!cth_plugin.n_keys)
+		return cth_plugin.configure ? cth_plugin.configure(c->cfg, key, val) : -ENOENT;
+	if (!k)
+		return -ENOENT;
+	if (k->type == CTH_KEY_CUSTOM)
+		return cth_plugin.configure(c->cfg, key, val);
+	return keys_parse(k, val, c->cfg);
 }
 
 size_t conn_kept(const struct conn *c, enum cth_dir dir)

@@ -144,6 +144,10 @@ void conn_init(struct conn *c, int family, uint8_t proto, const char *a, uint16_
 void conn_snat(struct conn *c, const char *pub, uint16_t port);
 /* The original source connects to pub:port, forwarded to the server. */
 void conn_dnat(struct conn *c, const char *pub, uint16_t port);
+/* conn_init() gives the configuration block the plugin's declared
+ * defaults, as the daemon does.  conn_configure() sets one key as the
+ * daemon parses it: 0, -ENOENT for a key the plugin does not know, or
+ * -EINVAL (the value unchanged) for a bad value. */
 int conn_configure(struct conn *c, const char *key, const char *val);
 /* The helper's expect_networks (runtime/guard.h): 0 or -EINVAL. */
 int conn_expect_networks(struct conn *c, const char *nets);

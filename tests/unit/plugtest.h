@@ -167,6 +167,102 @@ static inline void fuzz_mutate(const struct mutate_how *h, uint8_t *buf, size_t 
 	}
 }
 
+/* ---------------------------------------------------------------- declared keys */
+
+/* The plugin's declared key called name, or NULL. */
+static inline const struct cth_key *plug_key(const char *name)
+{
+	for (unsigned int i = 0; i < cth_plugin.n_keys; i++)
+		if (strcmp(cth_plugin.keys[i].name, name) == 0)
+			return &cth_plugin.keys[i];
+	return NULL;
+}
+
+/* Where the connection's configuration block holds key name's value (the
+ * test knows its type), NULL when the plugin declares no such key. */
+static inline const void *conn_key_at(const struct conn *c, const char *name)
+{
+	const struct cth_key *k = plug_key(name);
+
+	return k ? (const uint8_t *)c->cfg + k->offset : NULL;
+}
+
+/* Key name's ports in c as "21,2121" ("-" when there is no such key). */
+static inline const char *conn_ports_str(const struct conn *c, const char *name, char *buf,
+					 size_t size)
+{
+	const struct cth_ports *p = conn_key_at(c, name);
+	size_t o = 0;
+
+	snprintf(buf, size, "-");
+	for (unsigned int i = 0; p && i < p->n && i < CTH_PORTS_MAX && o < size; i++)
+		o += (size_t)snprintf(buf + o, size - o, "%s%u", i ? "," : "", p->port[i]);
+	return buf;
+}
+
+/* ---------------------------------------------------------------- counters */
+
+/* The plugin's counters (cth_count()) as the host counted them into
+ * plugrun's block, the helper's slot. */
+struct counts {
+	uint64_t v[CTH_COUNTER_MAX];
+};
+
+static inline void counts_take(const struct plugrun *f, struct counts *c)
+{
+	for (unsigned int i = 0; i < CTH_COUNTER_MAX; i++)
+		c->v[i] = atomic_load(&f->stats.pc[0][i]);
+}
+
+/*
+ * Since before, each counter named in want ("name=N,name=N") moved by N
+ * and every other declared counter not at all.  A name the plugin does
+ * not declare fails.
+ */
+static inline void check_counts(struct check *ck, const struct plugrun *f,
+				const struct counts *before, const char *want)
+{
+	uint64_t delta[CTH_COUNTER_MAX] = { 0 };
+	struct counts now;
+	const char *p = want;
+
+	while (*p) {
+		size_t n = strcspn(p, "=");
+		unsigned int i;
+
+		for (i = 0; i < cth_plugin.n_counters; i++)
+			if (strlen(cth_plugin.counters[i].name) == n &&
+			    strncmp(cth_plugin.counters[i].name, p, n) == 0)
+				break;
+		check_that(ck, i < cth_plugin.n_counters && p[n] == '=',
+			   "no counter '%.*s'", (int)n, p);
+		if (i >= cth_plugin.n_counters || p[n] != '=')
+			return;
+		delta[i] = strtoull(p + n + 1, NULL, 10);
+		p += n + 1 + strcspn(p + n + 1, ",");
+		p += *p == ',';
+	}
+	counts_take(f, &now);
+	for (unsigned int i = 0; i < cth_plugin.n_counters; i++)
+		check_that(ck, now.v[i] - before->v[i] == delta[i], "counter %s moved by %llu, want %llu",
+			   cth_plugin.counters[i].name,
+			   (unsigned long long)(now.v[i] - before->v[i]),
+			   (unsigned long long)delta[i]);
+}
+
+/* ---------------------------------------------------------------- private state */
+
+/* The state as the verdict writes it, under the plugin's declared version
+ * (plugin.h priv_version): "nothing" (all zeros: the host does not write
+ * a version byte alone) or the plugin's own version. */
+static inline bool state_ok(const uint8_t *priv)
+{
+	static const uint8_t zero[CTH_PRIV_MAX];
+
+	return memcmp(priv, zero, cth_plugin.priv_size) == 0 ||
+	       priv[cth_plugin.priv_version_at] == cth_plugin.priv_version;
+}
+
 /* ---------------------------------------------------------------- checks on results */
 
 static inline void check_out(struct check *ck, const struct plugrun *f, const char *want)

@@ -2,11 +2,15 @@
 /*
  * The manuals keep up with the code: every long option `cthelperd --help`
  * lists is in cthelperd(8), every one of `cthelper-replay --help` in
- * cthelper-replay(1), and every key the config parser accepts (its
- * own key tables, not a copy) is in cthelperd.conf(5).  Run from the
+ * cthelper-replay(1), every key the config parser accepts (its
+ * own key tables, not a copy) is in cthelperd.conf(5), and every key and
+ * counter a shipped plugin declares (read from the built plugin's
+ * descriptor) is in its manual, docs/plugins/NAME.md, and in its section
+ * of cthelperd.conf(5) (the SDK example's in its README).  Run from the
  * repository root with $CTH_BUILD the build under test (tests/run.sh).
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,10 +153,107 @@ static void test_keys(void)
 	free(man);
 }
 
+/* The plugin's section of cthelperd.conf(5), ".SH "THE NAME PLUGIN"" up
+ * to the next section (written over man), or NULL. */
+static const char *man_plugin_section(char *man, const char *section)
+{
+	char want[64];
+	char *start, *end;
+
+	snprintf(want, sizeof(want), "\n.SH \"%s\"", section);
+	start = strstr(man, want);
+	if (!start)
+		return NULL;
+	end = strstr(start + 1, "\n.SH ");
+	if (end)
+		*end = '\0';
+	return start;
+}
+
+/* A plain-text manual names the word as code: "`word`" (a table cell,
+ * or the text). */
+static bool md_has_word(const char *md, const char *word)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "`%s`", word);
+	return strstr(md, want) != NULL;
+}
+
+/* The descriptor of a built plugin; its handle is kept open (the test
+ * reads the tables it points to). */
+static const struct cth_plugin_desc *plugin_desc(const char *file)
+{
+	void *h = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+	const struct cth_plugin_desc *d = h ? dlsym(h, CTH_PLUGIN_SYMBOL) : NULL;
+
+	/* the key and counter tables come with ABI 3 */
+	if (d && (d->abi_version < 3 ||
+		  d->size < offsetof(struct cth_plugin_desc, n_counters) + sizeof(d->n_counters)))
+		return NULL;
+	return d;
+}
+
+/* One shipped plugin: every declared key and counter in its manual md
+ * and, when it has one, its section of cthelperd.conf(5). */
+static void test_plugin(const char *name, const char *so, const char *md_file,
+			const char *man_section)
+{
+	const char *build = getenv("CTH_BUILD") ? getenv("CTH_BUILD") : "build";
+	char file[512], cname[128];
+	const struct cth_plugin_desc *d;
+	char *md = man_read(md_file), *man = man_section ? man_read(MAN5) : NULL;
+	const char *sec = man ? man_plugin_section(man, man_section) : NULL;
+
+	snprintf(file, sizeof(file), "%s/%s", build, so);
+	d = plugin_desc(file);
+	snprintf(cname, sizeof(cname), "docs/plugin-%s-declares", name);
+	CHECK(cname, d && d->n_keys > 0 && d->n_counters > 0,
+	      "%s: no ABI 3 descriptor with keys and counters", file);
+	snprintf(cname, sizeof(cname), "docs/plugin-%s-manuals-readable", name);
+	CHECK(cname, md && (!man_section || sec), "cannot read %s%s%s", md_file,
+	      man_section ? " or its section of " MAN5 ": " : "", man_section ? man_section : "");
+	for (unsigned int i = 0; d && md && i < d->n_keys; i++) {
+		const char *k = d->keys[i].name;
+
+		snprintf(cname, sizeof(cname), "docs/plugin-%s-key-%s", name, k);
+		CHECK(cname, md_has_word(md, k) && (!sec || man_has_key(sec, k)),
+		      "%s declares key '%s': not in %s%s%s", name, k, md_file,
+		      man_section ? " or " MAN5 " " : "", man_section ? man_section : "");
+	}
+	for (unsigned int i = 0; d && md && i < d->n_counters; i++) {
+		const char *c = d->counters[i].name;
+
+		snprintf(cname, sizeof(cname), "docs/plugin-%s-counter-%s", name, c);
+		CHECK(cname, md_has_word(md, c) && (!sec || man_has_key(sec, c)),
+		      "%s declares counter '%s': not in %s%s%s", name, c, md_file,
+		      man_section ? " or " MAN5 " " : "", man_section ? man_section : "");
+	}
+	free(md);
+	free(man);
+}
+
+static void test_plugins(void)
+{
+	static const struct {
+		const char *name, *so, *md, *man;
+	} plugins[] = {
+		{ "ftp", "plugins/ftp.so", "docs/plugins/ftp.md", "THE FTP PLUGIN" },
+		{ "sip", "plugins/sip.so", "docs/plugins/sip.md", "THE SIP PLUGIN" },
+		{ "tns", "plugins/tns.so", "docs/plugins/tns.md", "THE TNS PLUGIN" },
+		{ "rpc", "plugins/rpc.so", "docs/plugins/rpc.md", "THE RPC PLUGIN" },
+		{ "toydata", "tests/toydata/toydata.so", "sdk/examples/toydata/README.md", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(plugins) / sizeof(plugins[0]); i++)
+		test_plugin(plugins[i].name, plugins[i].so, plugins[i].md, plugins[i].man);
+}
+
 int main(void)
 {
 	test_options("cthelperd", MAN8, "man8");
 	test_options("cthelper-replay", MAN1_REPLAY, "man1-replay");
 	test_keys();
+	test_plugins();
 	return check_exit();
 }

@@ -1311,17 +1311,42 @@ static void test_plugin_desc(void)
 		   d->classes[0].max == 1 && d->classes[0].timeout == 300,
 		   "class %s max %u timeout %u", d->classes[0].name,
 		   d->classes[0].max, d->classes[0].timeout);
-	check_that(&ck, d->configure && d->packet, "callbacks missing");
+	/* SDK 3: declared keys (no configure()), counters, state version */
+	check_that(&ck, d->packet && !d->configure, "callbacks");
+	check_that(&ck, d->n_keys == 2 && plug_key("loose") && plug_key("ports") &&
+		   (plug_key("ports")->flags & CTH_KEY_RULE_PORTS), "%u keys", d->n_keys);
+	check_that(&ck, d->n_counters == 4, "%u counters", d->n_counters);
+	check_that(&ck, d->priv_version == 1 && d->priv_version_at == 18 && d->priv_valid,
+		   "state version %u at %u", d->priv_version, d->priv_version_at);
 	check_end(&ck);
 
+	/* through the daemon's parser of declared keys (conn_configure()) */
 	check_start(&ck, "plugin_configure");
 	ftp_conn(&c, V4, CLIENT4, SERVER4);
-	check_that(&ck, conn_configure(&c, "loose", "yes") == 0, "loose=yes");
-	check_that(&ck, conn_configure(&c, "loose", "no") == 0, "loose=no");
+	check_that(&ck, conn_configure(&c, "loose", "yes") == 0 &&
+		   *(const bool *)conn_key_at(&c, "loose"), "loose=yes");
+	check_that(&ck, conn_configure(&c, "loose", "no") == 0 &&
+		   !*(const bool *)conn_key_at(&c, "loose"), "loose=no");
 	check_that(&ck, conn_configure(&c, "loose", "maybe") == -EINVAL,
 		   "loose=maybe");
-	check_that(&ck, conn_configure(&c, "ports", "21") == -ENOENT,
-		   "unknown key");
+	check_that(&ck, conn_configure(&c, "loose", "") == -EINVAL, "loose empty");
+	/* the port --print-rules attaches the helper to, since SDK 3 */
+	check_that(&ck, conn_configure(&c, "ports", "21,2121") == 0, "ports");
+	check_that(&ck, conn_configure(&c, "ports", "0") == -EINVAL, "ports 0");
+	check_that(&ck, conn_configure(&c, "ports", "ftp") == -EINVAL, "ports word");
+	check_that(&ck, conn_configure(&c, "port", "21") == -ENOENT, "unknown key");
+	check_that(&ck, conn_configure(&c, "rule_ports", "21") == -ENOENT, "daemon key");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_configure_defaults");
+	ftp_conn(&c, V4, CLIENT4, SERVER4);
+	{
+		char ports[64];
+
+		check_that(&ck, !*(const bool *)conn_key_at(&c, "loose"), "loose default yes");
+		check_that(&ck, strcmp(conn_ports_str(&c, "ports", ports, sizeof(ports)), "21") == 0,
+			   "ports default %s", ports);
+	}
 	check_end(&ck);
 }
 
@@ -1664,6 +1689,61 @@ static void test_plugin_fuzz(struct plugrun *f)
 	check_end(&ck);
 }
 
+/* ---------------------------------------------------------------- plugin: counters */
+
+/* What the plugin counts (cth_count()), as the host keeps it: one
+ * announcement of each outcome, every other counter unmoved. */
+static void test_plugin_counters(struct plugrun *f)
+{
+	static const struct {
+		const char *name;
+		const char *text;
+		bool snat, loose;
+		int verdict;
+		const char *counts;
+	} cases[] = {
+		{ "counters_port", PORT1, false, false, CTH_VERDICT_ACCEPT,
+		  "commands_seen=1,expectations=1" },
+		{ "counters_pasv", "227 Entering Passive Mode (10,0,0,2,200,10).\r\n", false, false,
+		  CTH_VERDICT_ACCEPT, "commands_seen=1,expectations=1" },
+		{ "counters_nat", PORT1, true, false, CTH_VERDICT_ACCEPT,
+		  "commands_seen=1,expectations=1" },
+		{ "counters_malformed", "PORT 192,168,1,10,19\r\n", false, false, CTH_VERDICT_DROP,
+		  "parse_errors=1" },
+		{ "counters_partial", "PORT 192,168,1", false, false, CTH_VERDICT_DROP,
+		  "parse_errors=1" },
+		{ "counters_foreign", "PORT 10,9,9,9,19,137\r\n", false, false, CTH_VERDICT_ACCEPT,
+		  "commands_seen=1,foreign_ignored=1" },
+		{ "counters_foreign_loose", "PORT 10,9,9,9,19,137\r\n", false, true,
+		  CTH_VERDICT_ACCEPT, "commands_seen=1,expectations=1" },
+		{ "counters_other_line", "NOOP\r\n", false, false, CTH_VERDICT_ACCEPT, "" },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		bool server = cases[i].text[0] == '2';
+		struct counts before;
+		struct check ck;
+		struct conn c;
+		int v;
+
+		check_start(&ck, "%s", cases[i].name);
+		plugrun_answers_reset(f);
+		ftp_conn(&c, V4, CLIENT4, SERVER4);
+		if (cases[i].snat)
+			conn_snat(&c, "203.0.113.5", CLIENT_PORT);
+		if (cases[i].loose)
+			conn_configure(&c, "loose", "yes");
+		/* the line before, which counts nothing */
+		run_raw(f, &c, server ? R : O, 2000 - 6, server ? "200 x\n" : "NOOP\r\n");
+		counts_take(f, &before);
+		v = run_raw(f, &c, server ? R : O, 2000, cases[i].text);
+		check_that(&ck, v == cases[i].verdict, "verdict %d", v);
+		check_counts(&ck, f, &before, cases[i].counts);
+		check_end(&ck);
+		conn_free(&c);
+	}
+}
+
 int main(void)
 {
 	struct plugrun *f;
@@ -1687,6 +1767,7 @@ int main(void)
 	test_plugin_restart(f);
 	test_plugin_failover(f);
 	test_plugin_nat(f);
+	test_plugin_counters(f);
 	test_plugin_fuzz(f);
 	plugrun_free(f);
 

@@ -624,6 +624,16 @@ static void test_plugin_desc(void)
 		       strcmp(cth_plugin.classes[0].name, "program") == 0 &&
 		       cth_plugin.classes[0].max >= 4 && cth_plugin.classes[0].timeout == 300,
 		   "classes");
+	/* SDK 3: declared keys (no configure()), counters, state version */
+	check_that(&ck, cth_plugin.packet && !cth_plugin.configure, "callbacks");
+	check_that(&ck, cth_plugin.n_keys == 2 && plug_key("permanent") && plug_key("ports") &&
+		   (plug_key("ports")->flags & CTH_KEY_RULE_PORTS), "%u keys", cth_plugin.n_keys);
+	check_that(&ck, cth_plugin.n_counters == RPC_CNT_PARSE_ERRORS + 1, "%u counters",
+		   cth_plugin.n_counters);
+	check_that(&ck, cth_plugin.priv_version == RPC_PRIV_VERSION &&
+		   cth_plugin.priv_version_at == offsetof(struct rpc_priv, version) &&
+		   cth_plugin.priv_version_at == 28 && cth_plugin.priv_valid,
+		   "state version %u at %u", cth_plugin.priv_version, cth_plugin.priv_version_at);
 	check_end(&ck);
 }
 
@@ -640,6 +650,20 @@ static void test_plugin_config(void)
 		       !permanent_of(&c), "permanent = no");
 	check_that(&ck, conn_configure(&c, "permanent", "maybe") == -EINVAL, "bad value");
 	check_that(&ck, conn_configure(&c, "loose", "yes") == -ENOENT, "unknown key");
+	/* the ports --print-rules attaches the helper to, since SDK 3 */
+	check_that(&ck, conn_configure(&c, "ports", "111") == 0, "ports 111");
+	check_that(&ck, conn_configure(&c, "ports", "111,0") == -EINVAL, "ports 0");
+	check_end(&ck);
+
+	check_start(&ck, "plugin_config_defaults");
+	rpc_conn(&c, V4, UDP);
+	{
+		const struct rpc_config *cfg = (const void *)c.cfg;
+
+		check_that(&ck, !cfg->permanent, "permanent default yes");
+		check_that(&ck, cfg->ports.n == 1 && cfg->ports.port[0] == 111,
+			   "ports default: %u, first %u", cfg->ports.n, cfg->ports.port[0]);
+	}
 	check_end(&ck);
 }
 
@@ -1600,11 +1624,71 @@ static void test_failover(struct plugrun *f)
 			   i, v);
 		check_clean(&ck, f);
 		check_that(&ck, f->n_exp <= 1, "round %u: %u expectations", i, f->n_exp);
-		check_that(&ck, v == CTH_VERDICT_DROP || priv_of(&c)->version == RPC_PRIV_VERSION,
+		check_that(&ck, v == CTH_VERDICT_DROP || state_ok(c.priv),
 			   "round %u: version %u", i, priv_of(&c)->version);
 	}
 	check_end(&ck);
 	conn_free(&c);
+}
+
+/* ---------------------------------------------------------------- plugin: counters */
+
+/* What the plugin counts (cth_count()), as the host keeps it: a call and
+ * its reply of each outcome, every other counter unmoved. */
+static void test_plugin_counters(struct plugrun *f)
+{
+	enum { K_PLAIN, K_NAT, K_BAD_CALL, K_BAD_REPLY };
+	const struct {
+		const char *name;
+		int kind;
+		struct xb call, reply;
+		const char *counts;
+	} cases[] = {
+		{ "counters_getport", K_PLAIN, getport(0x6001, 100003, TCP), port_reply(0x6001, 2049),
+		  "calls=1,replies=1,expectations=1" },
+		{ "counters_getport_nat", K_NAT, getport(0x6002, 100003, TCP),
+		  port_reply(0x6002, 2049), "calls=1,replies=1,expectations=1" },
+		{ "counters_not_registered", K_PLAIN, getport(0x6003, 100003, TCP),
+		  port_reply(0x6003, 0), "calls=1" },
+		{ "counters_denied", K_PLAIN, getport(0x6004, 100003, TCP), denied_reply(0x6004),
+		  "calls=1" },
+		{ "counters_getaddr", K_PLAIN, getaddr(0x6005, 4, 3, "tcp"),
+		  uaddr_reply(0x6005, "198.51.100.2.8.1"), "calls=1,replies=1,expectations=1" },
+		{ "counters_other_host", K_PLAIN, getaddr(0x6006, 4, 3, "tcp"),
+		  uaddr_reply(0x6006, "192.0.2.99.8.1"), "calls=1,replies=1,foreign_ignored=1" },
+		{ "counters_unanswered_xid", K_PLAIN, getport(0x6007, 100003, TCP),
+		  port_reply(0x6999, 2049), "calls=1" },
+		{ "counters_malformed_call", K_BAD_CALL, getport(0x6008, 100003, TCP),
+		  port_reply(0x6008, 2049), "parse_errors=1" },
+		{ "counters_malformed_reply", K_BAD_REPLY, getport(0x6009, 100003, TCP),
+		  port_reply(0x6009, 2049), "calls=1,parse_errors=1" },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct xb call = cases[i].call, reply = cases[i].reply;
+		struct counts before;
+		struct check ck;
+		struct conn c;
+		int v;
+
+		check_start(&ck, "%s", cases[i].name);
+		plugrun_answers_reset(f);
+		rpc_conn(&c, V4, UDP);
+		if (cases[i].kind == K_NAT)
+			conn_snat(&c, PUB4, 61000);
+		/* a trailing byte: not the message its header says */
+		if (cases[i].kind == K_BAD_CALL)
+			call.b[call.n++] = 0;
+		if (cases[i].kind == K_BAD_REPLY)
+			reply.n -= 4;
+		counts_take(f, &before);
+		run_x(f, &c, O, &call);
+		v = run_x(f, &c, R, &reply);
+		check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+		check_counts(&ck, f, &before, cases[i].counts);
+		check_end(&ck);
+		conn_free(&c);
+	}
 }
 
 int main(void)
@@ -1631,6 +1715,7 @@ int main(void)
 	test_nat_uaddr(f);
 	test_nat_limits(f);
 	test_failover(f);
+	test_plugin_counters(f);
 	test_plugin_fuzz(f);
 	plugrun_free(f);
 

@@ -1370,7 +1370,15 @@ static void test_plugin_desc(void)
 			   d->classes[i].max == want[i].max && d->classes[i].timeout == 180,
 			   "class %u: %s max %u timeout %u", i, d->classes[i].name,
 			   d->classes[i].max, d->classes[i].timeout);
-	check_that(&ck, d->configure && d->packet, "callbacks missing");
+	/* SDK 3: declared keys (no configure()), counters, state version */
+	check_that(&ck, d->packet && !d->configure, "callbacks");
+	check_that(&ck, d->n_keys == 4 && plug_key("ports") &&
+		   (plug_key("ports")->flags & CTH_KEY_RULE_PORTS) &&
+		   plug_key("ports")->max == SIP_PORTS_MAX, "%u keys", d->n_keys);
+	check_that(&ck, d->n_counters == SIP_CNT_PARSE_ERRORS + 1, "%u counters", d->n_counters);
+	check_that(&ck, d->priv_version == SIP_PRIV_VERSION &&
+		   d->priv_version_at == offsetof(struct sip_priv, version) && d->priv_valid,
+		   "state version %u at %u", d->priv_version, d->priv_version_at);
 	check_end(&ck);
 }
 
@@ -1413,6 +1421,33 @@ static void test_plugin_config(struct plugrun *f)
 	check_that(&ck, conn_configure(&c, "ports", "sip") == -EINVAL, "ports word");
 	check_that(&ck, conn_configure(&c, "loose", "yes") == -ENOENT, "unknown key");
 	check_that(&ck, conn_configure(&c, "sip_direct_mediax", "yes") == -ENOENT, "longer key");
+	check_end(&ck);
+
+	/* the kernel's defaults, as declared; each key stored as it reads */
+	check_start(&ck, "config_defaults");
+	phone_conn(&c);
+	{
+		const struct sip_config *cfg = (const void *)c.cfg;
+		char ports[64];
+
+		check_that(&ck, cfg->direct_media && cfg->direct_signalling, "direct %d %d",
+			   cfg->direct_media, cfg->direct_signalling);
+		check_that(&ck, cfg->timeout == 3600, "timeout %u", cfg->timeout);
+		check_that(&ck, strcmp(conn_ports_str(&c, "ports", ports, sizeof(ports)),
+				       "5060") == 0, "ports %s", ports);
+		conn_configure(&c, "sip_direct_media", "no");
+		conn_configure(&c, "sip_direct_signalling", "off");
+		conn_configure(&c, "sip_timeout", "60");
+		conn_configure(&c, "ports", "5060, 5070");
+		check_that(&ck, !cfg->direct_media && !cfg->direct_signalling &&
+			   cfg->timeout == 60, "set: direct %d %d timeout %u", cfg->direct_media,
+			   cfg->direct_signalling, cfg->timeout);
+		check_that(&ck, strcmp(conn_ports_str(&c, "ports", ports, sizeof(ports)),
+				       "5060,5070") == 0, "ports set %s", ports);
+		/* a refused value leaves the key as it was */
+		check_that(&ck, conn_configure(&c, "sip_timeout", "0") == -EINVAL &&
+			   cfg->timeout == 60, "timeout after a bad value %u", cfg->timeout);
+	}
 	check_end(&ck);
 
 	check_start(&ck, "config_timeout_applied_to_udp_flow");
@@ -2670,9 +2705,12 @@ static void test_plugin_state(struct plugrun *f)
 	v = run(f, &c, R, response(487, 4294967295u, "INVITE", ""));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_ctl == 0, "stale INVITE CSeq used: %u ctl",
 		   f->n_ctl);
+	/* the host zeroed it (the plugin's declared version) and counted it */
+	check_that(&ck, f->state_reset, "not reset");
 	v = run(f, &c, R, reg_response(200, 4294967295u, ""));
 	check_that(&ck, f->n_ctl == 0, "stale REGISTER CSeq used: %u ctl", f->n_ctl);
-	check_that(&ck, c.priv[0] == SIP_PRIV_VERSION, "version %u", c.priv[0]);
+	check_that(&ck, state_ok(c.priv) && c.priv[1] == 0, "version %u flags %#x", c.priv[0],
+		   c.priv[1]);
 	v = run(f, &c, O, request("INVITE", 3, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2, "works after: %u", f->n_exp);
 	/* a known version with garbage in it does no harm either */
@@ -2707,7 +2745,7 @@ static void test_plugin_failover(struct plugrun *f)
 	v = run(f, &c, R, response(200, 40, "INVITE", sdp_body(V4, PROXY4, AUDIO)));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 2, "verdict %d, %u expectations",
 		   v, f->n_exp);
-	check_that(&ck, c.priv[0] == SIP_PRIV_VERSION, "version %u", c.priv[0]);
+	check_that(&ck, state_ok(c.priv) && !f->state_reset, "version %u", c.priv[0]);
 	check_clean(&ck, f);
 	check_end(&ck);
 
@@ -3003,6 +3041,69 @@ static void test_plugin_fuzz(struct plugrun *f)
 	check_end(&ck);
 }
 
+/* ---------------------------------------------------------------- plugin: counters */
+
+/* What the plugin counts (cth_count()), as the host keeps it: one message
+ * of each outcome (two in one TCP segment), every other counter unmoved. */
+static void test_plugin_counters(struct plugrun *f)
+{
+	enum { C_UDP, C_NAT, C_TCP };
+	const char *two = fmt("%s%s", TCP_OPTIONS("192.168.1.10:40000"),
+			      TCP_OPTIONS("192.168.1.10:40000"));
+	const struct {
+		const char *name;
+		int conn;
+		enum cth_dir dir;
+		const char *msg;
+		int verdict;
+		const char *counts;
+	} cases[] = {
+		{ "counters_invite", C_UDP, O, request("INVITE", 1, V4, PHONE4,
+						       sdp_body(V4, PHONE4, AUDIO)),
+		  CTH_VERDICT_ACCEPT, "requests=1,media_expectations=2" },
+		{ "counters_answer", C_UDP, R, response(200, 1, "INVITE",
+							sdp_body(V4, PROXY4, AUDIO)),
+		  CTH_VERDICT_ACCEPT, "responses=1,media_expectations=2" },
+		{ "counters_options", C_UDP, O, request("OPTIONS", 1, V4, PHONE4, ""),
+		  CTH_VERDICT_ACCEPT, "requests=1" },
+		{ "counters_register", C_UDP, O, reg_request(1, "<sip:alice@192.168.1.10:5060>", ""),
+		  CTH_VERDICT_ACCEPT, "requests=1,registrations=1" },
+		{ "counters_nat_invite", C_NAT, O, request("INVITE", 1, V4, PHONE4,
+							   sdp_body(V4, PHONE4, AUDIO)),
+		  CTH_VERDICT_ACCEPT, "requests=1,media_expectations=2,nat_rewrites=1" },
+		{ "counters_no_cseq", C_UDP, O,
+		  sipmsg("INVITE sip:bob@example.org SIP/2.0\r\n"
+			 "Via: SIP/2.0/UDP 192.168.1.10:5060;branch=z9hG4bK-x\r\n", ""),
+		  CTH_VERDICT_DROP, "requests=1,parse_errors=1" },
+		{ "counters_not_sip", C_UDP, O, "hello, world\r\n\r\n", CTH_VERDICT_ACCEPT,
+		  "parse_errors=1" },
+		{ "counters_tcp_two_messages", C_TCP, O, two, CTH_VERDICT_ACCEPT, "requests=2" },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct counts before;
+		struct check ck;
+		struct conn c;
+		int v;
+
+		check_start(&ck, "%s", cases[i].name);
+		plugrun_answers_reset(f);
+		if (cases[i].conn == C_TCP) {
+			tcp_conn(&c, false);
+		} else {
+			phone_conn(&c);
+			if (cases[i].conn == C_NAT)
+				conn_snat(&c, PUB4, 5062);
+		}
+		counts_take(f, &before);
+		v = run(f, &c, cases[i].dir, cases[i].msg);
+		check_that(&ck, v == cases[i].verdict, "verdict %d", v);
+		check_counts(&ck, f, &before, cases[i].counts);
+		check_end(&ck);
+		conn_free(&c);
+	}
+}
+
 int main(void)
 {
 	struct plugrun *f;
@@ -3037,6 +3138,7 @@ int main(void)
 	test_plugin_tcp(f);
 	test_plugin_state(f);
 	test_plugin_failover(f);
+	test_plugin_counters(f);
 	test_plugin_fuzz(f);
 	plugrun_free(f);
 	fuzz_seeds_free();

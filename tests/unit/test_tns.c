@@ -566,41 +566,83 @@ static void test_plugin_desc(void)
 		   strcmp(cth_plugin.classes[0].name, "redirect") == 0 &&
 		   cth_plugin.classes[0].max == 4 && cth_plugin.classes[0].timeout == 60,
 		   "classes");
-	check_that(&c, cth_plugin.configure && cth_plugin.packet, "callbacks");
+	/* SDK 3: declared keys (no configure()), counters, state version */
+	check_that(&c, cth_plugin.packet && !cth_plugin.configure, "callbacks");
+	check_that(&c, cth_plugin.n_keys == 2 && cth_plugin.n_counters == TNS_CNT_PARSE_ERRORS + 1,
+		   "%u keys, %u counters", cth_plugin.n_keys, cth_plugin.n_counters);
+	check_that(&c, cth_plugin.priv_version == TNS_PRIV_VERSION &&
+		   cth_plugin.priv_version_at == offsetof(struct tns_priv, version) &&
+		   cth_plugin.priv_version_at == 0 && cth_plugin.priv_valid,
+		   "state version %u at %u", cth_plugin.priv_version, cth_plugin.priv_version_at);
 	check_end(&c);
 }
 
+static const struct tns_config *cfg_of(const struct conn *c)
+{
+	return (const struct tns_config *)(const void *)c->cfg;
+}
+
+/* The keys as the daemon parses them (conn_configure(): its own parser by
+ * the declared type), after the declared defaults. */
 static void test_plugin_config(void)
 {
 	static const struct {
 		const char *key, *value;
 		int ret;
-		bool no_detach;
+		bool detach;
 	} cases[] = {
-		{ "tns_detach", "yes", 0, false },
-		{ "tns_detach", "no", 0, true },
-		{ "tns_detach", "off", 0, true },
-		{ "tns_detach", "TRUE", 0, false },
-		{ "tns_detach", "0", 0, true },
-		{ "tns_detach", "maybe", -EINVAL, false },
-		{ "tns_detach", "", -EINVAL, false },
-		{ "tns_detach ", "no", -ENOENT, false },
-		{ "TNS_DETACH", "no", -ENOENT, false },
-		{ "detach", "no", -ENOENT, false },
-		{ "loose", "yes", -ENOENT, false },
+		{ "tns_detach", "yes", 0, true },
+		{ "tns_detach", "no", 0, false },
+		{ "tns_detach", "off", 0, false },
+		{ "tns_detach", "TRUE", 0, true },
+		{ "tns_detach", "0", 0, false },
+		{ "tns_detach", "maybe", -EINVAL, true },
+		{ "tns_detach", "", -EINVAL, true },
+		{ "tns_detach ", "no", -ENOENT, true },
+		{ "TNS_DETACH", "no", -ENOENT, true },
+		{ "detach", "no", -ENOENT, true },
+		{ "loose", "yes", -ENOENT, true },
 	};
 	struct check c;
+	struct conn k;
 
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-		struct tns_config cfg = { 0 };
-		int ret = cth_plugin.configure(&cfg, cases[i].key, cases[i].value);
+		int ret;
 
+		conn_init(&k, V4, TCP, CLIENT, 40000, SERVER, 1521);
+		ret = conn_configure(&k, cases[i].key, cases[i].value);
 		check_start(&c, "config_%zu_%s_%s", i, cases[i].key, cases[i].value);
-		if (check_ret(&c, ret, cases[i].ret) && ret == 0)
-			check_that(&c, cfg.no_detach == cases[i].no_detach, "no_detach %d",
-				   cfg.no_detach);
+		check_ret(&c, ret, cases[i].ret);
+		check_that(&c, cfg_of(&k)->detach == cases[i].detach, "detach %d",
+			   cfg_of(&k)->detach);
 		check_end(&c);
+		conn_free(&k);
 	}
+
+	check_start(&c, "config_defaults");
+	conn_init(&k, V4, TCP, CLIENT, 40000, SERVER, 1521);
+	check_that(&c, cfg_of(&k)->detach, "tns_detach default no");
+	check_that(&c, cfg_of(&k)->ports.n == 1 && cfg_of(&k)->ports.port[0] == 1521,
+		   "ports default: %u ports, first %u", cfg_of(&k)->ports.n,
+		   cfg_of(&k)->ports.port[0]);
+	check_that(&c, cth_plugin.keys[1].flags & CTH_KEY_RULE_PORTS, "ports not the rule ports");
+	check_end(&c);
+	conn_free(&k);
+
+	check_start(&c, "config_ports");
+	conn_init(&k, V4, TCP, CLIENT, 40000, SERVER, 1521);
+	check_ret(&c, conn_configure(&k, "ports", "1521, 1522 1630"), 0);
+	check_that(&c, cfg_of(&k)->ports.n == 3 && cfg_of(&k)->ports.port[2] == 1630,
+		   "%u ports", cfg_of(&k)->ports.n);
+	check_ret(&c, conn_configure(&k, "ports", "0"), -EINVAL);
+	check_ret(&c, conn_configure(&k, "ports", "65536"), -EINVAL);
+	check_ret(&c, conn_configure(&k, "ports", ""), -EINVAL);
+	check_ret(&c, conn_configure(&k, "ports", "1521;1522"), -EINVAL);
+	check_ret(&c, conn_configure(&k, "ports", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"), 0);
+	check_ret(&c, conn_configure(&k, "ports", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"),
+		  -EINVAL);
+	check_end(&c);
+	conn_free(&k);
 }
 
 /* ---------------------------------------------------------------- plugin: no NAT */
@@ -1623,6 +1665,65 @@ static void test_plugin_failover(struct plugrun *f)
 	conn_free(&conn);
 }
 
+/* ---------------------------------------------------------------- plugin: counters */
+
+/* What the plugin counts (cth_count()), as the host keeps it: one server
+ * segment of each outcome (behind the segment before when there is one),
+ * every other counter unmoved. */
+static void test_plugin_counters(struct plugrun *f)
+{
+	enum { S_REDIRECT, S_SERVER_NAT, S_HOST_NAME, S_EMPTY_THEN_DATA, S_ACCEPT, S_GARBAGE };
+	static const struct {
+		const char *name;
+		int seg;
+		const char *counts;
+	} cases[] = {
+		{ "counters_redirect", S_REDIRECT, "redirects=1,expectations=1" },
+		{ "counters_redirect_nat", S_SERVER_NAT, "redirects=1,expectations=1" },
+		{ "counters_host_name", S_HOST_NAME, "redirects=1,host_names=1" },
+		{ "counters_empty_redirect_then_data", S_EMPTY_THEN_DATA, "expectations=1" },
+		{ "counters_accept", S_ACCEPT, "" },
+		{ "counters_garbage", S_GARBAGE, "parse_errors=1" },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct counts before;
+		struct buf *b = buf_new();
+		struct check c;
+		int v;
+
+		case_v4(&c, f, cases[i].name);
+		switch (cases[i].seg) {
+		case S_REDIRECT:
+			put_redirect(b, DESC(OTHER, "40123"), 0);
+			break;
+		case S_SERVER_NAT:
+			conn_dnat(&conn, PUB, 1521);
+			put_redirect(b, DESC(SERVER, "40123"), 0);
+			break;
+		case S_HOST_NAME:
+			put_redirect(b, DESC("db.example.org", "40123"), 0);
+			break;
+		case S_EMPTY_THEN_DATA:
+			srv(f, redirect("", 0));
+			put_data(b, DESC(OTHER, "40123"), 0);
+			break;
+		case S_ACCEPT:
+			put_pkt(b, TNS_TYPE_ACCEPT, "\x01\x3a\x00\x00", 4, 0);
+			break;
+		default:
+			/* a type no TNS packet has */
+			put_pkt(b, 0, "\x00\x00", 2, 0);
+			break;
+		}
+		counts_take(f, &before);
+		v = srv(f, b);
+		check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+		check_counts(&c, f, &before, cases[i].counts);
+		case_done(&c, f);
+	}
+}
+
 int main(void)
 {
 	struct plugrun *f;
@@ -1643,6 +1744,7 @@ int main(void)
 	test_plugin_framing(f);
 	test_plugin_nat(f);
 	test_plugin_failover(f);
+	test_plugin_counters(f);
 	test_plugin_fuzz(f);
 	plugrun_free(f);
 	conn_free(&conn);

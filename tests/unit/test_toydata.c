@@ -20,10 +20,24 @@ static void test_desc(void)
 	check_that(&c, cth_plugin.abi_version == CTH_ABI_VERSION && strcmp(cth_plugin.name, "toydata") == 0 &&
 		   cth_plugin.n_classes == 1 && strcmp(cth_plugin.classes[0].name, "data") == 0 &&
 		   cth_plugin.priv_size <= CTH_PRIV_MAX, "descriptor");
+	/* SDK 3: declared keys, a counter */
+	check_that(&c, cth_plugin.packet && !cth_plugin.configure && cth_plugin.n_keys == 2 &&
+		   plug_key("min_port") && plug_key("ports") &&
+		   (plug_key("ports")->flags & CTH_KEY_RULE_PORTS) && cth_plugin.n_counters == 1,
+		   "%u keys, %u counters", cth_plugin.n_keys, cth_plugin.n_counters);
 	check_end(&c);
 	check_start(&c, "toydata_config");
 	conn_init(&conn, V4, TCP, "10.0.1.2", 40000, "10.0.2.2", 7000);
+	check_that(&c, *(const uint32_t *)conn_key_at(&conn, "min_port") == 1,
+		   "min_port default %u", *(const uint32_t *)conn_key_at(&conn, "min_port"));
+	{
+		char ports[64];
+
+		check_that(&c, strcmp(conn_ports_str(&conn, "ports", ports, sizeof(ports)),
+				      "7000") == 0, "ports default %s", ports);
+	}
 	check_ret(&c, conn_configure(&conn, "min_port", "1024"), 0);
+	check_that(&c, *(const uint32_t *)conn_key_at(&conn, "min_port") == 1024, "min_port");
 	check_ret(&c, conn_configure(&conn, "min_port", "0"), -EINVAL);
 	check_ret(&c, conn_configure(&conn, "min_port", "12x"), -EINVAL);
 	check_ret(&c, conn_configure(&conn, "min_port", "70000"), -EINVAL);
@@ -48,13 +62,16 @@ static void test_plain(struct plugrun *f)
 		{ "below_min_port", R, "DATA 80\r\n" },
 		{ "other_word", R, "DAT 5000\r\n" },
 	};
+	struct counts before;
 	struct check c;
 	int v;
 
 	conn_init(&conn, V4, TCP, "10.0.1.2", 40000, "10.0.2.2", 7000);
 	conn_configure(&conn, "min_port", "1024");
 	check_start(&c, "toydata_expect");
+	counts_take(f, &before);
 	v = run(f, R, "DATA 5000\r\n");
+	check_counts(&c, f, &before, "data_lines=1");
 	check_that(&c, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_that(&c, f->n_exp == 1, "%u expectations", f->n_exp);
 	if (f->n_exp == 1) {
@@ -71,9 +88,13 @@ static void test_plain(struct plugrun *f)
 
 	for (size_t i = 0; i < ARRAY_LEN(ignored); i++) {
 		check_start(&c, "toydata_ignores_%s", ignored[i].name);
+		counts_take(f, &before);
 		v = run(f, ignored[i].dir, ignored[i].text);
 		check_that(&c, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "verdict %d, %u expectations",
 			   v, f->n_exp);
+		/* a line under min_port is read, then ignored */
+		check_counts(&c, f, &before,
+			     strcmp(ignored[i].name, "below_min_port") == 0 ? "data_lines=1" : "");
 		check_no_edit(&c, f);
 		check_clean(&c, f);
 		check_end(&c);

@@ -7,10 +7,11 @@
  * only the control port in needs this helper to let that connection pass.
  *
  * What it shows: reading the payload, an expectation from the client to
- * the server's announced port, private state kept in the kernel's
- * conntrack entry, a configuration key, and the NAT case (the port is
- * rewritten when the server's port cannot be kept, and the expected
- * connection follows the master to the real server).
+ * the server's announced port (cth_expect_to()), private state kept in
+ * the kernel's conntrack entry, declared configuration keys, a counter,
+ * and the NAT case (the port is rewritten when the server's port cannot
+ * be kept, and the expected connection follows the master to the real
+ * server).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -26,29 +27,40 @@ struct toy_priv {
 	uint8_t seen;
 };
 
-/* Per [helper NAME] section: the lowest port a DATA line may name. */
+/* Per [helper NAME] section, filled by the daemon from toy_keys. */
 struct toy_config {
-	uint32_t min_port;
+	uint32_t min_port;      /* the lowest port a DATA line may name */
+	struct cth_ports ports; /* only cthelperd --print-rules reads it */
+};
+
+/* The keys of a [helper NAME] section: the daemon parses and checks them
+ * (FILE:LINE errors), sets the defaults, and lists them in cthelperd -n;
+ * any other key is an error. */
+static const struct cth_key toy_keys[] = {
+	{
+		.name = "min_port", .type = CTH_KEY_UINT,
+		.offset = offsetof(struct toy_config, min_port),
+		.min = 1, .max = 65535, .def = "1",
+		.doc = "the lowest port a DATA line may name",
+	},
+	{
+		.name = "ports", .type = CTH_KEY_PORTS, .flags = CTH_KEY_RULE_PORTS,
+		.offset = offsetof(struct toy_config, ports), .def = "7000",
+		.doc = "control ports cthelperd --print-rules attaches the helper to",
+	},
+};
+
+/* Counters (cthelperctl stats, /metrics), indexes into toy_counters[]. */
+enum toy_counter {
+	TOY_CNT_DATA_LINES,
+};
+
+static const struct cth_counter toy_counters[] = {
+	[TOY_CNT_DATA_LINES] = { .name = "data_lines", .help = "DATA lines read" },
 };
 
 #define TOY_WORD "DATA "
 #define TOY_NAT_TRIES 16
-
-/* "min_port = N" in the helper's section; other keys are not ours. */
-static int toy_configure(void *config, const char *key, const char *value)
-{
-	struct toy_config *cfg = config;
-	uint32_t v;
-	size_t n;
-
-	if (strcmp(key, "min_port") != 0)
-		return -ENOENT;
-	if (cth_parse_uint(value, strlen(value), 65535, &v, &n) < 0 || v == 0 ||
-	    n != strlen(value))
-		return -EINVAL;
-	cfg->min_port = v;
-	return 0;
-}
 
 /* The port of a "DATA <port>" line at the start of the payload: 0 and
  * the digits' offset and length, or -EINVAL.  A line cut by the end of
@@ -73,19 +85,15 @@ static int toy_parse(const struct cth_packet *pkt, uint16_t *port, size_t *off,
 	return 0;
 }
 
-/* Under NAT: a free port on the address the client dialled, the master's
- * NAT applied to the expected connection, and the line rewritten. */
-static int toy_nat(struct cth_ctx *ctx, const struct cth_packet *pkt,
-		   struct cth_expect *exp, uint16_t port, size_t off, size_t len)
+/* Under NAT (cth_expect_to() set the master's NAT for the expected
+ * connection): a free port on the address the client dialled, and the
+ * line rewritten when the port moved. */
+static int toy_nat(struct cth_ctx *ctx, struct cth_expect *exp, uint16_t port,
+		   size_t off, size_t len)
 {
 	char text[8];
 	int n, ret;
 
-	exp->flags |= CTH_EXPECT_NAT;
-	exp->nat_dir = CTH_DIR_ORIGINAL;
-	cth_addr_copy(exp->family, &exp->nat_addr, &pkt->tuple[CTH_DIR_REPLY].src);
-	exp->nat_port = port;
-	exp->fn = CTH_EXPECT_FN_NAT_FOLLOW_MASTER;
 	ret = cth_expect_free_port(ctx, exp, port, TOY_NAT_TRIES);
 	if (ret < 0) {
 		cth_log(ctx, CTH_LOG_INFO, "no free port from %u (%d)", (unsigned int)port, ret);
@@ -107,7 +115,6 @@ static int toy_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		      void *priv_state, const void *config)
 {
 	const struct toy_config *cfg = config;
-	const struct cth_tuple *orig = &pkt->tuple[CTH_DIR_ORIGINAL];
 	struct toy_priv priv;
 	struct cth_expect exp;
 	size_t off, len;
@@ -117,6 +124,7 @@ static int toy_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	/* only the server announces ports */
 	if (pkt->dir != CTH_DIR_REPLY || toy_parse(pkt, &port, &off, &len) < 0)
 		return CTH_VERDICT_ACCEPT;
+	cth_count(ctx, TOY_CNT_DATA_LINES);
 	if (port < cfg->min_port) {
 		cth_log(ctx, CTH_LOG_INFO, "DATA %u below min_port %u, ignored",
 			(unsigned int)port, (unsigned int)cfg->min_port);
@@ -127,17 +135,13 @@ static int toy_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		priv.seen++;
 	memcpy(priv_state, &priv, sizeof(priv));
 
-	/* from the client, any source port, to where it dialled the server */
-	memset(&exp, 0, sizeof(exp));
-	exp.class = 0;
-	exp.family = orig->family;
-	exp.proto = IPPROTO_TCP;
-	exp.dport = port;
-	cth_addr_copy(orig->family, &exp.src, &orig->src);
-	cth_addr_copy(orig->family, &exp.dst, &orig->dst);
-	cth_log_addr(ctx, CTH_LOG_DEBUG, "DATA", orig->family, &exp.dst, port);
+	/* the client (the receiver), any source port, connects to the port
+	 * the server (the sender) announced, at the address it dialled;
+	 * under NAT the connection follows the master to the real server */
+	cth_expect_to(&exp, pkt, 0, IPPROTO_TCP, &pkt->tuple[CTH_DIR_REPLY].src, port);
+	cth_log_addr(ctx, CTH_LOG_DEBUG, "DATA", exp.family, &exp.dst, port);
 	if (pkt->nat & (CTH_NAT_SRC | CTH_NAT_DST))
-		return toy_nat(ctx, pkt, &exp, port, off, len);
+		return toy_nat(ctx, &exp, port, off, len);
 	ret = cth_expect(ctx, &exp, 0);
 	if (ret < 0) {
 		cth_log(ctx, CTH_LOG_INFO, "cannot expect port %u (%d)", (unsigned int)port, ret);
@@ -160,6 +164,9 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.config_size = sizeof(struct toy_config),
 	.n_classes = 1,
 	.classes = { { .name = "data", .max = 2, .timeout = 30 } },
-	.configure = toy_configure,
 	.packet = toy_packet,
+	.keys = toy_keys,
+	.n_keys = sizeof(toy_keys) / sizeof(toy_keys[0]),
+	.counters = toy_counters,
+	.n_counters = sizeof(toy_counters) / sizeof(toy_counters[0]),
 };
