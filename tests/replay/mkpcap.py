@@ -1248,6 +1248,132 @@ def rpc_getport_permanent(cap):
     rpc_service(cap, (C4, 878), (S4, 2049), TCP, NFS, 3, 0x5E1F0023)
 
 
+# ============================================================== TFTP
+
+TFTP_ARGS = "-p 69 -P udp"
+TFTP_FILE = bytes(range(256)) * 3        # one 512-byte block and a short one
+TFTP_OPTS = [("blksize", "1024"), ("tsize", "768")]
+
+
+def tftp_blocks(data, size=512):
+    """data as TFTP blocks: the last one shorter than size (empty if need be)."""
+    return [data[i:i + size] for i in range(0, len(data) + 1, size)]
+
+
+def tftp_session(cap, op, client=(C4, 50000), server=(S4, 69), tid=41000, c_dst=None,
+                 data_dst=None, ack_dst=None, options=(), filename="pxelinux.0",
+                 data=TFTP_FILE):
+    """An RRQ or WRQ to port 69, then the transfer on the server's own port
+    (its transfer ID, tid): for a read the server sends the blocks and the
+    client acknowledges each, for a write the server acknowledges the
+    request (block 0) and each block the client sends.  With options the
+    server answers the request with an OACK instead (RFC 2347), which the
+    client acknowledges (read) or answers with block 1 (write).  c_dst:
+    where the client sends the request (the router under DNAT);
+    data_dst: where the server's transfer packets go (the router under
+    SNAT); ack_dst: where the client's go (the router under DNAT)."""
+    req = Udp(cap, client, server, c_dst)
+    req.send("c", wire.tftp_request(op, filename, "octet", options))
+    cap.wait(0.002)
+    # the transfer: initiated by the server (c), the client answers (s)
+    x = Udp(cap, (server[0], tid), client, c_dst=data_dst, s_dst=ack_dst)
+    size = int(dict(options).get("blksize", 512))
+    if options:
+        x.send("c", wire.tftp_oack(options))
+        if op == wire.TFTP_RRQ:
+            x.send("s", wire.tftp_ack(0))
+    elif op == wire.TFTP_WRQ:
+        x.send("c", wire.tftp_ack(0))
+    for n, block in enumerate(tftp_blocks(data, size), 1):
+        if op == wire.TFTP_RRQ:
+            x.send("c", wire.tftp_data(n, block))
+            x.send("s", wire.tftp_ack(n))
+        else:
+            x.send("s", wire.tftp_data(n, block))
+            x.send("c", wire.tftp_ack(n))
+    cap.wait(0.001)
+
+
+@case("tftp", "rrq", TFTP_ARGS,
+      "a read request (RRQ pxelinux.0, octet) from 10.0.1.2:50000; the server answers from "
+      "its port 41000 with a 512-byte block and a short one, the client acknowledges each: "
+      "the transfer is RELATED")
+def tftp_rrq(cap):
+    tftp_session(cap, wire.TFTP_RRQ)
+
+
+@case("tftp", "wrq", TFTP_ARGS,
+      "a write request (WRQ upload.bin, octet): the server acknowledges it (block 0) from "
+      "its port 41000, the client sends two blocks: the transfer is RELATED")
+def tftp_wrq(cap):
+    tftp_session(cap, wire.TFTP_WRQ, filename="upload.bin")
+
+
+@case("tftp", "rrq-options", TFTP_ARGS,
+      "an RRQ with RFC 2347 options (blksize 1024, tsize 768): the server answers with an "
+      "OACK from port 41000, the client acknowledges it (block 0), one 768-byte block: the "
+      "transfer is RELATED")
+def tftp_rrq_options(cap):
+    tftp_session(cap, wire.TFTP_RRQ, options=TFTP_OPTS)
+
+
+@case("tftp", "rrq-snat", TFTP_ARGS + " --snat 10.0.2.1",
+      "helper's view under MASQUERADE: the RRQ from 10.0.1.2:50000 leaves as 10.0.2.1:50000; "
+      "the server's transfer from port 41000 to 10.0.2.1:50000 is RELATED and follows the "
+      "master back to 10.0.1.2:50000")
+def tftp_rrq_snat(cap):
+    tftp_session(cap, wire.TFTP_RRQ, data_dst=(RS4, 50000))
+
+
+@case("tftp", "wrq-dnat", TFTP_ARGS + " --dnat 10.0.2.2",
+      "helper's view behind DNAT (the client dials 10.0.1.1:69): the WRQ goes to the "
+      "server; its answer from 10.0.2.2:41000 to the client's port is RELATED and follows "
+      "the master (the client sees it from 10.0.1.1:41000 and answers there)")
+def tftp_wrq_dnat(cap):
+    tftp_session(cap, wire.TFTP_WRQ, c_dst=(RC4, 69), ack_dst=(RC4, 41000),
+                 filename="upload.bin")
+
+
+@case("tftp", "v6-rrq", TFTP_ARGS,
+      "IPv6: an RRQ from [fd00:1::2]:50000 to [fd00:2::2]:69; the transfer from port 41000 "
+      "is RELATED")
+def tftp_v6_rrq(cap):
+    tftp_session(cap, wire.TFTP_RRQ, client=(C6, 50000), server=(S6, 69))
+
+
+@case("tftp", "v6-rrq-snat", TFTP_ARGS + " --snat fd00:2::1",
+      "helper's view of IPv6 MASQUERADE (fd00:1::2 leaves as fd00:2::1): the transfer from "
+      "[fd00:2::2]:41000 to [fd00:2::1]:50000 is RELATED and follows the master back to "
+      "the client")
+def tftp_v6_rrq_snat(cap):
+    tftp_session(cap, wire.TFTP_RRQ, client=(C6, 50000), server=(S6, 69),
+                 data_dst=(RS6, 50000))
+
+
+TFTP_HOSTILE = [
+    ("no NUL", b"\0\1pxelinux.0octet"),
+    ("mode binary", wire.tftp_request(wire.TFTP_RRQ, "pxelinux.0", "binary")),
+    ("600-byte filename", wire.tftp_request(wire.TFTP_RRQ, "a" * 600)),
+    ("opcode only", b"\0\1"),
+    ("a DATA to port 69", wire.tftp_data(1, b"\0\1f\0octet\0")),
+    ("option without a value", wire.tftp_request(wire.TFTP_RRQ, "f") + b"blksize\0"),
+]
+
+
+@case("tftp", "hostile", TFTP_ARGS,
+      "six datagrams to port 69 that are not requests, each from its own port 50001..50006 "
+      "(no NUL, mode binary, a 600-byte filename, the opcode alone, a DATA, an option "
+      "without a value): nothing is expected, the server's ERROR from its port 41001..41006 "
+      "back to each is NEW; then a well-formed RRQ from 50007, whose transfer is RELATED")
+def tftp_hostile(cap):
+    for i, (_, payload) in enumerate(TFTP_HOSTILE, 1):
+        Udp(cap, (C4, 50000 + i), (S4, 69)).send("c", payload)
+        cap.wait(0.002)
+        Udp(cap, (S4, 41000 + i), (C4, 50000 + i)).send("c", wire.tftp_error(4, "Illegal TFTP operation"))
+        cap.wait(0.001)
+    tftp_session(cap, wire.TFTP_RRQ, client=(C4, 50007), tid=41007)
+
+
 # ============================================================== toydata
 
 TOY_ARGS = "-p 7000 -o min_port=1024"
