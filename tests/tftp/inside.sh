@@ -200,8 +200,14 @@ outcome() {
 		 verdict "$impl" "$case" "the transfer was blocked: $WHY${extra:+; $extra}" ;;
 	*) CELL[$impl/$case]=error; verdict "$impl" "$case" "$WHY${extra:+; $extra}" ;;
 	esac
-	[ "$impl" = conntrackd ] || [ "$impl" = kernel ] || [[ ${CELL[$impl/$case]} == PASS* ]] ||
+	[[ ${CELL[$impl/$case]} == PASS* ]] && return
+	# a reference's failure: what became of its answer is the cause
+	if [ "$impl" = conntrackd ] || [ "$impl" = kernel ]; then
+		echo "  --- conntrack -L -p udp"
+		timeout 10 conntrack -L -p udp 2>/dev/null | tr -s ' ' | sed 's/^/  | /'
+	else
 		diagnose "$impl"
+	fi
 }
 
 # ------------------------------------------------------------ cases
