@@ -92,7 +92,7 @@ verdict() {
 known_cause() {
 	case $1/$2 in
 	*/malformed-rrq) echo " (known: it reads only the opcode, so a request without its NULs opens the answer too; docs/plugins/tftp.md)" ;;
-	conntrackd/*-masq|conntrackd/*-dnat) echo " (known: its expectation is created and matched, but the answer's entry is not NATed: under MASQUERADE it ends at the router, behind DNAT it reaches the client from the server's own address, which tftp ignores; as its FTP helper in tests/e2e)" ;;
+	conntrackd/*-masq|conntrackd/*-dnat) echo " (known: its expectation is created and matched, but the answer's entry is not NATed: under MASQUERADE it ends at the router, behind DNAT it reaches the client from the server's own address and the client's acknowledgement to the dialled address is a NEW flow; as its FTP helper in tests/e2e)" ;;
 	esac
 }
 
