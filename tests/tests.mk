@@ -29,7 +29,6 @@ BAD_PLUGIN_DEFS_mutating     := -DMUTATE
 BAD_PLUGIN_DEFS_tcp_udp      := -DPROTOS='CTH_PROTO_TCP|CTH_PROTO_UDP'
 BAD_PLUGIN_DEFS_long_class   := -DCLS2='"a_class_name_longer_than_the_kernel_allows"'
 BAD_PLUGIN_DEFS_long_name    := -DDECLARED_NAME='"long_name_$(shell printf "%0100d" 0)"'
-BAD_PLUGINS := $(patsubst BAD_PLUGIN_DEFS_%,%,$(filter BAD_PLUGIN_DEFS_%,$(.VARIABLES)))
 
 $(B)/tests/bad/%.so: tests/unit/bad_plugin.c
 	@mkdir -p $(dir $@)
@@ -38,7 +37,50 @@ $(B)/tests/bad/%.so: tests/unit/bad_plugin.c
 	$(call deps_of,$(ALL_CFLAGS) $(SDK_INC))
 	$(PLUGIN_PERMS)
 
-unit: all $(UNIT_TESTS:%=$(B)/tests/%) $(BAD_PLUGINS:%=$(B)/tests/bad/%.so)
+# ABI 2 descriptors as the loader sees them: the ABI 3 layout cut after
+# packet (what is past that size, here nonsense, is never read)
+BAD_PLUGIN_DEFS_abi2_prefix  := -DABI=2 -DSIZE='offsetof(struct cth_plugin_desc, keys)' -DABI3_GARBAGE
+BAD_PLUGIN_DEFS_abi2_size    := -DABI=2
+BAD_PLUGIN_DEFS_abi3_short   := -DSIZE='offsetof(struct cth_plugin_desc, keys)'
+BAD_PLUGINS := $(patsubst BAD_PLUGIN_DEFS_%,%,$(filter BAD_PLUGIN_DEFS_%,$(.VARIABLES)))
+
+# The SDK 3 test plugin (tests/unit/sdk3_plugin.c): sdk3 as it is, the
+# others each with one declaration the loader refuses (k_: keys, c_:
+# counters, p_: state version), or one default only an instance finds bad.
+SDK3_PLUGIN_DEFS_sdk3           :=
+SDK3_PLUGIN_DEFS_k_dup          := -DDUP_KEY
+SDK3_PLUGIN_DEFS_k_daemon       := -DDAEMON_KEY
+SDK3_PLUGIN_DEFS_k_type         := -DBAD_TYPE
+SDK3_PLUGIN_DEFS_k_name         := -DFLAG_NAME='"Flag"'
+SDK3_PLUGIN_DEFS_k_long         := -DLONG_NAME
+SDK3_PLUGIN_DEFS_k_ports_max    := -DPORTS_MAX=17
+SDK3_PLUGIN_DEFS_k_uint_range   := -DUINT_MIN=101
+SDK3_PLUGIN_DEFS_k_no_choice    := -DNO_CHOICES
+SDK3_PLUGIN_DEFS_k_many_choices := -DTOO_MANY_CHOICES
+SDK3_PLUGIN_DEFS_k_string_max   := -DSTRING_MAX=256
+SDK3_PLUGIN_DEFS_k_offset       := -DLABEL_OFFSET='(sizeof(struct sdk3_config) - 4)'
+SDK3_PLUGIN_DEFS_k_rule_twice   := -DRULE_TWICE
+SDK3_PLUGIN_DEFS_k_rule_type    := -DLABEL_FLAGS=CTH_KEY_RULE_PORTS
+SDK3_PLUGIN_DEFS_k_custom       := -DCONFIGURE=NULL
+SDK3_PLUGIN_DEFS_k_default      := -DLEVEL_DEF='"1000"'
+SDK3_PLUGIN_DEFS_k_too_many     := -DN_KEYS=33
+SDK3_PLUGIN_DEFS_c_too_many     := -DN_COUNTERS=17
+SDK3_PLUGIN_DEFS_c_dup          := -DCOUNTER2='"packets"'
+SDK3_PLUGIN_DEFS_c_name         := -DCOUNTER2='"Bytes"'
+SDK3_PLUGIN_DEFS_p_at           := -DPRIV_AT=8
+SDK3_PLUGIN_DEFS_p_valid        := -DPRIV_VERSION=0
+SDK3_PLUGIN_DEFS_custom_def     := -DCUSTOM_DEF='"X"'
+SDK3_PLUGINS := $(patsubst SDK3_PLUGIN_DEFS_%,%,$(filter SDK3_PLUGIN_DEFS_%,$(.VARIABLES)))
+
+$(B)/tests/sdk3/%.so: tests/unit/sdk3_plugin.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $(SDK_INC) -Itests/unit -DNAME='"$*"' \
+	  $(SDK3_PLUGIN_DEFS_$*) $(LDFLAGS) -o $@ $<
+	$(call deps_of,$(ALL_CFLAGS) $(SDK_INC) -Itests/unit)
+	$(PLUGIN_PERMS)
+
+unit: all $(UNIT_TESTS:%=$(B)/tests/%) $(BAD_PLUGINS:%=$(B)/tests/bad/%.so) \
+      $(SDK3_PLUGINS:%=$(B)/tests/sdk3/%.so)
 
 unit-asan:
 	$(MAKE) B=build-asan CFLAGS="-O1 -g $(SANFLAGS)" unit

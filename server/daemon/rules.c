@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --print-rules: the ruleset that attaches the configured helpers.
- * Which ports a protocol uses is knowledge the daemon does not have (it
- * lives in the plugins and in the operator's head), so ports come only
- * from the config: the daemon key rule_ports, else a plugin key that is
- * literally called "ports" (the SIP plugin parses those ports, so the
- * rules should send it exactly those).  Families and protocols come from
- * the runtime, because a plugin decides their defaults.
+ * Which ports a protocol uses is the plugin's knowledge, not the
+ * daemon's: the ports are the daemon key rule_ports when the section sets
+ * it, else the value of the key the plugin declares CTH_KEY_RULE_PORTS
+ * (SDK 3, runtime/keys.h: the section's value or the plugin's default, as
+ * parsed into the instance), else unknown, and the rule is printed
+ * commented out.  Families and protocols come from the runtime too,
+ * because a plugin decides their defaults.
  *
  * A section with shards = N is N kernel helpers (NAME, NAME.1, ...; see
  * config.h): each gets its own ct helper object or CT rules, and the rule
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "runtime/keys.h"
 
 struct rules_ports {
 	size_t n;
@@ -74,7 +76,8 @@ static void rules_ipt_spread(FILE *out, const struct cfg_helper *h,
 static const struct cfg_helper *rules_helper_cfg(const struct runtime *rt,
 						 const struct instance *in);
 static unsigned int rules_shards(const struct cfg_helper *h);
-static void rules_ports_get(const struct cfg_helper *h, struct rules_ports *p);
+static void rules_ports_get(const struct instance *in, const struct cfg_helper *h,
+			    struct rules_ports *p);
 static void rules_print_no_port(FILE *out, const char *indent, const char *name,
 				const char *file);
 
@@ -172,7 +175,7 @@ static void rules_nft_set(FILE *out, const struct runtime *rt,
 
 	if (!shards)
 		return;
-	rules_ports_get(h, &p);
+	rules_ports_get(in, h, &p);
 	if (!p.n)
 		rules_print_no_port(out, "\t\t", in->name, rt->cfg->file);
 	if (shards > 1)
@@ -255,7 +258,7 @@ static void rules_ipt_helper(FILE *out, const struct runtime *rt,
 
 	if (!shards)
 		return;
-	rules_ports_get(h, &p);
+	rules_ports_get(in, h, &p);
 	if (!p.n)
 		rules_print_no_port(out, "", in->name, rt->cfg->file);
 	if (shards > 1)
@@ -337,23 +340,16 @@ static unsigned int rules_shards(const struct cfg_helper *h)
 	return h->shard ? 0 : h->shards;
 }
 
-/* rule_ports, else the plugin's own "ports" (already accepted by the
- * plugin's configure(), but parsed again here the daemon's way: a value
- * the daemon cannot read counts as no port rather than a wrong rule). */
-static void rules_ports_get(const struct cfg_helper *h, struct rules_ports *p)
+/* rule_ports, else the plugin's declared rule ports (CTH_KEY_RULE_PORTS). */
+static void rules_ports_get(const struct instance *in, const struct cfg_helper *h,
+			    struct rules_ports *p)
 {
-	p->n = 0;
-	if (!h)
-		return;
-	if (h->n_rule_ports) {
+	if (h && h->n_rule_ports) {
 		p->n = h->n_rule_ports;
 		memcpy(p->port, h->rule_ports, h->n_rule_ports * sizeof(p->port[0]));
 		return;
 	}
-	for (size_t i = 0; i < h->n_opts; i++)
-		if (strcmp(h->opts[i].key, "ports") == 0 &&
-		    cfg_ports_parse(h->opts[i].value, p->port, CFG_MAX_RULE_PORTS, &p->n))
-			p->n = 0;
+	p->n = keys_rule_ports(in->pl->desc, in->config, p->port, CFG_MAX_RULE_PORTS);
 }
 
 static void rules_print_no_port(FILE *out, const char *indent, const char *name,

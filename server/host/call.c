@@ -22,6 +22,7 @@
 #include "keep.h"
 #include "base/log.h"
 #include "runtime/guard.h"
+#include "runtime/stats.h"
 
 static int pkt_host_expect(struct cth_ctx *ctx, const struct cth_expect *e,
 			   unsigned int how);
@@ -50,6 +51,8 @@ static const struct cth_host pkt_host = {
 	.keep = pkt_host_keep,
 };
 
+static bool pkt_priv_version(struct pkt_call *c, const struct cth_plugin_desc *d);
+static void pkt_priv_unversion(struct pkt_call *c, const struct cth_plugin_desc *d);
 static bool pkt_expect_valid(const struct pkt_call *c, const struct cth_expect *e);
 static int pkt_expect_guard(struct pkt_call *c, const struct cth_expect *e);
 static int pkt_expect_ctl_check(struct pkt_call *c, unsigned int op,
@@ -92,16 +95,21 @@ int pkt_call_run_newest(struct pkt_call *c, struct inflight *t,
 int pkt_call_run(struct pkt_call *c, const uint8_t *priv, size_t priv_len)
 {
 	const struct cth_plugin_desc *d = c->inst->pl->desc;
+	uint8_t before[CTH_PRIV_MAX];
+	bool zeros = false;
 	int verdict;
 
 	c->pub.host = &pkt_host;
 	memset(c->priv, 0, sizeof(c->priv));
 	if (priv)
 		memcpy(c->priv, priv, priv_len < d->priv_size ? priv_len : d->priv_size);
-	uint8_t before[CTH_PRIV_MAX];
 	memcpy(before, c->priv, sizeof(before));
-
+	/* 0 for every ABI 2 plugin (the loader zeroes the SDK 3 fields) */
+	if (d->priv_version)
+		zeros = pkt_priv_version(c, d);
 	verdict = d->packet(&c->pub, &c->pkt, c->priv, c->inst->config);
+	if (zeros)
+		pkt_priv_unversion(c, d);
 	c->priv_changed = memcmp(before, c->priv, d->priv_size) != 0;
 	return verdict == CTH_VERDICT_DROP ? CTH_VERDICT_DROP : CTH_VERDICT_ACCEPT;
 }
@@ -126,6 +134,44 @@ void pkt_call_release(struct pkt_call *c)
 {
 	edit_release(c);
 	keep_release(c);
+}
+
+/*
+ * The state version (plugin.h, priv_version): state that holds another
+ * version, or that the plugin's priv_valid() refuses, is zeroed and
+ * counted; state of all zeros is a new connection, not a reset.  Then the
+ * version byte is set.  Returns whether the plugin gets zeros.
+ */
+static bool pkt_priv_version(struct pkt_call *c, const struct cth_plugin_desc *d)
+{
+	static const uint8_t zero[CTH_PRIV_MAX];
+	uint8_t *ver = &c->priv[d->priv_version_at];
+
+	if (memcmp(c->priv, zero, d->priv_size) != 0) {
+		if (*ver == d->priv_version && (!d->priv_valid || d->priv_valid(c->priv)))
+			return false;
+		memset(c->priv, 0, sizeof(c->priv));
+		c->state_reset = true;
+		if (c->stats)
+			stats_add(&c->stats->h[c->inst->slot][STATS_H_STATE_RESET], 1);
+	}
+	*ver = d->priv_version;
+	return true;
+}
+
+/* State the plugin left as it got it, zeros and the version byte, is
+ * still "nothing": the verdict need not write the byte alone, and the
+ * next packet gets the same. */
+static void pkt_priv_unversion(struct pkt_call *c, const struct cth_plugin_desc *d)
+{
+	static const uint8_t zero[CTH_PRIV_MAX];
+	uint8_t *ver = &c->priv[d->priv_version_at];
+
+	if (*ver != d->priv_version)
+		return;
+	*ver = 0;
+	if (memcmp(c->priv, zero, d->priv_size) != 0)
+		*ver = d->priv_version;
 }
 
 static int pkt_host_expect(struct cth_ctx *ctx, const struct cth_expect *e,

@@ -61,6 +61,7 @@ static inline bool pkt_conn_is(const struct cth_packet *p, uint32_t id,
 struct pkt_call;
 struct edit_list;
 struct keep;
+struct stats_block;
 
 /* Longest expectation function name, NUL included ("nat-follow-master"
  * and friends are much shorter). */
@@ -123,6 +124,10 @@ struct pkt_call {
 	pkt_expect_fn expect_fn;
 	pkt_expect_ctl_fn expect_ctl_fn;
 	pkt_trace_fn trace;           /* NULL: nothing is shown */
+	/* the caller's counter block (runtime/stats.h), counted into at the
+	 * instance's slot by the host itself: state_reset and the plugin's
+	 * own counters (cth_count()); NULL: nothing is counted */
+	struct stats_block *stats;
 	struct cth_packet pkt;
 	uint8_t priv[CTH_PRIV_MAX];
 	bool priv_changed;
@@ -146,6 +151,9 @@ struct pkt_call {
 	/* refused by the host's rules (guard.h), for the caller's counters */
 	unsigned int n_refused;
 	bool mark_masked;
+	/* the state handed in was of another version, or priv_valid()
+	 * refused it: the plugin got it zeroed (plugin.h priv_version) */
+	bool state_reset;
 };
 
 #endif

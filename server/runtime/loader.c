@@ -6,10 +6,17 @@
  * descriptor size are checked before any other field is read, because a
  * plugin built for another ABI may have a different layout after them.
  *
- * The descriptor is then copied into daemon memory, strings included, and
- * only the copy is checked and used: the plugin's own descriptor lives in
- * memory the plugin can write, and a change after the check (a larger
- * priv_size, a renamed class) must not reach the daemon.
+ * The descriptor is then copied into daemon memory, strings, declared
+ * keys and counters included, and only the copy is checked and used: the
+ * plugin's own descriptor lives in memory the plugin can write, and a
+ * change after the check (a larger priv_size, a renamed class, a key's
+ * offset) must not reach the daemon.
+ *
+ * ABI 3 and ABI 2 (CTH_ABI_OLDEST) descriptors are taken: an ABI 2 one is
+ * the ABI 3 layout cut after packet, and its copy gets the ABI 3 fields
+ * zeroed, which is what "declares nothing of SDK 3" means everywhere
+ * else.  This promise holds for as long as cthelperd's major version
+ * stays 1 (plugin.h).
  *
  * A plugin runs as root at start (constructors and configure() run before
  * the privilege drop), so before dlopen() its file and directory must be
@@ -27,6 +34,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "config.h"
 #include "dlfresh.h"
 #include "loader.h"
 
@@ -42,14 +50,24 @@ static int loader_dir_check(const char *path, const char *file, char *err,
 			    size_t errlen);
 static int loader_file_same(const char *path, const struct stat *was,
 			    char *err, size_t errlen);
-static int loader_desc_take(struct plugin *pl, const char *name, char *err,
-			    size_t errlen);
+static int loader_desc_take(struct plugin *pl, char *err, size_t errlen);
+static int loader_name_check(const struct plugin *pl, const char *name, char *err,
+			     size_t errlen);
 static int loader_header_check(const struct cth_plugin_desc *d, char *err,
 			       size_t errlen);
+static size_t loader_abi_size(uint32_t abi);
 static void loader_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src);
+static void loader_keys_copy(struct plugin *pl, const struct cth_plugin_desc *src);
+static void loader_key_copy(struct cth_key *k, struct plugin_key_text *t,
+			    const struct cth_key *src);
+static void loader_counters_copy(struct plugin *pl, const struct cth_plugin_desc *src);
 static const char *loader_str_copy(char *dst, size_t len, const char *src);
+static int loader_name_ok(const struct cth_plugin_desc *d, char *err, size_t errlen);
 static int loader_class_check(const struct cth_expect_class *c, unsigned i,
 			      char *err, size_t errlen);
+static int loader_counters_check(const struct cth_plugin_desc *d, char *err,
+				 size_t errlen);
+static int loader_priv_check(const struct cth_plugin_desc *d, char *err, size_t errlen);
 
 int loader_load(const char *dir, const char *name, struct plugin **out,
 		char *err, size_t errlen)
@@ -69,12 +87,16 @@ int loader_load(const char *dir, const char *name, struct plugin **out,
 		loader_unload(pl);
 		return rc;
 	}
-	rc = loader_desc_take(pl, name, err, errlen);
+	rc = loader_desc_take(pl, err, errlen);
 	if (rc) {
 		char why[512];
 
 		snprintf(why, sizeof(why), "%s", err);
 		snprintf(err, errlen, "%s: %s", path, why);
+		loader_unload(pl);
+		return rc;
+	}
+	if ((rc = loader_name_check(pl, name, err, errlen))) {
 		loader_unload(pl);
 		return rc;
 	}
@@ -92,16 +114,12 @@ void loader_unload(struct plugin *pl)
 	free(pl);
 }
 
-int loader_desc_check(const struct cth_plugin_desc *d, const char *name,
-		      char *err, size_t errlen)
+int loader_desc_check(const struct cth_plugin_desc *d, char *err, size_t errlen)
 {
 	int rc = loader_header_check(d, err, errlen);
 
-	if (rc)
+	if (rc || (rc = loader_name_ok(d, err, errlen)))
 		return rc;
-	if (!d->name || strcmp(d->name, name) != 0)
-		return ERR("plugin declares the name '%s', but was loaded as '%s'",
-			   d->name ? d->name : "(null)", name);
 	if (!d->packet)
 		return ERR("plugin has no packet callback");
 	if (d->priv_size > CTH_PRIV_MAX)
@@ -128,7 +146,10 @@ int loader_desc_check(const struct cth_plugin_desc *d, const char *name,
 	if (d->config_size > 65536)
 		return ERR("plugin configuration block of %zu bytes is unreasonably large",
 			   d->config_size);
-	return 0;
+	if ((rc = keys_decl_check(d, err, errlen)) ||
+	    (rc = loader_counters_check(d, err, errlen)))
+		return rc;
+	return loader_priv_check(d, err, errlen);
 }
 
 /* ---- the file, and who may have written it ---- */
@@ -257,8 +278,7 @@ static int loader_file_same(const char *path, const struct stat *was,
 /* ---- the descriptor ---- */
 
 /* Look the descriptor up, copy it, check the copy. */
-static int loader_desc_take(struct plugin *pl, const char *name, char *err,
-			    size_t errlen)
+static int loader_desc_take(struct plugin *pl, char *err, size_t errlen)
 {
 	const struct cth_plugin_desc *src = dlsym(pl->dl, CTH_PLUGIN_SYMBOL);
 	int rc;
@@ -272,39 +292,125 @@ static int loader_desc_take(struct plugin *pl, const char *name, char *err,
 	if (rc)
 		return rc;
 	loader_desc_copy(pl, src);
-	return loader_desc_check(pl->desc, name, err, errlen);
+	return loader_desc_check(pl->desc, err, errlen);
+}
+
+/*
+ * The file-name rule: a configuration names a plugin, the daemon opens
+ * NAME.so, and the descriptor must agree, so that one name means one
+ * plugin in the configuration, the logs, status and stats.
+ */
+static int loader_name_check(const struct plugin *pl, const char *name, char *err,
+			     size_t errlen)
+{
+	const char *has = pl->desc->name;
+
+	if (strcmp(has, name) == 0)
+		return 0;
+	return ERR("plugin file %s declares the name '%s': a plugin is loaded as NAME.so "
+		   "with NAME its descriptor's name; rename the file to %s.so or declare "
+		   ".name = \"%s\"", pl->path, has, has, name);
 }
 
 /* ABI version and size: the only fields that may be read before we know
- * the descriptor has our layout. */
+ * the descriptor has a layout we know. */
 static int loader_header_check(const struct cth_plugin_desc *d, char *err,
 			       size_t errlen)
 {
-	if (d->abi_version != CTH_ABI_VERSION)
-		return ERR("plugin ABI version %u, %s speaks %u: rebuild the plugin against this SDK",
-			   d->abi_version, log_program(), CTH_ABI_VERSION);
-	if (d->size != sizeof(*d))
-		return ERR("plugin descriptor is %u bytes, %s expects %zu: rebuild the plugin against this SDK",
-			   d->size, log_program(), sizeof(*d));
+	size_t want = loader_abi_size(d->abi_version);
+
+	if (!want)
+		return ERR("plugin ABI version %u, %s speaks %u (and loads %u..%u): rebuild "
+			   "the plugin against this SDK", d->abi_version, log_program(),
+			   CTH_ABI_VERSION, CTH_ABI_OLDEST, CTH_ABI_VERSION);
+	if (d->size != want)
+		return ERR("plugin descriptor is %u bytes, %s expects %zu for ABI %u: rebuild "
+			   "the plugin against this SDK", d->size, log_program(), want,
+			   d->abi_version);
 	return 0;
 }
 
-/* The descriptor, strings included, into pl: from now on pl->desc. */
+/* The descriptor size of an ABI the loader takes, else 0. */
+static size_t loader_abi_size(uint32_t abi)
+{
+	if (abi == CTH_ABI_VERSION)
+		return sizeof(struct cth_plugin_desc);
+	if (abi == CTH_ABI_OLDEST)
+		return PLUGIN_ABI2_SIZE;
+	return 0;
+}
+
+/* The descriptor, strings included, into pl: from now on pl->desc.  Only
+ * the plugin's own size is read (loader_header_check() checked it). */
 static void loader_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src)
 {
 	struct cth_plugin_desc *d = &pl->copy;
 
-	memcpy(d, src, sizeof(*d));
+	memset(d, 0, sizeof(*d));
+	memcpy(d, src, src->size);
 	d->name = loader_str_copy(pl->name, sizeof(pl->name), src->name);
 	d->version = loader_str_copy(pl->version, sizeof(pl->version), src->version);
 	d->description = loader_str_copy(pl->description, sizeof(pl->description),
-					  src->description);
+					 src->description);
 	/* slots past n_classes are not the plugin's to fill: not read */
 	for (unsigned i = 0; i < CTH_CLASS_MAX; i++)
 		d->classes[i].name = i >= d->n_classes ? NULL :
 			loader_str_copy(pl->class_names[i], sizeof(pl->class_names[i]),
 					src->classes[i].name);
+	if (src->abi_version >= 3) {
+		loader_keys_copy(pl, src);
+		loader_counters_copy(pl, src);
+	}
 	pl->desc = d;
+}
+
+/* More than CTH_KEY_MAX keys are not read (the table may not be that
+ * long): the check refuses them by n_keys alone. */
+static void loader_keys_copy(struct plugin *pl, const struct cth_plugin_desc *src)
+{
+	pl->copy.keys = NULL;
+	if (!src->keys)
+		return;
+	for (unsigned int i = 0; i < src->n_keys && src->n_keys <= CTH_KEY_MAX; i++)
+		loader_key_copy(&pl->keys[i], &pl->key_text[i], &src->keys[i]);
+	pl->copy.keys = pl->keys;
+}
+
+static void loader_key_copy(struct cth_key *k, struct plugin_key_text *t,
+			    const struct cth_key *src)
+{
+	unsigned int j;
+
+	*k = *src;
+	k->name = loader_str_copy(t->name, sizeof(t->name), src->name);
+	k->doc = loader_str_copy(t->doc, sizeof(t->doc), src->doc);
+	k->def = loader_str_copy(t->def, sizeof(t->def), src->def);
+	k->choices = NULL;
+	/* the other types' choices are not the plugin's to fill */
+	if (src->type != CTH_KEY_CHOICE || !src->choices)
+		return;
+	for (j = 0; j <= KEYS_CHOICES_MAX && src->choices[j]; j++)
+		t->choices[j] = loader_str_copy(t->choice[j], sizeof(t->choice[j]),
+						src->choices[j]);
+	t->choices[j] = NULL;
+	k->choices = t->choices;
+}
+
+static void loader_counters_copy(struct plugin *pl, const struct cth_plugin_desc *src)
+{
+	pl->copy.counters = NULL;
+	if (!src->counters)
+		return;
+	for (unsigned int i = 0; i < src->n_counters && src->n_counters <= CTH_COUNTER_MAX; i++) {
+		struct plugin_counter_text *t = &pl->counter_text[i];
+
+		pl->counters[i].name = loader_str_copy(t->name, sizeof(t->name),
+						       src->counters[i].name);
+		pl->counters[i].help = loader_str_copy(t->help, sizeof(t->help),
+						       src->counters[i].help ?
+						       src->counters[i].help : "");
+	}
+	pl->copy.counters = pl->counters;
 }
 
 /*
@@ -325,6 +431,20 @@ static const char *loader_str_copy(char *dst, size_t len, const char *src)
 	return dst;
 }
 
+/* What the configuration's plugin key can name (config_helper.c). */
+static int loader_name_ok(const struct cth_plugin_desc *d, char *err, size_t errlen)
+{
+	if (!d->name || !*d->name)
+		return ERR("plugin declares no name");
+	if (strlen(d->name) >= PLUGIN_NAME_LEN)
+		return ERR("plugin declares the name '%s', longer than %u characters",
+			   d->name, PLUGIN_NAME_LEN - 1);
+	if (!cfg_name_ok(d->name, PLUGIN_NAME_LEN))
+		return ERR("plugin declares the name '%s': only A-Z, a-z, 0-9, _ and - may "
+			   "be used", d->name);
+	return 0;
+}
+
 static int loader_class_check(const struct cth_expect_class *c, unsigned i,
 			      char *err, size_t errlen)
 {
@@ -338,5 +458,39 @@ static int loader_class_check(const struct cth_expect_class *c, unsigned i,
 		return ERR("expectation class '%s': default timeout %u s is not in 1..%u "
 			   "(the kernel counts it in 32-bit jiffies)",
 			   c->name, c->timeout, PLUGIN_TIMEOUT_MAX);
+	return 0;
+}
+
+static int loader_counters_check(const struct cth_plugin_desc *d, char *err,
+				 size_t errlen)
+{
+	if (d->n_counters > CTH_COUNTER_MAX)
+		return ERR("plugin declares %u counters; at most %u", d->n_counters,
+			   CTH_COUNTER_MAX);
+	if (d->n_counters && !d->counters)
+		return ERR("plugin declares %u counters but no counter table (counters is NULL)",
+			   d->n_counters);
+	for (unsigned int i = 0; i < d->n_counters; i++) {
+		const char *name = d->counters[i].name;
+
+		if (!name || !keys_name_ok(name))
+			return ERR("counter %u: name '%s' must be 1..%u characters of a-z, 0-9 "
+				   "and _", i, name ? name : "(null)", CTH_KEY_NAME_LEN - 1);
+		for (unsigned int j = 0; j < i; j++)
+			if (strcmp(name, d->counters[j].name) == 0)
+				return ERR("counter '%s' declared twice", name);
+	}
+	return 0;
+}
+
+/* The host keeps the version byte inside the state (call.c). */
+static int loader_priv_check(const struct cth_plugin_desc *d, char *err, size_t errlen)
+{
+	if (d->priv_version && d->priv_version_at >= d->priv_size)
+		return ERR("priv_version_at %u is not inside the %zu bytes of private state",
+			   d->priv_version_at, d->priv_size);
+	if (!d->priv_version && d->priv_valid)
+		return ERR("priv_valid needs a priv_version (the host calls it only for "
+			   "state of that version)");
 	return 0;
 }

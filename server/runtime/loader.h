@@ -6,6 +6,8 @@
 
 #include <cthelperd/plugin.h>
 
+#include "keys.h"
+
 /*
  * Longest expectation timeout, in seconds, for plugin defaults and config
  * overrides alike.  The kernel turns it into jiffies in 32 bits
@@ -21,6 +23,26 @@
 #define PLUGIN_NAME_LEN 64u
 #define PLUGIN_VERSION_LEN 64u
 #define PLUGIN_DESCRIPTION_LEN 256u
+#define PLUGIN_DOC_LEN 256u
+
+/*
+ * The texts of one declared key, copied like the descriptor's: a name or
+ * choice one byte longer than allowed, and a default longer than
+ * KEYS_DEF_MAX, are still seen as too long; a doc line is cut.  One
+ * choice more than allowed is copied, so that it is refused.
+ */
+struct plugin_key_text {
+	char name[CTH_KEY_NAME_LEN + 1];
+	char doc[PLUGIN_DOC_LEN];
+	char def[KEYS_DEF_MAX + 2];
+	const char *choices[KEYS_CHOICES_MAX + 2];
+	char choice[KEYS_CHOICES_MAX + 1][CTH_KEY_NAME_LEN + 1];
+};
+
+struct plugin_counter_text {
+	char name[CTH_KEY_NAME_LEN + 1];
+	char help[PLUGIN_DOC_LEN];
+};
 
 struct plugin {
 	char *path;
@@ -36,15 +58,28 @@ struct plugin {
 	char version[PLUGIN_VERSION_LEN];
 	char description[PLUGIN_DESCRIPTION_LEN];
 	char class_names[CTH_CLASS_MAX][CTH_NAME_LEN + 1];
+	/* copy.keys and copy.counters point here (SDK 3; none for ABI 2) */
+	struct cth_key keys[CTH_KEY_MAX];
+	struct plugin_key_text key_text[CTH_KEY_MAX];
+	struct cth_counter counters[CTH_COUNTER_MAX];
+	struct plugin_counter_text counter_text[CTH_COUNTER_MAX];
 };
 
+/*
+ * The descriptor size of each ABI the loader takes: an ABI 2 descriptor
+ * is the ABI 3 one up to and including packet (plugin.h), copied into
+ * the daemon's with the ABI 3 fields zeroed.
+ */
+#define PLUGIN_ABI2_SIZE offsetof(struct cth_plugin_desc, keys)
+
 /* Load DIR/NAME.so, copy its descriptor into daemon memory and validate
- * the copy.  On failure returns a negative errno and writes why into err. */
+ * the copy; the descriptor must be called NAME.  On failure returns a
+ * negative errno and writes why into err. */
 int loader_load(const char *dir, const char *name, struct plugin **out,
 		char *err, size_t errlen);
-/* Validate a descriptor (exposed for tests). */
-int loader_desc_check(const struct cth_plugin_desc *d, const char *name,
-		      char *err, size_t errlen);
+/* Validate a descriptor (exposed for tests): everything but whether its
+ * name is the one it was loaded as. */
+int loader_desc_check(const struct cth_plugin_desc *d, char *err, size_t errlen);
 void loader_unload(struct plugin *pl);
 
 #endif

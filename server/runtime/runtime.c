@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "keys.h"
 #include "runtime.h"
 
 static int runtime_inst_build(struct runtime *rt, struct instance *in,
@@ -19,6 +20,8 @@ static int runtime_set_apply(struct runtime *rt, const struct instance *in,
 static int runtime_classes_apply(struct runtime *rt, struct instance *in,
 				 const struct cfg_helper *h);
 static int runtime_opts_apply(struct runtime *rt, struct instance *in,
+			      const struct cfg_helper *h);
+static int runtime_inst_start(struct runtime *rt, struct instance *in,
 			      const struct cfg_helper *h);
 static void runtime_queue_add(struct runtime *rt, uint16_t q);
 
@@ -64,6 +67,14 @@ void runtime_free(struct runtime *rt)
 {
 	if (!rt)
 		return;
+	/* in reverse: an instance started later may rely on an earlier one */
+	for (size_t i = rt->n_inst; i-- > 0;) {
+		struct instance *in = &rt->inst[i];
+
+		if (in->started && in->pl->desc->fini)
+			in->pl->desc->fini(in->config, in->name);
+		in->started = false;
+	}
 	for (size_t i = 0; i < rt->n_inst; i++)
 		free(rt->inst[i].config);
 	for (size_t i = 0; i < rt->n_plugins; i++)
@@ -178,29 +189,43 @@ static int runtime_classes_apply(struct runtime *rt, struct instance *in,
 	return 0;
 }
 
+/* The plugin's keys into a configuration block of the instance's own,
+ * then the plugin's lifecycle. */
 static int runtime_opts_apply(struct runtime *rt, struct instance *in,
 			      const struct cfg_helper *h)
 {
 	const struct cth_plugin_desc *d = in->pl->desc;
-	int bad = 0;
 
 	in->config = calloc(1, d->config_size ? d->config_size : 1);
 	if (!in->config)
 		return -ENOMEM;
-	for (size_t i = 0; i < h->n_opts; i++) {
-		const struct cfg_opt *o = &h->opts[i];
-		int rc = d->configure ? d->configure(in->config, o->key, o->value)
-				      : -ENOENT;
+	if (keys_apply(rt->cfg, h, d, in->config))
+		return -EINVAL;
+	return runtime_inst_start(rt, in, h);
+}
 
-		if (rc == -ENOENT)
-			cfg_error(rt->cfg, o->line, "unknown key '%s' (not a daemon key, and plugin '%s' does not know it)",
-				  o->key, d->name);
-		else if (rc < 0)
-			cfg_error(rt->cfg, o->line, "%s: invalid value '%s' for plugin '%s'",
-				  o->key, o->value, d->name);
-		bad |= rc < 0;
+/* check() sees the whole block, defaults included; init() only a block
+ * check() passed.  Their failures are the section's. */
+static int runtime_inst_start(struct runtime *rt, struct instance *in,
+			      const struct cfg_helper *h)
+{
+	const struct cth_plugin_desc *d = in->pl->desc;
+	char why[256] = "";
+	int rc;
+
+	if (d->check && (rc = d->check(in->config, why, sizeof(why))) != 0) {
+		why[sizeof(why) - 1] = '\0';
+		cfg_error(rt->cfg, h->line, "helper '%s': plugin '%s' refuses the configuration: %s",
+			  in->name, d->name, why[0] ? why : strerror(rc < 0 ? -rc : EINVAL));
+		return -EINVAL;
 	}
-	return bad ? -EINVAL : 0;
+	if (d->init && (rc = d->init(in->config, in->name)) != 0) {
+		cfg_error(rt->cfg, h->line, "helper '%s': plugin '%s' could not set it up (init): %s",
+			  in->name, d->name, strerror(rc < 0 ? -rc : EINVAL));
+		return -EINVAL;
+	}
+	in->started = true;
+	return 0;
 }
 
 static void runtime_queue_add(struct runtime *rt, uint16_t q)

@@ -21,6 +21,7 @@ struct instance {
 	bool fail_open;
 	struct guard guard;           /* what its plugin may ask (guard.h) */
 	unsigned int slot;            /* of its counters (stats.h); kept by a reload */
+	bool started;                 /* its plugin's init() succeeded: fini() is due */
 	unsigned int n_classes;
 	struct cth_expect_class classes[CTH_CLASS_MAX];
 };
@@ -39,9 +40,15 @@ struct runtime {
 	uint16_t queues[CFG_MAX_HELPERS];
 };
 
-/* Load plugins and apply helper settings; takes ownership of cfg.
- * Errors are printed "FILE:LINE: message".  Returns 0 or negative errno. */
+/*
+ * Load plugins and apply helper settings; takes ownership of cfg.  Each
+ * instance's configuration block gets its plugin's keys (keys.h), then
+ * the plugin's check() and init() run.  Errors are printed "FILE:LINE:
+ * message".  Returns 0 or negative errno.
+ */
 int runtime_build(struct cfg *cfg, struct runtime **out);
+/* fini() for every instance whose init() succeeded, then free: only once
+ * no packet can reach rt (a reload's grace period, or stop). */
 void runtime_free(struct runtime *rt);
 /*
  * The instance a queued packet's helper name stands for.  Not matched by

@@ -36,6 +36,8 @@ const struct stats_info stats_helper_info[STATS_H_N] = {
 		"Kernel requests a plugin call asked for beyond the per-packet bound (refused with ENOSPC, which the plugin sees)." },
 	[STATS_H_EXPECT_DUMPS] = { "expectation_dumps",
 		"Expectation table dumps made for the helper (flushes and listings: at most one per packet)." },
+	[STATS_H_STATE_RESET] = { "state_reset",
+		"Connections whose private state the plugin was handed zeroed: it held another layout version than the plugin declares (priv_version), or the plugin's priv_valid refused it." },
 };
 
 const struct stats_info stats_queue_info[STATS_Q_N] = {

@@ -38,6 +38,7 @@ enum stats_helper_counter {
 	STATS_H_MARK_MASKED,      /* cth_set_mark bits outside mark_mask, ignored */
 	STATS_H_KERNEL_CAPPED,    /* kernel requests refused: the per-packet bound */
 	STATS_H_EXPECT_DUMPS,     /* expectation dumps (a flush, a listing) */
+	STATS_H_STATE_RESET,      /* state of another version zeroed (host/call.c) */
 	STATS_H_N,
 };
 

@@ -122,6 +122,7 @@ static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t 
 	c.truncated = m->truncated;
 	c.gso = m->gso;
 	c.keep = &h->keep;
+	c.stats = h->stats;
 	worker_kreq_begin(&h->kreq, in);
 	keep_join(&h->keep, &c, now);
 	verdict = pkt_call_run_newest(&c, &h->inflight, m->kpriv, m->klen, now);

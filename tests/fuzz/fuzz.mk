@@ -70,7 +70,7 @@ FUZZ_SRC_fuzz_wexpect := server/worker/worker_expect.c server/worker/worker_deta
                          server/kernel/expect.c $(FUZZ_HOST_SRC) tests/unit/nlfake.c tests/unit/nlfake.h
 # exprepair.c's event path against the emulated kernel (nlfake.c for nlreq.c)
 FUZZ_SRC_fuzz_exprepair := server/kernel/exprepair.c server/kernel/portids.c server/kernel/expect.c server/runtime/guard.c \
-                           server/runtime/runtime.c server/runtime/loader.c server/runtime/dlfresh.c server/runtime/config.c server/runtime/config_load.c server/runtime/config_server.c server/runtime/config_helper.c server/runtime/config_shards.c \
+                           server/runtime/runtime.c server/runtime/loader.c server/runtime/keys.c server/runtime/dlfresh.c server/runtime/config.c server/runtime/config_load.c server/runtime/config_server.c server/runtime/config_helper.c server/runtime/config_shards.c \
                            server/base/log.c tests/unit/nlfake.c tests/unit/nlfake.h
 # the whole configuration path: parse, shards, checks, a reload's plan
 FUZZ_SRC_fuzz_config := server/runtime/config.c server/runtime/config_load.c server/runtime/config_server.c server/runtime/config_helper.c server/runtime/config_shards.c server/runtime/guard.c server/kernel/record.c server/daemon/reload_plan.c \

@@ -119,6 +119,12 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.classes = { { CLASS_A, 1, TIMEOUT }, { CLS2, 1, 10 } },
 	.configure = plugin_configure,
 	.packet = PACKET,
+#ifdef ABI3_GARBAGE
+	.n_keys = 9999,
+	.n_counters = 9999,
+	.priv_version = 7,
+	.priv_version_at = 200,
+#endif
 };
 #else
 CTH_PLUGIN_EXPORT const int cth_plugin_not_here = 1;

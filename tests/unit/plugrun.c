@@ -55,7 +55,7 @@ int run_state(struct plugrun *f, struct conn *c, enum cth_dir dir, enum cth_ctin
 	struct pkt_call call = {
 		.inst = &in, .backend = f, .expect_fn = plugrun_expect,
 		.expect_ctl_fn = plugrun_expect_ctl, .trace = plugrun_trace,
-		.keep = f->old_host ? NULL : &c->keep,
+		.keep = f->old_host ? NULL : &c->keep, .stats = &f->stats,
 	};
 	int family = c->t[CTH_DIR_ORIGINAL].family, verdict;
 	size_t plen;
@@ -73,6 +73,7 @@ int run_state(struct plugrun *f, struct conn *c, enum cth_dir dir, enum cth_ctin
 	verdict = pkt_call_run(&call, expected ? NULL : priv, CTH_PRIV_MAX);
 	plugrun_cur = NULL;
 	f->state_changed = call.priv_changed;
+	f->state_reset = call.state_reset;
 	if (call.keep)
 		keep_done(call.keep, &call, verdict, PLUGRUN_NOW_MS);
 	/* all of it: a plugin writing past its priv_size shows there (the

@@ -30,6 +30,7 @@
 #include "host/call.h"
 #include "host/edit.h"
 #include "host/packet.h"
+#include "runtime/stats.h"
 
 #define PLUGRUN_MAX_EXP 1024u
 #define PLUGRUN_MAX_CTL 256u
@@ -108,6 +109,13 @@ struct plugrun {
 	/* the state's address for the plugin (run_state()), NULL: the host's */
 	uint8_t *state_at;
 	bool reached;                /* the kernel side was asked */
+	/* the host handed the plugin its state zeroed (another version, or
+	 * refused by priv_valid: plugin.h priv_version) */
+	bool state_reset;
+	/* what the host counts itself, as the worker's block: the helper's
+	 * counters (state_reset) and the plugin's (cth_count()), slot 0;
+	 * kept across packets */
+	struct stats_block stats;
 };
 
 /* A connection as the daemon is shown it: tuples, NAT bits, status,

@@ -2,14 +2,33 @@
 /*
  * --print-rules: the nft and iptables rules printed for hand-built
  * runtimes, line by line.  Families and protocols come from the runtime
- * (the plugin's defaults applied), ports from rule_ports or the plugin's
- * "ports" key; a helper without a port gets a commented-out rule.
+ * (the plugin's defaults applied), ports from rule_ports or the key the
+ * plugin declares CTH_KEY_RULE_PORTS (its value in the instance's
+ * configuration block); a helper without a port gets a commented-out
+ * rule, also when its section sets a key called "ports" its plugin does
+ * not declare so.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include "cfgload.h"
 #include "check.h"
 #include "daemon/rules.h"
+
+/* A plugin without declared keys, and one whose "ports" key holds the
+ * ports its rules match (the configuration block is a struct cth_ports). */
+static const struct cth_key ports_key[] = {
+	{ .name = "ports", .type = CTH_KEY_PORTS, .flags = CTH_KEY_RULE_PORTS, .offset = 0 },
+	{ .name = "other", .type = CTH_KEY_PORTS, .offset = 0 },
+};
+static const struct cth_plugin_desc plain_desc = { .name = "plain" };
+static const struct cth_plugin_desc ports_desc = {
+	.name = "withports", .keys = ports_key, .n_keys = 2,
+	.config_size = sizeof(struct cth_ports),
+};
+static struct plugin plain_pl = { .desc = &plain_desc }, ports_pl = { .desc = &ports_desc };
 
 static struct cfg_helper *add_helper(struct runtime *rt, const char *name,
 				     unsigned int families, unsigned int protocols)
@@ -22,7 +41,23 @@ static struct cfg_helper *add_helper(struct runtime *rt, const char *name,
 	snprintf(in->name, sizeof(in->name), "%s", name);
 	in->families = families;
 	in->protocols = protocols;
+	in->pl = &plain_pl;
 	return h;
+}
+
+/* The instance of section h gets the plugin that declares rule ports,
+ * holding ports (as the runtime parses a section's value or default). */
+static void set_rule_key(struct runtime *rt, struct cfg_helper *h, const char *ports)
+{
+	struct instance *in = &rt->inst[h - rt->cfg->helpers];
+	struct cth_ports *p = calloc(1, sizeof(*p));
+	size_t n;
+
+	if (!p || cfg_ports_parse(ports, p->port, CTH_PORTS_MAX, &n))
+		abort();
+	p->n = (uint16_t)n;
+	in->pl = &ports_pl;
+	in->config = p;
 }
 
 /* A section with shards = n as cfg_load() expands it: n consecutive
@@ -63,6 +98,8 @@ static struct runtime *runtime_new(void)
 
 static void runtime_del(struct runtime *rt)
 {
+	for (size_t i = 0; i < rt->n_inst; i++)
+		free(rt->inst[i].config);
 	for (size_t i = 0; i < rt->cfg->n_helpers; i++)
 		for (size_t j = 0; j < rt->cfg->helpers[i].n_opts; j++) {
 			free(rt->cfg->helpers[i].opts[j].key);
@@ -116,7 +153,7 @@ static struct runtime *runtime_sample(void)
 	h = add_helper(rt, "sip", CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6,
 		       CTH_PROTO_TCP | CTH_PROTO_UDP);
 	add_opt(h, "sip_timeout", "1800");
-	add_opt(h, "ports", "5060,5062");
+	set_rule_key(rt, h, "5060,5062");
 	add_helper(rt, "tns", CTH_FAMILY_IPV4 | CTH_FAMILY_IPV6, CTH_PROTO_TCP);
 	h = add_helper(rt, "ftp4", CTH_FAMILY_IPV4, CTH_PROTO_TCP);
 	h->n_rule_ports = 2;
@@ -197,22 +234,27 @@ static void test_ipv4_only(void)
 	runtime_del(rt);
 }
 
-/* rule_ports wins over the plugin's ports; an unreadable ports is none. */
+/* rule_ports wins over the plugin's rule ports; a key called "ports" the
+ * plugin does not declare as its rule ports is no port. */
 static void test_port_sources(void)
 {
 	struct runtime *rt = runtime_new();
 	struct cfg_helper *h = add_helper(rt, "sip", CTH_FAMILY_IPV4, CTH_PROTO_UDP);
 	struct cfg_helper *h2 = add_helper(rt, "odd", CTH_FAMILY_IPV4, CTH_PROTO_UDP);
+	struct cfg_helper *h3 = add_helper(rt, "rpc", CTH_FAMILY_IPV4, CTH_PROTO_UDP);
 	char *t;
 
-	add_opt(h, "ports", "5060");
+	set_rule_key(rt, h, "5060");
 	h->n_rule_ports = 1;
 	h->rule_ports[0] = 5080;
-	add_opt(h2, "ports", "many");
+	add_opt(h2, "ports", "5070");
+	set_rule_key(rt, h3, "111,2049");
 	t = print(rt, RULES_IPTABLES);
 	CHECK_LINE("rules/rule-ports-first", t, "iptables -t raw -A PREROUTING -p udp --dport 5080 -j CT --helper sip");
 	CHECK_NO("rules/rule-ports-only", t, "--dport 5060");
 	CHECK_LINE("rules/bad-ports-none", t, "# iptables -t raw -A PREROUTING -p udp --dport PORT -j CT --helper odd");
+	CHECK_NO("rules/no-key-named-ports", t, "--dport 5070");
+	CHECK_LINE("rules/declared-rule-ports", t, "iptables -t raw -A PREROUTING -p udp --dport 2049 -j CT --helper rpc");
 	free(t);
 	runtime_del(rt);
 }
@@ -228,7 +270,7 @@ static struct runtime *runtime_sharded(void)
 	h->n_rule_ports = 1;
 	h->rule_ports[0] = 21;
 	h = add_shards(rt, "sip", 3, CTH_FAMILY_IPV4, CTH_PROTO_UDP | CTH_PROTO_TCP);
-	add_opt(h, "ports", "5060");
+	set_rule_key(rt, h, "5060");
 	add_shards(rt, "tns", 2, CTH_FAMILY_IPV4, CTH_PROTO_TCP);
 	return rt;
 }
@@ -312,6 +354,38 @@ static void test_kind(void)
 	CHECK("rules/kind-bad", rules_kind_parse("ip6tables") < 0 && rules_kind_parse("") < 0, "bad kind accepted");
 }
 
+/* A real runtime: the SDK 3 test plugin's declared rule ports, its
+ * default (7000,7001) or the section's value, without a key name known
+ * to the daemon. */
+static void test_declared_default(void)
+{
+	char cwd[512], text[2048], path[CFGLOAD_PATH], err[2048];
+	const char *b = getenv("CTH_BUILD");
+	struct runtime *rt = NULL;
+	struct cfg *cfg;
+	char *t;
+	int rc;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		abort();
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s/%s/tests/sdk3\n"
+		 "[helper s3]\nplugin = sdk3\nprotocol = udp\n"
+		 "[helper t3]\nplugin = sdk3\nprotocol = udp\nports = 9000\nqueue = 1\n",
+		 cwd, b ? b : "build");
+	rc = cfgload_text(text, strlen(text), path, &cfg, err, sizeof(err));
+	if (rc == 0)
+		rc = runtime_build(cfg, &rt);
+	unlink(path);
+	CHECK("rules/sdk3-runtime", rc == 0 && rt, "rc=%d: %s", rc, err);
+	if (!rt)
+		return;
+	t = print(rt, RULES_NFT);
+	CHECK_LINE("rules/declared-default-ports", t, "\t\tudp dport { 7000, 7001 } ct helper set \"cth-s3-udp\"");
+	CHECK_LINE("rules/declared-ports-set", t, "\t\tudp dport 9000 ct helper set \"cth-t3-udp\"");
+	free(t);
+	runtime_free(rt);
+}
+
 int main(void)
 {
 	test_nft();
@@ -321,5 +395,6 @@ int main(void)
 	test_shards_nft();
 	test_shards_iptables();
 	test_kind();
+	test_declared_default();
 	return check_exit();
 }

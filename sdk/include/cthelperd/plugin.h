@@ -495,9 +495,9 @@ struct cth_plugin_desc {
 	unsigned int n_classes;  /**< 1..::CTH_CLASS_MAX */
 	struct cth_expect_class classes[CTH_CLASS_MAX];
 	/**
-	 * Optional. Apply one configuration key: an ABI 2 plugin gets every
-	 * key the daemon does not know itself, an ABI 3 plugin only its
-	 * ::CTH_KEY_CUSTOM keys.
+	 * Optional. Apply one configuration key: a plugin that declares no
+	 * keys (#keys; every ABI 2 plugin) gets every key the daemon does not
+	 * know itself, one that declares keys only its ::CTH_KEY_CUSTOM keys.
 	 * @return 0, -ENOENT for an unknown key, -EINVAL for a bad value.
 	 */
 	int (*configure)(void *config, const char *key, const char *value);
@@ -515,8 +515,9 @@ struct cth_plugin_desc {
 
 	/* ---- ABI 3: everything below is optional (zero: not used) ---- */
 
-	/** Configuration keys; keys not declared here are an error (an ABI 2
-	 *  plugin, with none declared, gets every key in #configure). */
+	/** Configuration keys; keys not declared here are an error (a plugin
+	 *  that declares none, as every ABI 2 plugin, gets every key in
+	 *  #configure). */
 	const struct cth_key *keys;
 	unsigned int n_keys;     /**< 0..::CTH_KEY_MAX */
 	/**
