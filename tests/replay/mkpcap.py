@@ -1374,6 +1374,14 @@ def tftp_hostile(cap):
     tftp_session(cap, wire.TFTP_RRQ, client=(C4, 50007), tid=41007)
 
 
+@case("tftp", "hostile-loose", TFTP_ARGS + " -o loose=yes",
+      "the hostile capture with loose=yes, the kernel's reading: every datagram with the RRQ "
+      "opcode opens the answer, malformed or not (five of the six, and the last RRQ), so "
+      "those ERRORs are RELATED; the DATA to port 69 still opens nothing")
+def tftp_hostile_loose(cap):
+    tftp_hostile(cap)
+
+
 # ============================================================== toydata
 
 TOY_ARGS = "-p 7000 -o min_port=1024"

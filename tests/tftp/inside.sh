@@ -294,7 +294,8 @@ run_case() {
 
 # ------------------------------------------------------------ implementations
 
-# cthelperd's configuration: one tftp helper on queue CTH_Q, debug log.
+# cthelperd's configuration: one tftp helper on queue CTH_Q, its declared
+# keys at their defaults, debug log.
 write_cthelperd_conf() {
 	cat >"$W/cthelperd.conf" <<EOF
 [server]
@@ -304,6 +305,8 @@ log_level = debug
 [helper tftp]
 plugin = tftp
 queue = $CTH_Q
+ports = 69
+loose = no
 EOF
 }
 

@@ -15,6 +15,7 @@
 #define PLUGTEST_RNG_SEED 0x7f7b7f7b00690069ull
 #include "plugtest.h"
 
+#include "runtime/keys.h"
 #include "../../plugins/tftp/tftp.h"
 #include "../../plugins/tftp/tftp_parse.h"
 
@@ -277,6 +278,36 @@ static void test_desc(void)
 		check_that(&c, strcmp(l->name, "loose") == 0 && l->type == CTH_KEY_BOOL &&
 			   l->flags == 0 && strcmp(l->def, "no") == 0 &&
 			   l->offset == offsetof(struct tftp_config, loose) && l->doc, "loose");
+	}
+	check_end(&c);
+
+	/* the daemon's parser (server/runtime/keys.c) on the declarations:
+	 * what a [helper tftp] section's values become */
+	check_start(&c, "plugin_keys_parsed");
+	{
+		struct tftp_config cfg;
+		char err[256] = "";
+		uint16_t rp[4];
+
+		check_that(&c, keys_decl_check(d, err, sizeof(err)) == 0, "declarations: %s", err);
+		memset(&cfg, 0, sizeof(cfg));
+		for (unsigned int i = 0; i < d->n_keys; i++)
+			check_that(&c, keys_parse(&d->keys[i], d->keys[i].def, &cfg) == 0,
+				   "default of %s", d->keys[i].name);
+		check_that(&c, cfg.ports.n == 1 && cfg.ports.port[0] == 69 && !cfg.loose,
+			   "defaults: %u ports, loose %d", cfg.ports.n, cfg.loose);
+		check_that(&c, keys_parse(keys_find(d, "ports"), "69, 6969", &cfg) == 0 &&
+			   cfg.ports.n == 2 && cfg.ports.port[1] == 6969, "ports = 69, 6969");
+		check_that(&c, keys_parse(keys_find(d, "loose"), "yes", &cfg) == 0 && cfg.loose,
+			   "loose = yes");
+		check_that(&c, keys_parse(keys_find(d, "ports"), "0", &cfg) == -EINVAL &&
+			   keys_parse(keys_find(d, "loose"), "maybe", &cfg) == -EINVAL,
+			   "bad values taken");
+		check_that(&c, keys_find(d, "rule_ports") == NULL, "a daemon key declared");
+		memset(&cfg, 0, sizeof(cfg));
+		keys_parse(keys_find(d, "ports"), "69", &cfg);
+		check_that(&c, keys_rule_ports(d, &cfg, rp, 4) == 1 && rp[0] == 69,
+			   "--print-rules does not read port 69");
 	}
 	check_end(&c);
 
