@@ -28,6 +28,46 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 B        ?= build
 SDK_INC  := -Isdk/include
 
+VERSION    ?= 0.1.0
+# Compiled in as defaults and used by `make install`: one set of paths,
+# each overridable on the command line (make PREFIX=/usr SYSCONFDIR=...).
+# PREFIX=/usr is a distribution's layout (FHS): the configuration goes
+# to /etc and /var, not /usr/etc; any other PREFIX keeps its own etc/
+# and var/.  RUNSTATEDIR is /run whatever the PREFIX: what lives there
+# (control socket, runtime_dir, share_dir) is per boot, and the systemd
+# unit's RuntimeDirectory= is under /run.  SYSCONF is the older name of
+# SYSCONFDIR, still honoured.
+PREFIX     ?= /usr/local
+SBINDIR    ?= $(PREFIX)/sbin
+BINDIR     ?= $(PREFIX)/bin
+PLUGIN_DIR ?= $(PREFIX)/lib/cthelperd
+FHS_USR    := $(filter /usr /usr/,$(PREFIX))
+SYSCONF    ?= $(if $(FHS_USR),/etc,$(PREFIX)/etc)
+SYSCONFDIR ?= $(SYSCONF)
+LOCALSTATEDIR ?= $(if $(FHS_USR),/var,$(PREFIX)/var)
+RUNSTATEDIR ?= /run
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+INCLUDEDIR ?= $(PREFIX)/include
+LIBDIR     ?= $(PREFIX)/lib
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# the plugin author's kit: examples, the skeleton cthelper-new-plugin
+# copies, the kit's README (sdk/README.md)
+KITDIR     ?= $(DATADIR)/cthelperd-sdk
+
+# The paths compiled into the daemon, cthelperctl and the tests, one
+# NAME=VALUE a line in $(B)/paths: written when a build runs with other
+# ones (their objects depend on it, so they are rebuilt), read by `make
+# install`, which builds nothing and refuses paths the build did not use.
+BUILD_PATHS = SYSCONFDIR=$(SYSCONFDIR) PLUGIN_DIR=$(PLUGIN_DIR) RUNSTATEDIR=$(RUNSTATEDIR)
+PATHS_STAMP := $(B)/paths
+ifneq ($(filter-out install uninstall clean deps,$(or $(MAKECMDGOALS),all)),)
+$(shell mkdir -p $(B) && printf '%s\n' $(BUILD_PATHS) >$(PATHS_STAMP).new && \
+  { cmp -s $(PATHS_STAMP).new $(PATHS_STAMP) && rm -f $(PATHS_STAMP).new || \
+    mv -f $(PATHS_STAMP).new $(PATHS_STAMP); })
+endif
+
 # server/ by concern, dependencies one way (tests/layers.sh checks them;
 # docs/architecture.md "Source map" says what each holds)
 SERVER_SRC := $(sort $(wildcard server/*/*.c))
@@ -52,7 +92,8 @@ PKG_LIBS   = $(eval PKG_LIBS := $(call pkg,--libs,$(PKGS)) -lev -ldl -lpthread)$
 deps_of = $(CC) $(1) -MM -MP -MT $@ -MF $@.d $(filter %.c,$^)
 
 .PHONY: all deps check unit unit-asan demo bench clean install uninstall layers
-all: $(B)/cthelperd $(B)/cthelperctl $(B)/cthelper-replay $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so)
+all: $(B)/cthelperd $(B)/cthelperctl $(B)/cthelper-replay $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so) \
+     $(B)/libcthelperd-plugtest.a
 
 # --- SDK utility library: linked statically into plugins (PIC) ---------
 $(B)/sdk/%.o: sdk/lib/%.c
@@ -77,8 +118,9 @@ $(B)/plugins/%.so: $$(wildcard plugins/%/*.c) $(B)/libcthsdk.a
 	$(PLUGIN_PERMS)
 # --- daemon -------------------------------------------------------------
 SERVER_DEFS = -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' \
-              -DCTH_DEFAULT_CONFIG='"$(SYSCONF)/cthelperd.conf"'
-$(B)/server/%.o: server/%.c
+              -DCTH_DEFAULT_CONFIG='"$(SYSCONFDIR)/cthelperd.conf"' \
+              -DCTH_RUNSTATEDIR='"$(RUNSTATEDIR)"'
+$(B)/server/%.o: server/%.c $(PATHS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -fvisibility=hidden $(SDK_INC) -Iserver $(PKG_CFLAGS) \
 	  $(SERVER_DEFS) -c -o $@ $<
@@ -93,10 +135,29 @@ $(B)/replay/%.o: replay/%.c
 	$(CC) $(ALL_CFLAGS) -MMD -MP $(SDK_INC) -Iserver $(PKG_CFLAGS) -DCTH_VERSION='"$(VERSION)"' -c -o $@ $<
 $(B)/cthelper-replay: $(REPLAY_SRC:%.c=$(B)/%.o) $(HOST_SRC:%.c=$(B)/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(REPLAY_LIBS)
-# the control client: the socket protocol only, nothing of the daemon
-$(B)/cthelperctl: ctl/cthelperctl.c
+# the replay with ASan+UBSan, which runs a plugin built with them
+# (cthelper-replay(1), SANITIZERS): build-asan/cthelper-replay
+.PHONY: replay-asan
+replay-asan:
+	$(MAKE) B=build-asan CFLAGS="-O1 -g $(SANFLAGS)" build-asan/cthelper-replay
+# The plugin author's test harness (<cthelperd/plugtest.h>, plugtest/)
+# and the daemon's own objects of its host code and loader, and what they
+# stand on: one static library that tests and libFuzzer targets out of
+# the tree link (cthelperd-plugtest.pc).  The harness checks the packets
+# the host sends with the tests' own code (tests/fuzz/pktcheck.h).
+PLUGTEST_SRC := $(sort $(wildcard plugtest/*.c server/host/*.c)) server/runtime/loader.c \
+                server/runtime/dlfresh.c server/runtime/guard.c server/runtime/stats.c \
+                server/base/log.c
+$(B)/plugtest/%.o: plugtest/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP $(SDK_INC) -Iserver -Iplugtest -Itests/fuzz $(PKG_CFLAGS) \
+	  -c -o $@ $<
+$(B)/libcthelperd-plugtest.a: $(patsubst %.c,$(B)/%.o,$(PLUGTEST_SRC))
+	$(AR) rcs $@ $^
+# the control client: the socket protocol only, nothing of the daemon
+$(B)/cthelperctl: ctl/cthelperctl.c $(PATHS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -DCTH_RUNSTATEDIR='"$(RUNSTATEDIR)"' $(LDFLAGS) -o $@ $<
 
 # every .d the rules above wrote (a missing header is then a rebuild, not an error)
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
@@ -106,18 +167,6 @@ $(B)/cthelperctl: ctl/cthelperctl.c
 layers:
 	tests/layers.sh
 
-VERSION    ?= 0.1.0
-# Compiled in as defaults and used by `make install`: one set of paths.
-PREFIX     ?= /usr/local
-SBINDIR    ?= $(PREFIX)/sbin
-BINDIR     ?= $(PREFIX)/bin
-PLUGIN_DIR ?= $(PREFIX)/lib/cthelperd
-SYSCONF    ?= $(PREFIX)/etc
-MANDIR     ?= $(PREFIX)/share/man
-UNITDIR    ?= $(PREFIX)/lib/systemd/system
-INCLUDEDIR ?= $(PREFIX)/include
-LIBDIR     ?= $(PREFIX)/lib
-PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
 $(B) $(B)/tests:
 	mkdir -p $@
@@ -149,14 +198,21 @@ bench-callgrind: all
 	tests/bench/callgrind.sh $(B)
 
 clean:
-	rm -rf $(B) build-asan
+	rm -rf $(B) build-asan build-kit
 
 # --- install ------------------------------------------------------------
+# after `make clean all` (the parse wrote it before clean ran)
+$(PATHS_STAMP):
+	@mkdir -p $(@D)
+	printf '%s\n' $(BUILD_PATHS) >$@
+
 # Installs what $(B) holds and builds nothing: `make install B=build-asan`
-# must not rebuild the sanitizer build with other CFLAGS.  Optional parts
-# (cthelperctl, the systemd unit) are installed when they exist.  An
-# existing cthelperd.conf is the operator's and is never overwritten: the
-# example then goes next to it as cthelperd.conf.example.
+# must not rebuild the sanitizer build with other CFLAGS.  So it refuses
+# to install a build made for other paths than its own ($(B)/paths): the
+# daemon would look for its configuration and plugins where they are not.
+# Optional parts (cthelperctl, the systemd unit) are installed when they
+# exist.  An existing cthelperd.conf is the operator's and is never
+# overwritten: the example then goes next to it as cthelperd.conf.example.
 INSTALL      ?= install
 INST_SBIN    := $(B)/cthelperd $(wildcard $(B)/cthelperctl)
 # the replay tool is a developer's: not in sbin
@@ -167,28 +223,49 @@ INST_MAN5    := $(wildcard docs/man/*.5)
 INST_MAN1    := $(wildcard docs/man/*.1)
 INST_UNIT    := $(wildcard conf/cthelperd.service)
 INST_SDK_H   := $(wildcard sdk/include/cthelperd/*.h)
+INST_SDK_PC  := cthelperd-sdk cthelperd-plugtest
+# The plugin author's kit (sdk/README.md): its tools in BINDIR, the rest
+# under KITDIR as under sdk/ (examples/NAME/, skeleton/): the sources,
+# descriptions, captures and goldens of each example, nothing built.
+INST_KIT_BIN := sdk/tools/cthelper-mkpcap sdk/tools/cthelper-new-plugin
+INST_KIT     := sdk/README.md $(wildcard sdk/skeleton/*) \
+                $(wildcard $(addprefix sdk/examples/*/,*.c *.h *.md *.conv *.pcap *.expect Makefile) \
+                           sdk/examples/*/fuzz-seeds/*)
 # the plugin ABI the SDK's header declares, for cthelperd-sdk.pc
 SDK_ABI      := $(shell sed -n 's/^\#define CTH_ABI_VERSION \([0-9]*\)u$$/\1/p' sdk/include/cthelperd/plugin.h)
 PC_SED       := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
                 -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@PLUGIN_DIR@|$(PLUGIN_DIR)|' \
                 -e 's|@ABI@|$(SDK_ABI)|' -e 's|@VERSION@|$(VERSION)|' \
-                -e 's|@BINDIR@|$(BINDIR)|'
+                -e 's|@BINDIR@|$(BINDIR)|' -e 's|@SBINDIR@|$(SBINDIR)|' \
+                -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|' -e 's|@KITDIR@|$(KITDIR)|'
 # the example's plugin_dir is the build tree's, and the docs name the
 # default paths: the installed copies name the configured ones
 INST_SED     := -e 's|^plugin_dir *=.*|plugin_dir = $(PLUGIN_DIR)|' \
                 -e 's|/usr/local/sbin|$(SBINDIR)|g' -e 's|/usr/local/bin|$(BINDIR)|g' \
-                -e 's|/usr/local/etc|$(SYSCONF)|g' \
-                -e 's|/usr/local/lib/cthelperd|$(PLUGIN_DIR)|g'
-CONF_DEST     = $(DESTDIR)$(SYSCONF)/cthelperd.conf
+                -e 's|/usr/local/etc|$(SYSCONFDIR)|g' \
+                -e 's|/usr/local/lib/cthelperd|$(PLUGIN_DIR)|g' \
+                -e 's|/usr/local/share/cthelperd-sdk|$(KITDIR)|g' \
+                -e 's|/usr/local/lib/systemd/system|$(UNITDIR)|g' \
+                -e 's|/run/cthelperd|$(RUNSTATEDIR)/cthelperd|g'
+CONF_DEST     = $(DESTDIR)$(SYSCONFDIR)/cthelperd.conf
 
 install:
-	@for f in $(INST_SBIN) $(INST_PLUGINS) $(B)/libcthsdk.a; do \
+	@if ! printf '%s\n' $(BUILD_PATHS) | cmp -s - $(PATHS_STAMP); then \
+	  echo "install: $(B) was built for other paths than this install's:" >&2; \
+	  echo "  built for: $$(tr '\n' ' ' <$(PATHS_STAMP) 2>/dev/null || echo '(not recorded)')" >&2; \
+	  echo "  installing: $(BUILD_PATHS)" >&2; \
+	  echo "its daemon would look for its configuration and plugins where they are not." >&2; \
+	  echo "Build with the install's paths, then install:" >&2; \
+	  echo "  make B=$(B) PREFIX=$(PREFIX) && make B=$(B) PREFIX=$(PREFIX) install" >&2; \
+	  echo "(with the same SYSCONFDIR, PLUGIN_DIR, RUNSTATEDIR if you set them)" >&2; \
+	  exit 1; fi
+	@for f in $(INST_SBIN) $(INST_PLUGINS) $(B)/libcthsdk.a $(B)/libcthelperd-plugtest.a; do \
 	  [ -f "$$f" ] || { echo "install: $$f missing: run make B=$(B) first" >&2; exit 1; }; done
-	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SYSCONF) \
-	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SYSCONFDIR) \
+	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 0755 $(INST_SBIN) $(DESTDIR)$(SBINDIR)/
 ifneq ($(INST_BIN),)
-	$(INSTALL) -d $(DESTDIR)$(BINDIR)
 	$(INSTALL) -m 0755 $(INST_BIN) $(DESTDIR)$(BINDIR)/
 endif
 	$(INSTALL) -m 0644 $(INST_PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/
@@ -202,9 +279,17 @@ endif
 	else mv -f $(CONF_DEST).new $(CONF_DEST); chmod 0644 $(CONF_DEST); fi
 	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/cthelperd $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	$(INSTALL) -m 0644 $(INST_SDK_H) $(DESTDIR)$(INCLUDEDIR)/cthelperd/
-	$(INSTALL) -m 0644 $(B)/libcthsdk.a $(DESTDIR)$(LIBDIR)/
-	sed $(PC_SED) sdk/cthelperd-sdk.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/cthelperd-sdk.pc
-	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/cthelperd-sdk.pc
+	$(INSTALL) -m 0644 $(B)/libcthsdk.a $(B)/libcthelperd-plugtest.a $(DESTDIR)$(LIBDIR)/
+	@for p in $(INST_SDK_PC); do d=$(DESTDIR)$(PKGCONFIGDIR)/$$p.pc; \
+	  echo "sed ... sdk/$$p.pc.in > $$d"; \
+	  sed $(PC_SED) sdk/$$p.pc.in > $$d && chmod 0644 $$d || exit 1; done
+	sed -e 's|@KITDIR@|$(KITDIR)|' sdk/tools/cthelper-new-plugin > $(DESTDIR)$(BINDIR)/cthelper-new-plugin
+	chmod 0755 $(DESTDIR)$(BINDIR)/cthelper-new-plugin
+	$(INSTALL) -m 0755 sdk/tools/cthelper-mkpcap $(DESTDIR)$(BINDIR)/
+	@for f in $(INST_KIT); do d=$(DESTDIR)$(KITDIR)/$${f#sdk/}; \
+	  $(INSTALL) -d $${d%/*} && $(INSTALL) -m 0644 $$f $$d || exit 1; done
+	sed $(INST_SED) sdk/README.md > $(DESTDIR)$(KITDIR)/README.md
+	@echo "install: the plugin kit in $(DESTDIR)$(KITDIR)"
 ifneq ($(INST_UNIT),)
 	$(INSTALL) -d $(DESTDIR)$(UNITDIR)
 	sed $(INST_SED) $(INST_UNIT) > $(DESTDIR)$(UNITDIR)/cthelperd.service
@@ -225,4 +310,8 @@ uninstall:
 	rm -f $(DESTDIR)$(UNITDIR)/cthelperd.service $(CONF_DEST).example
 	rm -f $(INST_SDK_H:sdk/include/%=$(DESTDIR)$(INCLUDEDIR)/%) $(DESTDIR)$(LIBDIR)/libcthsdk.a
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/cthelperd 2>/dev/null
-	rm -f $(DESTDIR)$(PKGCONFIGDIR)/cthelperd-sdk.pc
+	rm -f $(INST_SDK_PC:%=$(DESTDIR)$(PKGCONFIGDIR)/%.pc) $(DESTDIR)$(LIBDIR)/libcthelperd-plugtest.a
+	rm -f $(INST_KIT_BIN:sdk/tools/%=$(DESTDIR)$(BINDIR)/%)
+	rm -f $(INST_KIT:sdk/%=$(DESTDIR)$(KITDIR)/%)
+	-printf '%s\n' $(dir $(INST_KIT:sdk/%=$(DESTDIR)$(KITDIR)/%)) $(DESTDIR)$(KITDIR)/examples/ | \
+	  sort -ru | while read -r d; do rmdir "$$d" 2>/dev/null; done; true

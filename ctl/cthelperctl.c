@@ -15,9 +15,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* the build's RUNSTATEDIR (Makefile), as the daemon's runtime_dir */
+#ifndef CTH_RUNSTATEDIR
+#define CTH_RUNSTATEDIR "/run"
+#endif
 /* the systemd unit's RuntimeDirectory: ProtectSystem=strict leaves only
  * it writable under /run */
-#define CTL_SOCKET_DEFAULT "/run/cthelperd/cthelperd.sock"
+#define CTL_SOCKET_DEFAULT CTH_RUNSTATEDIR "/cthelperd/cthelperd.sock"
 #define CTL_TIMEOUT_S 10
 #define CTL_ANSWER_MAX (16u * 1024u * 1024u)
 

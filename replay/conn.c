@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The conntrack entries a kernel would keep for the capture's flows, as
- * far as a plugin sees them: tuples both ways (NAT applied), direction,
+ * far as a plugin sees them: tuples both ways (NAT applied by nat.c), direction,
  * ctinfo and status bits, and the TCP sequence adjustment a length
  * change leaves.  The rules follow Linux 6.1:
  *  - ctinfo (resolve_normal_ct): a reply-direction packet is
@@ -26,7 +26,7 @@
 
 #include "replay.h"
 
-static void rp_tuple_invert(struct cth_tuple *out, const struct cth_tuple *t)
+void rp_tuple_invert(struct cth_tuple *out, const struct cth_tuple *t)
 {
 	*out = *t;
 	out->src = t->dst;
@@ -87,39 +87,47 @@ struct rp_conn *rp_conn_find(struct rp_conns *ct, const struct cth_tuple *hdr,
 	return NULL;
 }
 
-static void rp_nat_apply(const struct rp_nat *n, union cth_addr *a, uint16_t *port)
-{
-	memcpy(a->raw, n->addr.raw, sizeof(a->raw));
-	if (n->port)
-		*port = n->port;
-}
-
 struct rp_conn *rp_conn_new(struct rp_conns *ct, const struct cth_tuple *hdr, bool nat)
 {
+	struct rp_conn *c = rp_conn_add(ct, hdr, hdr);
+
+	/* SNAT: the reply comes back to the mapped source; DNAT: from the
+	 * real destination (Linux's reply tuple, nf_nat_setup_info) */
+	if (c && nat)
+		rp_nat_rules(ct, c, RP_RULE_SNAT | RP_RULE_DNAT);
+	return c;
+}
+
+struct rp_conn *rp_conn_add(struct rp_conns *ct, const struct cth_tuple *hdr,
+			    const struct cth_tuple *arrival)
+{
 	struct rp_conn *c = calloc(1, sizeof(*c));
-	struct cth_tuple *r;
 
 	if (!c)
 		return NULL;
 	c->id = ++ct->n;
-	c->t[CTH_DIR_ORIGINAL] = *hdr;
-	rp_tuple_invert(&c->t[CTH_DIR_REPLY], hdr);
-	r = &c->t[CTH_DIR_REPLY];
-	/* SNAT: the reply comes back to the mapped source; DNAT: from the
-	 * real destination (Linux's reply tuple, nf_nat_setup_info) */
-	if (nat && ct->snat.family == hdr->family) {
-		rp_nat_apply(&ct->snat, &r->dst, &r->dport);
-		c->nat |= CTH_NAT_SRC;
-	}
-	if (nat && ct->dnat.family == hdr->family) {
-		rp_nat_apply(&ct->dnat, &r->src, &r->sport);
-		c->nat |= CTH_NAT_DST;
-	}
+	c->t[CTH_DIR_ORIGINAL] = *arrival;
+	rp_tuple_invert(&c->t[CTH_DIR_REPLY], arrival);
 	c->seen[CTH_DIR_ORIGINAL] = *hdr;
 	rp_tuple_invert(&c->seen[CTH_DIR_REPLY], hdr);
 	c->next = ct->head;
 	ct->head = c;
 	return c;
+}
+
+bool rp_conn_taken(const struct rp_conns *ct, const struct rp_conn *self,
+		   const struct cth_tuple *t)
+{
+	for (const struct rp_conn *c = ct->head; c; c = c->next)
+		if (c != self && (pkt_tuple_eq(&c->t[CTH_DIR_ORIGINAL], t) ||
+				  pkt_tuple_eq(&c->t[CTH_DIR_REPLY], t)))
+			return true;
+	return false;
+}
+
+bool rp_addr_eq(const union cth_addr *a, const union cth_addr *b)
+{
+	return memcmp(a->raw, b->raw, sizeof(a->raw)) == 0;
 }
 
 void rp_conn_forget(struct rp_conns *ct, struct rp_conn *c)
@@ -232,52 +240,4 @@ bool rp_seqadj_apply(const struct rp_conn *c, enum cth_dir dir, uint8_t *l4)
 		}
 	}
 	return changed;
-}
-
-int rp_nat_parse(const char *s, struct rp_nat *n)
-{
-	char host[64];
-	const char *port = NULL;
-	size_t len;
-
-	memset(n, 0, sizeof(*n));
-	if (s[0] == '[') {
-		const char *end = strchr(s, ']');
-
-		if (!end || (end[1] && end[1] != ':'))
-			return -EINVAL;
-		len = (size_t)(end - s - 1);
-		if (len >= sizeof(host))
-			return -EINVAL;
-		memcpy(host, s + 1, len);
-		host[len] = 0;
-		port = end[1] ? end + 2 : NULL;
-	} else {
-		const char *colon = strchr(s, ':');
-
-		/* more than one colon without brackets: an IPv6 address alone */
-		if (colon && strchr(colon + 1, ':'))
-			colon = NULL;
-		len = colon ? (size_t)(colon - s) : strlen(s);
-		if (len >= sizeof(host))
-			return -EINVAL;
-		memcpy(host, s, len);
-		host[len] = 0;
-		port = colon ? colon + 1 : NULL;
-	}
-	if (inet_pton(AF_INET, host, n->addr.raw) == 1)
-		n->family = AF_INET;
-	else if (inet_pton(AF_INET6, host, n->addr.raw) == 1)
-		n->family = AF_INET6;
-	else
-		return -EINVAL;
-	if (port) {
-		char *end;
-		unsigned long v = strtoul(port, &end, 10);
-
-		if (*port < '0' || *port > '9' || *end || v < 1 || v > 65535)
-			return -EINVAL;
-		n->port = (uint16_t)v;
-	}
-	return 0;
 }

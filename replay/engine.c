@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The replay's packet loop: every frame through the emulated conntrack
- * (conn.c), the expectation table (expect.c) and, for a helped
+ * (conn.c; a first packet no connection knows to related.c: expected,
+ * helped or blocked), the expectation table (expect.c) and, for a helped
  * connection's packet with payload, the plugin call on the daemon's own
  * host code (server/host/call.c, packet.c, edit.c, keep.c); the packet as its
  * verdict leaves it goes to the engine's emit function.  Shared by the
@@ -29,7 +30,7 @@ static bool rp_proto_ok(const struct rp_engine *r, const struct cth_tuple *t)
 	       (!r->proto || r->proto == t->proto);
 }
 
-static bool rp_port_helped(const struct rp_engine *r, const struct cth_tuple *t)
+bool rp_engine_helps(const struct rp_engine *r, const struct cth_tuple *t)
 {
 	if (!rp_proto_ok(r, t))
 		return false;
@@ -37,58 +38,6 @@ static bool rp_port_helped(const struct rp_engine *r, const struct cth_tuple *t)
 		if (r->ports[i] == t->dport)
 			return true;
 	return false;
-}
-
-/*
- * An expected connection whose expectation names nf_nat_follow_master is
- * NATed like its master: its source becomes the address the master's
- * other direction is sent to, its destination that direction's source
- * with the expectation's port (the kernel's nf_nat_follow_master).  With
- * another function, or none, the kernel does not NAT it (the function is
- * what would).  A part the capture already shows (taken behind the NAT)
- * is not a change.
- */
-static void rp_conn_expected(struct rp_conn *c, const struct rp_exp *e)
-{
-	const struct cth_tuple *m = &e->master_t[e->e.nat_dir == CTH_DIR_ORIGINAL ? CTH_DIR_REPLY
-										 : CTH_DIR_ORIGINAL];
-	struct cth_tuple *rt = &c->t[CTH_DIR_REPLY];
-	size_t alen = sizeof(rt->src.raw);
-
-	c->status |= CTH_CT_EXPECTED;
-	c->master = e->master;
-	c->master_tuple = e->master_t[CTH_DIR_ORIGINAL];
-	c->expectation = e->id;
-	c->helped = e->e.flags & CTH_EXPECT_HELPER;
-	if (!(e->e.flags & CTH_EXPECT_NAT) || !e->e.fn ||
-	    strcmp(e->e.fn, CTH_EXPECT_FN_NAT_FOLLOW_MASTER) != 0)
-		return;
-	if (memcmp(rt->dst.raw, m->dst.raw, alen) != 0) {
-		memcpy(rt->dst.raw, m->dst.raw, alen);
-		c->nat |= CTH_NAT_SRC;
-	}
-	if (memcmp(rt->src.raw, m->src.raw, alen) != 0 || rt->sport != e->e.nat_port) {
-		memcpy(rt->src.raw, m->src.raw, alen);
-		rt->sport = e->e.nat_port;
-		c->nat |= CTH_NAT_DST;
-	}
-}
-
-static void rp_conn_show(struct rp_engine *r, const struct rp_conn *c, const char *what)
-{
-	const struct cth_tuple *rt = &c->t[CTH_DIR_REPLY];
-	char t[160], n[160] = "", tail[64] = "", s[64], d[64];
-
-	rp_fmt_tuple(t, sizeof(t), &c->t[CTH_DIR_ORIGINAL]);
-	/* the reply without its protocol: said once already */
-	if (c->nat)
-		snprintf(n, sizeof(n), " nat reply %s > %s",
-			 rp_fmt_addr_port(s, sizeof(s), rt->family, &rt->src, rt->sport),
-			 rp_fmt_addr_port(d, sizeof(d), rt->family, &rt->dst, rt->dport));
-	if (c->master)
-		snprintf(tail, sizeof(tail), " expectation %u of conn %u", c->expectation, c->master);
-	rp_report_line(&r->rep, false, "conn %u %s %s%s%s%s", c->id, what, t, tail,
-		       c->helped ? " helped" : "", n);
 }
 
 static void rp_engine_emit(struct rp_engine *r, const struct rp_frame *f,
@@ -126,8 +75,7 @@ static struct rp_conn *rp_conn_lookup(struct rp_engine *r, const struct cth_tupl
 				      uint8_t flags, enum cth_dir *dir)
 {
 	struct rp_conn *c = rp_conn_find(&r->ct, hdr, dir);
-	struct rp_exp e;
-	bool syn = (flags & (TH_SYN | TH_ACK)) == TH_SYN, helped;
+	bool syn = (flags & (TH_SYN | TH_ACK)) == TH_SYN;
 
 	/* a new SYN on a finished connection starts a new one (TIME_WAIT
 	 * reuse); its packets' helper and state start over */
@@ -137,24 +85,14 @@ static struct rp_conn *rp_conn_lookup(struct rp_engine *r, const struct cth_tupl
 	}
 	if (c)
 		return c;
-	*dir = CTH_DIR_ORIGINAL;
-	if (rp_expect_match(&r->x, hdr, &e)) {
-		c = rp_conn_new(&r->ct, hdr, false);
-		if (!c)
-			return NULL;
-		rp_conn_expected(c, &e);
-		r->related++;
-		rp_conn_show(r, c, "related");
-		rp_detach_settle(r);
+	if ((c = rp_related_answer(r, hdr))) {
+		*dir = CTH_DIR_REPLY;
 		return c;
 	}
-	helped = rp_port_helped(r, hdr);
-	c = rp_conn_new(&r->ct, hdr, helped);
-	if (c && helped) {
-		c->helped = true;
-		r->helped++;
-		rp_conn_show(r, c, "new");
-	}
+	*dir = CTH_DIR_ORIGINAL;
+	c = rp_related_new(r, hdr);
+	if (c && (c->status & CTH_CT_EXPECTED))
+		rp_detach_settle(r);
 	return c;
 }
 
@@ -368,10 +306,11 @@ void rp_engine_summary(struct rp_engine *r)
 	rp_report_line(&r->rep, false,
 		       "frames %lu (not TCP/UDP over IP %lu), connections %u (helped %lu, "
 		       "related %lu), plugin calls %lu, drops %lu, rewritten %lu, expectations "
-		       "created %u, matched %u, expired %u, evicted %u, removed %u",
+		       "created %u, matched %u, expired %u, evicted %u, removed %u, "
+		       "delivered wrong %lu, not related %lu",
 		       r->frames, r->not_ip, r->ct.n, r->helped, r->related, r->calls,
 		       r->drops, r->edits_packets, r->x.created, r->x.matched, r->x.expired,
-		       r->x.evicted, r->x.removed);
+		       r->x.evicted, r->x.removed, r->wrong, r->blocked);
 }
 
 void rp_engine_init(struct rp_engine *r, const struct instance *inst)

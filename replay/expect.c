@@ -24,11 +24,6 @@
 
 #include "replay.h"
 
-static bool rp_addr_eq(const union cth_addr *a, const union cth_addr *b)
-{
-	return memcmp(a->raw, b->raw, sizeof(a->raw)) == 0;
-}
-
 /* Do two expectations' tuples overlap (expect_clash, masks included)? */
 static bool rp_expect_overlap(const struct cth_expect *a, const struct cth_expect *b)
 {
@@ -141,7 +136,6 @@ int rp_expect_fn(struct pkt_call *c, const struct cth_expect *e, unsigned int ho
 	n->master = x->conn->id;
 	n->master_t[0] = x->conn->t[0];
 	n->master_t[1] = x->conn->t[1];
-	n->master_seen = x->conn->seen[CTH_DIR_REPLY];
 	n->e = *e;
 	if (e->fn) {
 		snprintf(n->fn, sizeof(n->fn), "%s", e->fn);
@@ -219,55 +213,26 @@ void rp_expect_age(struct rp_expects *x, unsigned long frame, uint64_t now_ms)
 	}
 }
 
-/* The address a NATed expected connection is sent to. */
-static const union cth_addr *rp_expect_target(const struct rp_exp *x)
-{
-	/* nf_nat_follow_master: to the master's source in the direction
-	 * other than the expectation's */
-	if (x->e.fn && strcmp(x->e.fn, CTH_EXPECT_FN_NAT_FOLLOW_MASTER) == 0)
-		return &x->master_t[x->e.nat_dir == CTH_DIR_REPLY ? CTH_DIR_ORIGINAL
-								  : CTH_DIR_REPLY].src;
-	return &x->e.nat_addr;
-}
-
 /*
- * An address of the NATed master as a capture without NAT shows it: the
- * real server of a DNAT or the mapped client of an SNAT (the master's
- * reply tuple) appears there under the address the other end used.
+ * The kernel's match (nf_ct_expect_find_get: the tuple under the mask) of
+ * a new connection's first packet as it reaches the firewall: its own
+ * tuple only, never where its NAT would send it.
  */
-static bool rp_addr_seen(const struct rp_exp *x, const union cth_addr *a,
-			 const union cth_addr *h)
-{
-	const struct cth_tuple *t = &x->master_t[CTH_DIR_REPLY];
-	const struct cth_tuple *seen = &x->master_seen;
-
-	if (rp_addr_eq(a, h))
-		return true;
-	return (rp_addr_eq(a, &t->src) && rp_addr_eq(&seen->src, h)) ||
-	       (rp_addr_eq(a, &t->dst) && rp_addr_eq(&seen->dst, h));
-}
-
-static bool rp_expect_matches(const struct rp_exp *x, const struct cth_tuple *h)
+static bool rp_expect_matches(const struct rp_exp *x, const struct cth_tuple *t)
 {
 	const struct cth_expect *e = &x->e;
 
-	if ((e->flags & CTH_EXPECT_INACTIVE) || e->family != h->family ||
-	    e->proto != h->proto || (e->sport && e->sport != h->sport) ||
-	    (!(e->flags & CTH_EXPECT_ANY_SRC) && !rp_addr_seen(x, &e->src, &h->src)))
-		return false;
-	if (e->dport == h->dport && rp_addr_seen(x, &e->dst, &h->dst))
-		return true;
-	/* taken behind the NAT: the connection already goes where the
-	 * expectation sends it */
-	return (e->flags & CTH_EXPECT_NAT) && e->nat_port == h->dport &&
-	       (rp_addr_eq(rp_expect_target(x), &h->dst) || rp_addr_eq(&e->nat_addr, &h->dst));
+	return !(e->flags & CTH_EXPECT_INACTIVE) && e->family == t->family &&
+	       e->proto == t->proto && (!e->sport || e->sport == t->sport) &&
+	       e->dport == t->dport && rp_addr_eq(&e->dst, &t->dst) &&
+	       ((e->flags & CTH_EXPECT_ANY_SRC) || rp_addr_eq(&e->src, &t->src));
 }
 
-struct rp_exp *rp_expect_match(struct rp_expects *x, const struct cth_tuple *hdr,
+struct rp_exp *rp_expect_match(struct rp_expects *x, const struct cth_tuple *t,
 			       struct rp_exp *out)
 {
 	for (struct rp_exp *e = x->head; e; e = e->next) {
-		if (!rp_expect_matches(e, hdr))
+		if (!rp_expect_matches(e, t))
 			continue;
 		*out = *e;
 		out->next = NULL;
@@ -279,6 +244,17 @@ struct rp_exp *rp_expect_match(struct rp_expects *x, const struct cth_tuple *hdr
 		return out;
 	}
 	return NULL;
+}
+
+uint16_t rp_expect_told_port(const struct rp_expects *x, const struct rp_conn *m,
+			     const union cth_addr *dst, uint16_t port)
+{
+	for (const struct rp_exp *e = x->head; e; e = e->next)
+		if (e->master == m->id && rp_nat_follows(&e->e) && e->e.nat_port == port &&
+		    e->e.family == m->t[0].family &&
+		    rp_addr_eq(rp_nat_follow_dst(e->master_t, &e->e), dst))
+			return e->e.dport;
+	return port;
 }
 
 unsigned int rp_expect_forget_master(struct rp_expects *x, unsigned int master)

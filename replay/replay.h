@@ -7,10 +7,19 @@
  *
  * One concern per file:
  *   capture.c  pcap/pcapng in (libpcap), link layers, pcap out
- *   conn.c     emulated conntrack: connections, ctinfo, NAT, seq adjustment
+ *   conn.c     emulated conntrack: connections, ctinfo, seq adjustment
+ *   nat.c      emulated NAT: the --snat/--dnat rules, their ports,
+ *              nf_nat_follow_master for an expected connection
+ *   view.c     the two kinds of capture: a first packet as the firewall
+ *              sees it, and where the capture says its receiver is
  *   expect.c   emulated expectations: the plugin's expect backend
+ *   related.c  a connection's first packet: expected (where the kernel
+ *              delivers it, right or wrong), helped, or blocked
  *   report.c   the stable text output and the golden comparison
- *   main.c     options, the instance, the packet loop
+ *   crash.c    a plugin that cannot run here (a sanitizer runtime) or
+ *              crashes: said, and a distinct exit status
+ *   engine.c   the packet loop (shared with the fuzz targets)
+ *   main.c     options, the instance, the run
  */
 #ifndef CTH_REPLAY_H
 #define CTH_REPLAY_H
@@ -94,16 +103,28 @@ struct rp_conn {
 	unsigned int master;        /* conn id, 0: none */
 	struct cth_tuple master_tuple;
 	unsigned int expectation;   /* the one it matched */
+	/*
+	 * An expected connection's account: where the capture says its
+	 * receiver is (want), whether the kernel's delivery missed it
+	 * (wrong), and whether the port is still to be checked at the
+	 * receiver's first answer (want.dport 0, view.c).
+	 */
+	struct rp_endpoint {
+		union cth_addr dst;
+		uint16_t dport;          /* 0: known at the answer only */
+		union cth_addr src;      /* the sender as the receiver knows it */
+	} want;
+	bool wrong;
 	uint8_t priv[CTH_PRIV_MAX];
 	struct rp_seqadj adj[2];
 	struct rp_conn *next;
 };
 
-/* NAT of the helped connections: 0 address family = none. */
+/* A --snat or --dnat rule: 0 address family = none. */
 struct rp_nat {
 	int family;
 	union cth_addr addr;
-	uint16_t port;              /* 0: keep the port */
+	uint16_t port;              /* 0: keep the port when free */
 };
 
 struct rp_conns {
@@ -115,9 +136,17 @@ struct rp_conns {
 /* The connection a packet belongs to and its direction, or NULL. */
 struct rp_conn *rp_conn_find(struct rp_conns *ct, const struct cth_tuple *hdr,
 			     enum cth_dir *dir);
-/* A new connection from its first packet's header tuple; NATed when
- * nat is set (the helped ones). */
+/* A new connection from its first packet's header tuple; NATed by the
+ * --snat/--dnat rules when nat is set (the helped ones). */
 struct rp_conn *rp_conn_new(struct rp_conns *ct, const struct cth_tuple *hdr, bool nat);
+/* A new connection found by hdr (as captured) whose first packet reached
+ * the firewall as arrival (view.c); not NATed yet. */
+struct rp_conn *rp_conn_add(struct rp_conns *ct, const struct cth_tuple *hdr,
+			    const struct cth_tuple *arrival);
+/* Is a tuple some connection's, either way (nf_conntrack_tuple_taken)? */
+bool rp_conn_taken(const struct rp_conns *ct, const struct rp_conn *self,
+		   const struct cth_tuple *t);
+void rp_tuple_invert(struct cth_tuple *out, const struct cth_tuple *t);
 void rp_conn_forget(struct rp_conns *ct, struct rp_conn *c);
 void rp_conns_free(struct rp_conns *ct);
 /* The conntrack state the kernel would give this packet (before it). */
@@ -132,8 +161,57 @@ bool rp_seqadj_apply(const struct rp_conn *c, enum cth_dir dir, uint8_t *l4);
 /* Header tuple of a raw IP packet; tcp_flags set for TCP.  0 or -EINVAL. */
 int rp_tuple_of(const struct cth_packet *p, int family, struct cth_tuple *t,
 		uint8_t *tcp_flags);
+bool rp_addr_eq(const union cth_addr *a, const union cth_addr *b);
+
+/* ------------------------------------------------------------ nat.c */
+
+struct rp_exp;
+struct rp_expects;
+
 /* "ADDR[:PORT]" or "[ADDR6][:PORT]" into n; 0 or -EINVAL. */
 int rp_nat_parse(const char *s, struct rp_nat *n);
+/* The rules a new connection meets (rp_nat_rules). */
+enum { RP_RULE_SNAT = 1u << 0, RP_RULE_DNAT = 1u << 1 };
+/* The --snat and --dnat rules applied to the new connection c (its
+ * reply tuple and nat bits), as the nat table's rules would. */
+void rp_nat_rules(struct rp_conns *ct, struct rp_conn *c, unsigned int rules);
+/* Is a the source, behind the --snat rule, of a helped connection? */
+bool rp_nat_inside(const struct rp_conns *ct, int family, const union cth_addr *a);
+/* Does e name the one expectation function the replay emulates? */
+bool rp_nat_follows(const struct cth_expect *e);
+/* Where nf_nat_follow_master sends e's connection, for a master whose
+ * tuples are mt: the address (the port is e->nat_port). */
+const union cth_addr *rp_nat_follow_dst(const struct cth_tuple mt[2],
+					const struct cth_expect *e);
+/* The expected connection c of e mapped as nf_nat_follow_master does. */
+void rp_nat_follow_master(struct rp_conns *ct, struct rp_conn *c, const struct rp_exp *e);
+
+/* ------------------------------------------------------------ view.c */
+
+/* How a reading of a first packet was made from the capture. */
+enum rp_view {
+	RP_VIEW_CAPTURED,       /* as captured */
+	RP_VIEW_SERVER,         /* a capture without NAT: the server side's
+				 * packet as it would reach the firewall */
+	RP_VIEW_CLIENT,         /* a capture without NAT: the client's packet
+				 * to a port the plugin moved, as told */
+};
+
+struct rp_arrival {
+	struct cth_tuple t;
+	enum rp_view view;
+};
+
+#define RP_ARRIVALS_MAX 8u
+
+/* The readings of a new connection's first packet hdr as it reaches the
+ * firewall, the likeliest first; how many (1..RP_ARRIVALS_MAX). */
+size_t rp_view_arrivals(const struct rp_conns *ct, const struct rp_expects *x,
+			const struct cth_tuple *hdr, struct rp_arrival *out);
+/* Where the capture says the receiver of e's connection is, and whom it
+ * knows as the sender, for its first packet hdr read as a. */
+void rp_view_endpoint(const struct rp_exp *e, const struct rp_arrival *a,
+		      const struct cth_tuple *hdr, struct rp_endpoint *want);
 
 /* ------------------------------------------------------------ expect.c */
 
@@ -141,7 +219,6 @@ struct rp_exp {
 	unsigned int id;
 	unsigned int master;        /* conn id */
 	struct cth_tuple master_t[2];
-	struct cth_tuple master_seen;   /* its reply as a capture without NAT shows it */
 	struct cth_expect e;
 	char fn[PKT_EXPECT_FN_MAX];
 	uint64_t expires_ms;        /* 0: never (INACTIVE waits for refresh) */
@@ -171,10 +248,15 @@ int rp_expect_fn(struct pkt_call *c, const struct cth_expect *e, unsigned int ho
 int rp_expect_ctl_fn(struct pkt_call *c, unsigned int op, const struct cth_expect *e);
 /* Drop expectations whose time is over (reported). */
 void rp_expect_age(struct rp_expects *x, unsigned long frame, uint64_t now_ms);
-/* The expectation a new connection's first packet matches (used up unless
- * permanent), or NULL. */
-struct rp_exp *rp_expect_match(struct rp_expects *x, const struct cth_tuple *hdr,
+/* The expectation a new connection's first packet matches by its own
+ * tuple, as it reaches the firewall (used up unless permanent), or NULL. */
+struct rp_exp *rp_expect_match(struct rp_expects *x, const struct cth_tuple *t,
 			       struct rp_exp *out);
+/* The port a master's NAT expectation tells the receiver for a
+ * connection the kernel sends to dst:port (its dport for that nat_port),
+ * or port when none says otherwise. */
+uint16_t rp_expect_told_port(const struct rp_expects *x, const struct rp_conn *m,
+			     const union cth_addr *dst, uint16_t port);
 unsigned int rp_expect_count(const struct rp_expects *x, unsigned int master);
 /* Remove a master's expectations (it is destroyed); how many. */
 unsigned int rp_expect_forget_master(struct rp_expects *x, unsigned int master);
@@ -200,11 +282,15 @@ void rp_report_line(struct rp_report *r, bool sub, const char *fmt, ...)
 const char *rp_fmt_tuple(char *buf, size_t len, const struct cth_tuple *t);
 const char *rp_fmt_addr_port(char *buf, size_t len, int family,
 			     const union cth_addr *a, uint16_t port);
+/* The address alone, IPv6 without brackets. */
+const char *rp_fmt_addr(char *buf, size_t len, int family, const union cth_addr *a);
 /* Quoted and escaped, at most max bytes shown ("..." after). */
 const char *rp_fmt_bytes(char *buf, size_t len, const uint8_t *p, size_t n, size_t max);
 const char *rp_fmt_errno(char *buf, size_t len, int rc);
+/* An expectation of the master whose tuples are mt (NULL: unknown), its
+ * NAT said as where the kernel sends the connection. */
 const char *rp_fmt_expect(char *buf, size_t len, const struct instance *in,
-			  const struct cth_expect *e);
+			  const struct cth_tuple *mt, const struct cth_expect *e);
 /* The trace of every host call (pkt_call::trace). */
 void rp_report_trace(struct pkt_call *c, const struct pkt_event *ev);
 /* Compare everything written with FILE; 0 same, 1 differs (said on
@@ -230,14 +316,44 @@ struct rp_engine {
 	void (*emit)(void *arg, const struct rp_frame *f, const uint8_t *l3, size_t len);
 	void *emit_arg;
 	unsigned long frames, not_ip, calls, edits_packets, drops, related, helped;
+	unsigned long wrong, blocked;   /* expected ones delivered wrong; neither */
 	uint8_t buf[RP_FRAME_MAX];
 };
 
 /* Set up for one instance (rep opened by the caller, NAT and ports set). */
 void rp_engine_init(struct rp_engine *r, const struct instance *inst);
+/* Is a first packet's tuple one the helper is attached to (-p, -P)? */
+bool rp_engine_helps(const struct rp_engine *r, const struct cth_tuple *t);
 void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f);
 void rp_engine_header_ports(struct rp_engine *r);
 void rp_engine_summary(struct rp_engine *r);
 void rp_engine_free(struct rp_engine *r);
+
+/* ------------------------------------------------------------ crash.c */
+
+/* The exit statuses (cthelper-replay(1), EXIT STATUS). */
+enum {
+	RP_EXIT_OK = 0,
+	RP_EXIT_DIFFERS = 1,        /* the output differs from --expect */
+	RP_EXIT_USAGE = 2,          /* usage, capture, golden file, plugin refused */
+	RP_EXIT_CRASH = 3,          /* a crash, an abort, a sanitizer's report */
+	RP_EXIT_WRONG = 4,          /* --strict: an expected connection delivered wrong */
+};
+
+/* Before plugin is loaded: a sanitizer runtime it needs that this process
+ * lacks is said on stderr, with the fix; 0, or -ENOEXEC. */
+int rp_crash_runtime_check(const char *plugin);
+/* From here on a fatal signal or a sanitizer's report ends the process
+ * with RP_EXIT_CRASH, naming the frame *frame (read then). */
+void rp_crash_arm(const unsigned long *frame);
+
+/* ------------------------------------------------------------ related.c */
+
+/* The connection of a first packet hdr that no connection knows: an
+ * expected one, a helped one or a blocked one, said in the report. */
+struct rp_conn *rp_related_new(struct rp_engine *r, const struct cth_tuple *hdr);
+/* A helper's-view capture's answer of an expected connection that the
+ * kernel delivered somewhere else (said, once); NULL when hdr is not. */
+struct rp_conn *rp_related_answer(struct rp_engine *r, const struct cth_tuple *hdr);
 
 #endif

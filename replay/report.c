@@ -54,6 +54,13 @@ const char *rp_fmt_addr_port(char *buf, size_t len, int family,
 	return buf;
 }
 
+const char *rp_fmt_addr(char *buf, size_t len, int family, const union cth_addr *a)
+{
+	if (!inet_ntop(family, a->raw, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
 static const char *rp_fmt_proto(uint8_t proto)
 {
 	return proto == 6 ? "tcp" : proto == 17 ? "udp" : "?";
@@ -116,7 +123,7 @@ const char *rp_fmt_errno(char *buf, size_t len, int rc)
 }
 
 const char *rp_fmt_expect(char *buf, size_t len, const struct instance *in,
-			  const struct cth_expect *e)
+			  const struct cth_tuple *mt, const struct cth_expect *e)
 {
 	char s[64], d[64], n[64];
 	const char *cls = e->class < in->n_classes ? in->classes[e->class].name : "?";
@@ -134,10 +141,14 @@ const char *rp_fmt_expect(char *buf, size_t len, const struct instance *in,
 		     e->flags & CTH_EXPECT_HELPER ? " helper" : "",
 		     rp_fmt_proto(e->proto), s,
 		     rp_fmt_addr_port(d, sizeof(d), e->family, &e->dst, e->dport));
+	/* follow-master's target is the master's address, whatever
+	 * nat_addr says (the kernel does not read it) */
 	if (o > 0 && (size_t)o < len && (e->flags & CTH_EXPECT_NAT))
 		o += snprintf(buf + o, len - (size_t)o, " nat %s %s",
 			      e->nat_dir == CTH_DIR_REPLY ? "reply" : "orig",
-			      rp_fmt_addr_port(n, sizeof(n), e->family, &e->nat_addr,
+			      rp_fmt_addr_port(n, sizeof(n), e->family,
+					       mt && rp_nat_follows(e) ? rp_nat_follow_dst(mt, e)
+								       : &e->nat_addr,
 					       e->nat_port));
 	if (o > 0 && (size_t)o < len && e->fn)
 		o += snprintf(buf + o, len - (size_t)o, " fn %s", e->fn);
@@ -168,7 +179,7 @@ static void rp_trace_expect(struct rp_report *r, struct rp_expects *x,
 		rp_report_line(r, true, "expect (null): %s", rp_fmt_errno(rc, sizeof(rc), ev->rc));
 		return;
 	}
-	rp_fmt_expect(e, sizeof(e), r->inst, ev->exp);
+	rp_fmt_expect(e, sizeof(e), r->inst, x->conn ? x->conn->t : NULL, ev->exp);
 	if (ev->rc < 0)
 		rp_report_line(r, true, "expect - %s%s: %s", e, sync,
 			       rp_fmt_errno(rc, sizeof(rc), ev->rc));
@@ -193,7 +204,7 @@ static void rp_trace_expect_ctl(struct rp_report *r, struct rp_expects *x,
 			 ? r->inst->classes[ev->exp->class].name : "?");
 	else if (ev->exp) {
 		e[0] = ' ';
-		rp_fmt_expect(e + 1, sizeof(e) - 1, r->inst, ev->exp);
+		rp_fmt_expect(e + 1, sizeof(e) - 1, r->inst, x->conn ? x->conn->t : NULL, ev->exp);
 	}
 	if (ev->rc < 0)
 		rp_report_line(r, true, "expect-ctl %s%s: %s", op, e,

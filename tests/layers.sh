@@ -11,8 +11,9 @@
 #   host     -> runtime, base      (the plugin host: what replay links)
 #   runtime  -> base               (config, plugins, instances, counters)
 #   base     -> nothing            (logging, text buffers, dlopen)
-# replay/ sees only what it links (host, runtime, base); plugins/ and the
-# SDK see only the SDK's public headers.  docs/architecture.md's source
+# replay/ and plugtest/ (the plugin author's test harness) see only what
+# they link (host, runtime, base); plugins/ and the SDK see only the SDK's
+# public headers.  docs/architecture.md's source
 # map lists every source file.
 set -u
 cd "$(dirname "$0")/.."
@@ -26,6 +27,7 @@ declare -A ALLOW=(
 	[runtime]="runtime base"
 	[base]="base"
 	[replay]="host runtime base"
+	[plugtest]="host runtime base"
 )
 FOLDERS="daemon control worker kernel host runtime base"
 fails=0
@@ -70,20 +72,23 @@ check_server() {
 	done
 }
 
-check_replay() {
-	local f n inc bad=0
-	for f in replay/*.[ch]; do
+# replay/ and plugtest/: their own headers, server/{host,runtime,base}/,
+# and (plugtest) the tests' packet checks, tests/fuzz/pktcheck.h
+check_linked() {
+	local dir=$1 f n inc bad=0
+	for f in "$dir"/*.[ch]; do
 		while IFS=: read -r n inc; do
 			inc=${inc#*\"}; inc=${inc%%\"*}
 			case $inc in
-			*/*) [[ " ${ALLOW[replay]} " == *" ${inc%%/*} "* ]] && continue ;;
-			*) [ -f "replay/$inc" ] && continue ;;
+			*/*) [[ " ${ALLOW[$dir]} " == *" ${inc%%/*} "* ]] && continue ;;
+			*) [ -f "$dir/$inc" ] && continue
+			   [ "$dir/$inc" = plugtest/pktcheck.h ] && continue ;;
 			esac
-			fail replay "$f:$n includes \"$inc\" (replay/ may include only its own headers and server/{${ALLOW[replay]// /,}}/)"
+			fail "$dir" "$f:$n includes \"$inc\" ($dir/ may include only its own headers and server/{${ALLOW[$dir]// /,}}/)"
 			bad=1
 		done < <(grep -n '^#include "' "$f")
 	done
-	[ $bad = 0 ] && echo "PASS layers/replay"
+	[ $bad = 0 ] && echo "PASS layers/$dir"
 }
 
 # plugins/NAME and sdk/: quoted includes stay in their own folder, angle
@@ -114,7 +119,7 @@ check_sdk_side() {
 check_doc_map() {
 	local f bad=0 map
 	map=$(sed -n '/^## Source map/,/^## /p' docs/architecture.md)
-	for f in server/*/*.c replay/*.c; do
+	for f in server/*/*.c replay/*.c plugtest/*.c; do
 		grep -qF "| \`$f\` |" <<<"$map" && continue
 		fail doc-map "$f is not in docs/architecture.md's source map"
 		bad=1
@@ -128,7 +133,8 @@ check_doc_map() {
 }
 
 check_server
-check_replay
+check_linked replay
+check_linked plugtest
 check_doc_map
 for p in plugins/*/; do
 	p=${p%/}

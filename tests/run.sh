@@ -57,8 +57,12 @@ for b in build build-asan; do
 		echo "FAIL replay-$b: $b/cthelper-replay was not built" | tee -a "$LOG/all.txt"
 	fi
 done
-# ... and mkpcap.py's captures: current and well-formed.
+# ... and the captures built by cthelper-mkpcap: current and well-formed.
 run_suite replay-cases python3 tests/replay/checkcases.py
+# The plugin author's kit as installed (PREFIX=/usr into a DESTDIR, its own
+# build in build-kit/): paths, .pc, cthelper-mkpcap, cthelper-new-plugin's
+# plugins built and checked against the installed SDK, sanitizers, fuzzing.
+run_suite kit tests/kit.sh
 
 # libFuzzer targets (tests/fuzz/): each runs FUZZ_SECONDS (default 25) from
 # a copy of its seed corpus, a replay target (fuzz_replay_PLUGIN) half as
@@ -73,6 +77,10 @@ fuzz_seeds() {
 	fuzz_replay_*)
 		for f in tests/replay/cases/"${t#fuzz_replay_}"/*.pcap; do
 			[ -f "$f" ] && cp "$f" "$dir/case-${f##*/}"
+		done ;;
+	fuzz_kit_*)
+		for f in sdk/examples/"${t#fuzz_kit_}"/fuzz-seeds/*; do
+			[ -f "$f" ] && cp "$f" "$dir/"
 		done ;;
 	esac
 }

@@ -8,7 +8,7 @@ UNIT_TESTS := $(notdir $(basename $(wildcard tests/unit/test_*.c)))
 
 UNIT_CFLAGS = $(ALL_CFLAGS) $(SDK_INC) -Iserver -Itests/unit $(PKG_CFLAGS) $(SERVER_DEFS)
 
-$(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) | $(B)/tests
+$(B)/tests/%: tests/unit/%.c $$(UNIT_SRC_$$*) $(PATHS_STAMP) | $(B)/tests
 	$(CC) $(UNIT_CFLAGS) $(UNIT_DEFS_$*) $(LDFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
 	$(call deps_of,$(UNIT_CFLAGS) $(UNIT_DEFS_$*))
 
@@ -109,6 +109,34 @@ $(B)/tests/toydata/toydata.so: sdk/examples/toydata/toydata.c $(B)/libcthsdk.a
 	$(call deps_of,$(PLUGIN_CFLAGS))
 	$(PLUGIN_PERMS)
 unit: $(B)/tests/toydata/toydata.so
+
+# A plugin built against the ABI 2 SDK (tests/abi2/README.md): the frozen
+# example against the frozen headers (not sdk/include), today's library.
+$(B)/tests/abi2/toydata.so: tests/abi2/toydata_abi2.c $(B)/libcthsdk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -Itests/abi2 -shared $(LDFLAGS) \
+	  -Wl,-z,defs -Wl,--no-undefined -o $@ $< $(B)/libcthsdk.a
+	$(call deps_of,$(ALL_CFLAGS) -Itests/abi2)
+	$(PLUGIN_PERMS)
+unit: $(B)/tests/abi2/toydata.so
+
+# The replay's NAT check plugins (tests/replay/replay.mk)
+include tests/replay/replay.mk
+
+# The UDP example (sdk/examples/udpback): its .so for the replay cases
+# and test_plugtest, and its own unit test linked with the libraries
+# `make install` ships, as its Makefile links it out of the tree.
+$(B)/tests/udpback/udpback.so: sdk/examples/udpback/udpback.c $(B)/libcthsdk.a
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -shared $(LDFLAGS) -o $@ $< $(B)/libcthsdk.a
+	$(call deps_of,$(PLUGIN_CFLAGS))
+	$(PLUGIN_PERMS)
+$(B)/tests/test_udpback: sdk/examples/udpback/udpback.c sdk/examples/udpback/udpback-test.c \
+  $(B)/libcthelperd-plugtest.a $(B)/libcthsdk.a | $(B)/tests
+	$(CC) $(ALL_CFLAGS) $(SDK_INC) $(LDFLAGS) -o $@ $(filter %.c,$^) \
+	  $(B)/libcthelperd-plugtest.a $(B)/libcthsdk.a $(PKG_LIBS)
+	$(call deps_of,$(ALL_CFLAGS) $(SDK_INC))
+unit: $(B)/tests/udpback/udpback.so $(B)/tests/test_udpback
 
 # libFuzzer targets: `make fuzz` (tests/fuzz/fuzz.mk)
 include tests/fuzz/fuzz.mk

@@ -512,9 +512,16 @@ static void control_snap(struct control *c, const struct runtime *rt,
 	memset(s, 0, sizeof(*s));
 	s->n_helpers = rt->n_inst;
 	for (size_t i = 0; i < rt->n_inst; i++) {
+		const struct cth_plugin_desc *d = rt->inst[i].pl->desc;
+
 		s->helper[i] = rt->inst[i].name;
 		s->helper_queue[i] = rt->inst[i].queue;
 		s->slot[i] = rt->inst[i].slot;
+		/* the runtime's strings: rendered before anything frees it
+		 * (a reload runs in this same loop) */
+		s->plugin[i] = d->name;
+		s->n_pc[i] = d->n_counters;
+		s->pc_decl[i] = d->counters;
 	}
 	s->n_queues = c->n_queues;
 	for (size_t i = 0; i < c->n_queues; i++) {

@@ -31,8 +31,12 @@ static uint32_t stats_report_kernel_value(const struct stats_kqueue *k, int i);
 static void stats_report_text(struct strbuf *b, const struct stats_snap *s);
 static void stats_report_text_head(struct strbuf *b, const char *what, size_t n,
 				   const char *const *names, const uint16_t *nums);
+static void stats_report_text_plugin(struct strbuf *b, const struct stats_snap *s);
+static bool stats_report_pc_first(const struct stats_snap *s, size_t i, size_t k);
+static int stats_report_pc_find(const struct stats_snap *s, size_t j, const char *name);
 static void stats_report_json(struct strbuf *b, const struct stats_snap *s);
 static void stats_report_prometheus(struct strbuf *b, const struct stats_snap *s);
+static void stats_report_prom_plugin(struct strbuf *b, const struct stats_snap *s);
 static void stats_report_prom_family(struct strbuf *b, const char *name,
 				     const char *help, bool gauge);
 static void stats_report_prom_label(struct strbuf *b, const char *v);
@@ -88,10 +92,14 @@ void stats_report_snap_add(struct stats_snap *s, const struct stats_block *b, si
 
 void stats_report_snap_add_helpers(struct stats_snap *s, const struct stats_block *b)
 {
-	for (size_t i = 0; i < s->n_helpers; i++)
+	for (size_t i = 0; i < s->n_helpers; i++) {
 		for (size_t k = 0; k < STATS_H_N; k++)
 			s->h[i][k] += atomic_load_explicit(&b->h[s->slot[i]][k],
 							   memory_order_relaxed);
+		for (size_t k = 0; k < s->n_pc[i] && k < CTH_COUNTER_MAX; k++)
+			s->pc[i][k] += atomic_load_explicit(&b->pc[s->slot[i]][k],
+							    memory_order_relaxed);
+	}
 }
 
 void stats_report_snap_kernel(struct stats_snap *s, const struct stats_kqueue *kq, size_t n)
@@ -144,6 +152,7 @@ static void stats_report_text(struct strbuf *b, const struct stats_snap *s)
 			strbuf_printf(b, " %15llu", (unsigned long long)s->h[i][k]);
 		strbuf_printf(b, "\n");
 	}
+	stats_report_text_plugin(b, s);
 	strbuf_printf(b, "\n");
 	stats_report_text_head(b, "queue", s->n_queues, NULL, s->queue);
 	for (size_t k = 0; k < STATS_Q_N; k++) {
@@ -162,6 +171,52 @@ static void stats_report_text(struct strbuf *b, const struct stats_snap *s)
 		}
 		strbuf_printf(b, "\n");
 	}
+}
+
+/* The plugins' own counters, one row per name ("plugin_NAME"), in the
+ * helpers' columns; "-" where the helper's plugin has no such counter. */
+static void stats_report_text_plugin(struct strbuf *b, const struct stats_snap *s)
+{
+	char row[64];
+
+	for (size_t i = 0; i < s->n_helpers; i++)
+		for (size_t k = 0; k < s->n_pc[i]; k++) {
+			if (!stats_report_pc_first(s, i, k))
+				continue;
+			snprintf(row, sizeof(row), "plugin_%s", s->pc_decl[i][k].name);
+			strbuf_printf(b, "%-22s", row);
+			for (size_t j = 0; j < s->n_helpers; j++) {
+				int c = stats_report_pc_find(s, j, s->pc_decl[i][k].name);
+
+				if (c < 0)
+					strbuf_printf(b, " %15s", "-");
+				else
+					strbuf_printf(b, " %15llu", (unsigned long long)s->pc[j][c]);
+			}
+			strbuf_printf(b, "\n");
+		}
+}
+
+/* Is counter k of helper i the first of its name (one row, one metric
+ * family per name, whichever helpers' plugins declare it)? */
+static bool stats_report_pc_first(const struct stats_snap *s, size_t i, size_t k)
+{
+	for (size_t j = 0; j < i; j++)
+		if (stats_report_pc_find(s, j, s->pc_decl[i][k].name) >= 0)
+			return false;
+	for (size_t m = 0; m < k; m++)
+		if (strcmp(s->pc_decl[i][m].name, s->pc_decl[i][k].name) == 0)
+			return false;
+	return true;
+}
+
+/* Helper j's counter called name: its index, or -1. */
+static int stats_report_pc_find(const struct stats_snap *s, size_t j, const char *name)
+{
+	for (size_t k = 0; k < s->n_pc[j]; k++)
+		if (strcmp(s->pc_decl[j][k].name, name) == 0)
+			return (int)k;
+	return -1;
 }
 
 static void stats_report_text_head(struct strbuf *b, const char *what, size_t n,
@@ -189,7 +244,13 @@ static void stats_report_json(struct strbuf *b, const struct stats_snap *s)
 		for (size_t k = 0; k < STATS_H_N; k++)
 			strbuf_printf(b, ",\"%s\":%llu", stats_helper_info[k].name,
 				      (unsigned long long)s->h[i][k]);
-		strbuf_printf(b, "}");
+		strbuf_printf(b, ",\"plugin_counters\":{");
+		for (size_t k = 0; k < s->n_pc[i]; k++) {
+			strbuf_printf(b, "%s", k ? "," : "");
+			strbuf_json_str(b, s->pc_decl[i][k].name);
+			strbuf_printf(b, ":%llu", (unsigned long long)s->pc[i][k]);
+		}
+		strbuf_printf(b, "}}");
 	}
 	strbuf_printf(b, "],\"queues\":[");
 	for (size_t i = 0; i < s->n_queues; i++) {
@@ -226,6 +287,7 @@ static void stats_report_prometheus(struct strbuf *b, const struct stats_snap *s
 			strbuf_printf(b, "\"} %llu\n", (unsigned long long)s->h[i][k]);
 		}
 	}
+	stats_report_prom_plugin(b, s);
 	for (size_t k = 0; k < STATS_Q_N; k++) {
 		snprintf(name, sizeof(name), "cthelperd_queue_%s_total", stats_queue_info[k].name);
 		stats_report_prom_family(b, name, stats_queue_info[k].help, false);
@@ -244,6 +306,38 @@ static void stats_report_prometheus(struct strbuf *b, const struct stats_snap *s
 				strbuf_printf(b, "%s{queue=\"%u\"} %u\n", name, s->queue[i],
 					      stats_report_kernel_value(&s->kq[i], k));
 	}
+}
+
+/*
+ * cthelperd_plugin_NAME_total{helper,plugin}: one family per counter
+ * name, its samples together (the format wants a family's lines in one
+ * block), HELP from the first plugin that declares the name.
+ */
+static void stats_report_prom_plugin(struct strbuf *b, const struct stats_snap *s)
+{
+	char name[96];
+
+	for (size_t i = 0; i < s->n_helpers; i++)
+		for (size_t k = 0; k < s->n_pc[i]; k++) {
+			const struct cth_counter *pc = &s->pc_decl[i][k];
+
+			if (!stats_report_pc_first(s, i, k))
+				continue;
+			snprintf(name, sizeof(name), "cthelperd_plugin_%s_total", pc->name);
+			stats_report_prom_family(b, name, pc->help && *pc->help ? pc->help :
+						 "A counter of the helper's plugin.", false);
+			for (size_t j = i; j < s->n_helpers; j++) {
+				int c = stats_report_pc_find(s, j, pc->name);
+
+				if (c < 0)
+					continue;
+				strbuf_printf(b, "%s{helper=\"", name);
+				stats_report_prom_label(b, s->helper[j]);
+				strbuf_printf(b, "\",plugin=\"");
+				stats_report_prom_label(b, s->plugin[j] ? s->plugin[j] : "");
+				strbuf_printf(b, "\"} %llu\n", (unsigned long long)s->pc[j][c]);
+			}
+		}
 }
 
 /* HELP text: backslash and newline escaped. */

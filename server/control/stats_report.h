@@ -33,6 +33,12 @@ struct stats_snap {
 	uint16_t helper_queue[CFG_MAX_HELPERS];
 	unsigned int slot[CFG_MAX_HELPERS];  /* of helper i in the blocks */
 	uint64_t h[CFG_MAX_HELPERS][STATS_H_N];
+	/* helper i's plugin (its name, may be NULL without counters) and
+	 * the counters it declares (SDK 3), summed like h */
+	const char *plugin[CFG_MAX_HELPERS];
+	unsigned int n_pc[CFG_MAX_HELPERS];
+	const struct cth_counter *pc_decl[CFG_MAX_HELPERS];
+	uint64_t pc[CFG_MAX_HELPERS][CTH_COUNTER_MAX];
 	size_t n_queues;
 	uint16_t queue[CFG_MAX_HELPERS];
 	uint64_t q[CFG_MAX_HELPERS][STATS_Q_N];

@@ -3,7 +3,8 @@
  * cthelperd: the command line.  What each mode does is elsewhere: serving
  * (serve.c, reload.c), --release (release.c), --print-rules (rules.c),
  * --check-kernel (kernel/kcheck.c); -n stops after the configuration and
- * its plugins are loaded.
+ * its plugins are loaded (and their instances set up and torn down, as a
+ * start would), listing what it found (show.c).
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -17,6 +18,7 @@
 #include "rules.h"
 #include "runtime/config_load.h"
 #include "serve.h"
+#include "show.h"
 
 #ifndef CTH_VERSION
 #define CTH_VERSION "0.0.0"
@@ -64,6 +66,7 @@ int main(int argc, char **argv)
 	if (o.check) {
 		printf("%s: configuration OK: %zu helper(s), %zu plugin(s)\n",
 		       o.file, rt->n_inst, rt->n_plugins);
+		show_print(stdout, rt);
 		runtime_free(rt);
 		return 0;
 	}
@@ -136,7 +139,9 @@ static void main_usage(FILE *out)
 		"User-space connection tracking helper server for Linux netfilter.\n"
 		"\n"
 		"  -c, --config FILE  configuration file (default %s)\n"
-		"  -n, --check        check the configuration and plugins, then exit\n"
+		"  -n, --check        check the configuration and plugins, list each\n"
+		"                     helper (plugin, version, protocols, families,\n"
+		"                     queues, classes, keys), then exit\n"
 		"                     (0 if good; else print FILE:LINE: message, exit 1)\n"
 		"  -d, --daemon       detach and log to syslog (default: foreground, stderr)\n"
 		"      --check-kernel report what the running kernel offers and\n"

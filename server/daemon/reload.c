@@ -39,7 +39,8 @@ static int reload_queues_open(struct daemon *d, const struct runtime *nrt);
 static struct worker *reload_worker_of(struct daemon *d, uint16_t q);
 static void reload_fail(struct daemon *d, const struct strbuf *errs, const char *why);
 static void reload_last(struct daemon *d, bool ok, const char *result);
-static void reload_slots_clear(struct daemon *d, const unsigned int *fresh, size_t n);
+static void reload_slots_clear(struct daemon *d, const unsigned int *fresh, size_t n,
+			       const uint32_t *reset);
 static void reload_queues_tune(struct daemon *d, const struct runtime *nrt);
 static void reload_queues_close(struct daemon *d, const struct runtime *nrt);
 static bool reload_has_queue(const struct runtime *rt, uint16_t q);
@@ -51,6 +52,7 @@ int reload_run(struct daemon *d, struct strbuf *errs)
 {
 	struct runtime *old = atomic_load(&d->rt), *nrt;
 	unsigned int fresh[CFG_MAX_HELPERS];
+	uint32_t reset[STATS_SLOTS];
 	struct strbuf sum = { 0 }, mine = { 0 };
 	const char *why;
 	size_t n_fresh;
@@ -70,7 +72,8 @@ int reload_run(struct daemon *d, struct strbuf *errs)
 		return rc;
 	}
 	n_fresh = reload_plan_slots_assign(old, nrt, fresh);
-	reload_slots_clear(d, fresh, n_fresh);
+	reload_plan_counters_reset(old, nrt, reset);
+	reload_slots_clear(d, fresh, n_fresh, reset);
 	reload_queues_tune(d, nrt);
 	atomic_store(&d->rt, nrt);
 	log_level_set(nrt->cfg->log_level);
@@ -205,13 +208,27 @@ static void reload_last(struct daemon *d, bool ok, const char *result)
 	snprintf(l->result, sizeof(l->result), "%s", result);
 }
 
-static void reload_slots_clear(struct daemon *d, const unsigned int *fresh, size_t n)
+/*
+ * Before the swap.  Nobody counts into a fresh slot; a kept slot's plugin
+ * counter whose meaning changes may still get what the old plugin counts
+ * until the swap, and in the packet each worker handles then: a plugin
+ * counter that changes meaning is exact only from a moment after the
+ * reload on.
+ */
+static void reload_slots_clear(struct daemon *d, const unsigned int *fresh, size_t n,
+			       const uint32_t *reset)
 {
-	for (size_t i = 0; i < d->n_workers; i++)
+	for (size_t i = 0; i < d->n_workers; i++) {
+		struct stats_block *b = &d->workers[i]->stats;
+
 		for (size_t s = 0; s < n; s++)
 			for (size_t k = 0; k < STATS_H_N; k++)
-				atomic_store_explicit(&d->workers[i]->stats.h[fresh[s]][k], 0,
-						      memory_order_relaxed);
+				atomic_store_explicit(&b->h[fresh[s]][k], 0, memory_order_relaxed);
+		for (size_t s = 0; s < STATS_SLOTS; s++)
+			for (size_t k = 0; k < CTH_COUNTER_MAX; k++)
+				if (reset[s] & (1u << k))
+					atomic_store_explicit(&b->pc[s][k], 0, memory_order_relaxed);
+	}
 }
 
 static void reload_queues_tune(struct daemon *d, const struct runtime *nrt)

@@ -11,6 +11,8 @@
 static const char *reload_plan_str(const char *s);
 static const struct instance *reload_plan_inst(const struct runtime *rt,
 					       const char *name);
+static uint32_t reload_plan_counters_same(const struct cth_plugin_desc *was,
+					  const struct cth_plugin_desc *now);
 
 int reload_plan_server_check(const struct cfg *old, const struct cfg *nc,
 			     char *msg, size_t len)
@@ -88,6 +90,21 @@ size_t reload_plan_slots_assign(const struct runtime *old, struct runtime *nrt,
 	return n_fresh;
 }
 
+void reload_plan_counters_reset(const struct runtime *old, const struct runtime *nrt,
+				uint32_t *reset)
+{
+	for (unsigned int s = 0; s < STATS_SLOTS; s++)
+		reset[s] = 0;
+	for (size_t i = 0; i < nrt->n_inst; i++) {
+		const struct instance *in = &nrt->inst[i], *o = reload_plan_inst(old, in->name);
+		uint32_t keep = 0;
+
+		if (o && strcmp(o->pl->name, in->pl->name) == 0)
+			keep = reload_plan_counters_same(o->pl->desc, in->pl->desc);
+		reset[in->slot] = ~keep;
+	}
+}
+
 void reload_plan_summary(const struct runtime *old, const struct runtime *nrt,
 			 struct strbuf *b)
 {
@@ -122,4 +139,16 @@ static const struct instance *reload_plan_inst(const struct runtime *rt, const c
 		if (strcmp(rt->inst[i].name, name) == 0)
 			return &rt->inst[i];
 	return NULL;
+}
+
+/* The counter indexes both declare with the same name, as bits. */
+static uint32_t reload_plan_counters_same(const struct cth_plugin_desc *was,
+					  const struct cth_plugin_desc *now)
+{
+	uint32_t same = 0;
+
+	for (unsigned int k = 0; k < was->n_counters && k < now->n_counters; k++)
+		if (strcmp(was->counters[k].name, now->counters[k].name) == 0)
+			same |= 1u << k;
+	return same;
 }

@@ -19,6 +19,13 @@ int reload_plan_server_check(const struct cfg *old, const struct cfg *nc,
  * fresh (to clear).  Returns how many are fresh. */
 size_t reload_plan_slots_assign(const struct runtime *old, struct runtime *nrt,
 				unsigned int *fresh);
+/* Which plugin counters of nrt's slots start at 0, as a bit per counter
+ * index in reset[slot] (STATS_SLOTS entries, all written): a helper's
+ * counter is carried when the helper keeps its name (hence its slot) and
+ * its plugin, by name, declares the same counter name at the same index;
+ * every other, and every counter of a new helper, starts at 0. */
+void reload_plan_counters_reset(const struct runtime *old, const struct runtime *nrt,
+				uint32_t *reset);
 /* "N helper(s) on M queue(s); added X; removed Y; Z moved ...". */
 void reload_plan_summary(const struct runtime *old, const struct runtime *nrt,
 			 struct strbuf *b);

@@ -16,10 +16,10 @@ int rules_kind_parse(const char *s);
 
 /*
  * Print the firewall rules that attach rt's helpers (cthelperd
- * --print-rules).  Ports come from each helper's rule_ports key, else its
- * plugin key "ports"; a helper with neither gets its rule commented out
- * with a note to set rule_ports.  Returns 0 or a negative errno (-EIO when
- * out could not be written).
+ * --print-rules).  Ports come from each helper's rule_ports key, else the
+ * key its plugin declares CTH_KEY_RULE_PORTS; a helper with neither gets
+ * its rule commented out with a note to set rule_ports.  Returns 0 or a
+ * negative errno (-EIO when out could not be written).
  */
 int rules_print(FILE *out, const struct runtime *rt, enum rules_kind kind);
 

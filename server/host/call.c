@@ -36,6 +36,7 @@ static void pkt_host_vlog(struct cth_ctx *ctx, int level, const char *fmt,
 static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
 			       const struct cth_expect *e);
 static int pkt_host_keep(struct cth_ctx *ctx, size_t off);
+static void pkt_host_count(struct cth_ctx *ctx, unsigned int counter, uint32_t n);
 
 /* What a plugin calls: cth_expect() and friends (plugin.h). */
 static const struct cth_host pkt_host = {
@@ -49,6 +50,7 @@ static const struct cth_host pkt_host = {
 	.vlog = pkt_host_vlog,
 	.expect_ctl = pkt_host_expect_ctl,
 	.keep = pkt_host_keep,
+	.count = pkt_host_count,
 };
 
 static bool pkt_priv_version(struct pkt_call *c, const struct cth_plugin_desc *d);
@@ -346,6 +348,16 @@ static int pkt_host_keep(struct cth_ctx *ctx, size_t off)
 
 	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_KEEP,
 						.rc = pkt_keep_do(c, off), .off = off });
+}
+
+/* cth_count(): the worker's own block (one writer), so a relaxed add;
+ * an index the plugin did not declare is nobody's. */
+static void pkt_host_count(struct cth_ctx *ctx, unsigned int counter, uint32_t n)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+
+	if (c->stats && counter < c->inst->pl->desc->n_counters)
+		stats_add(&c->stats->pc[c->inst->slot][counter], n);
 }
 
 /*

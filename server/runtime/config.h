@@ -20,10 +20,14 @@
 #define CFG_SOCKET_PATH_MAX 108
 /* leaves room in PATH_MAX for NAME.FAMILY.PROTO */
 #define CFG_SHARE_DIR_MAX 3900
+/* The build's RUNSTATEDIR (Makefile: make RUNSTATEDIR=...) */
+#ifndef CTH_RUNSTATEDIR
+#define CTH_RUNSTATEDIR "/run"
+#endif
 /* [server] share_dir's default; "none" turns sharing off (kernel/share.h) */
-#define CFG_SHARE_DIR_DEFAULT "/run/cthelperd-shared"
+#define CFG_SHARE_DIR_DEFAULT CTH_RUNSTATEDIR "/cthelperd-shared"
 /* [server] runtime_dir's default; "none": no record (kernel/record.h) */
-#define CFG_RUNTIME_DIR_DEFAULT "/run/cthelperd"
+#define CFG_RUNTIME_DIR_DEFAULT CTH_RUNSTATEDIR "/cthelperd"
 #define CFG_MAX_RULE_PORTS 16
 /* shards = N: at most this many kernel helpers (and queues) per section */
 #define CFG_MAX_SHARDS 16

@@ -91,10 +91,14 @@ extern const struct stats_info stats_queue_info[STATS_Q_N];
  */
 #define STATS_SLOTS (2 * CFG_MAX_HELPERS)
 
-/* One worker's counters. */
+/* One worker's counters: its queue's, and per slot the helper's and its
+ * plugin's own (SDK 3 cth_count(), by the plugin's counter index; a
+ * reload keeps one while the plugin declares the same name at the same
+ * index: daemon/reload_plan.c). */
 struct stats_block {
 	_Atomic uint64_t q[STATS_Q_N];
 	_Atomic uint64_t h[STATS_SLOTS][STATS_H_N];
+	_Atomic uint64_t pc[STATS_SLOTS][CTH_COUNTER_MAX];
 };
 
 static inline void stats_add(_Atomic uint64_t *c, uint64_t n)

@@ -75,3 +75,16 @@ FUZZ_SRC_fuzz_exprepair := server/kernel/exprepair.c server/kernel/portids.c ser
 # the whole configuration path: parse, shards, checks, a reload's plan
 FUZZ_SRC_fuzz_config := server/runtime/config.c server/runtime/config_load.c server/runtime/config_server.c server/runtime/config_helper.c server/runtime/config_shards.c server/runtime/guard.c server/kernel/record.c server/daemon/reload_plan.c \
                         server/runtime/dlfresh.c server/base/strbuf.c server/base/log.c
+
+# The plugin kit's libFuzzer driver (cth_plugtest_fuzz(), plugtest/) as an
+# author's target uses it: sdk/examples/NAME/NAME-fuzz.c with the example
+# linked in, here with the harness's sources (the daemon's host code)
+# instrumented too.  Seeds: sdk/examples/NAME/fuzz-seeds/ (tests/run.sh).
+FUZZ_KIT := udpback
+fuzz: $(FUZZ_KIT:%=$(B)/fuzz/fuzz_kit_%)
+$(FUZZ_KIT:%=$(B)/fuzz/fuzz_kit_%): $(B)/fuzz/fuzz_kit_%: sdk/examples/%/$$*-fuzz.c \
+  sdk/examples/%/$$*.c sdk/lib/util.c $(PLUGTEST_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iplugtest $(LDFLAGS) -o $@ $(filter %.c,$^) \
+	  $(PKG_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iplugtest -MM -MP -MT $@ -MF $@.d $(filter %.c,$^)

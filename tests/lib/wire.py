@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Bytes on the wire, for the generators of test inputs (python3 stdlib
-only): the fuzz seeds (tests/fuzz/mkseeds*.py) and the replay captures
-(tests/replay/mkpcap.py) build their packets and payloads here, so that a
-TNS header or an RPC reply is written in one place.
+only): the fuzz seeds (tests/fuzz/mkseeds*.py) build their packets and
+payloads here, so that a TNS header or an RPC reply is written in one
+place; tests/replay/checkcases.py checks captures with csum().  (The
+replay captures are descriptions for cthelper-mkpcap, sdk/tools/.)
 
   packets   csum(), ip(), tcp(), udp(): IPv4/IPv6 packets with correct
             lengths and IP/TCP/UDP checksums (IPv6 extension headers too)

@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Check mkpcap.py's capture cases (tests/replay/cases/*/*.pcap).
+"""Check the capture cases written from descriptions
+(tests/replay/cases/PLUGIN/CASE.conv, built by cthelper-mkpcap).
 
-    tests/replay/checkcases.py          # PASS/FAIL lines (tests/README.md)
+    tests/replay/checkcases.py            # PASS/FAIL lines (tests/README.md)
+    tests/replay/checkcases.py --tables   # README.md's tables, from the cases
+    tests/replay/checkcases.py --write [PLUGIN/CASE...]
+                                          # rebuild CASE.pcap from CASE.conv
 
-replay/cases-current: mkpcap.py, run again into a temporary directory,
-writes exactly the committed files (no case changed without its pcap).
-replay/cases-readme: README.md holds the tables of mkpcap.py --tables.
-replay/pcap/PLUGIN/CASE, for each of mkpcap.py's cases (a real capture
-in cases/ may have a loopback's partial sums): a classic pcap of
+replay/cases-current: cthelper-mkpcap (sdk/tools/, the installed tool's
+source) writes exactly the committed CASE.pcap from every CASE.conv, and
+every CASE.conv has its CASE.args; the same for the SDK examples'
+descriptions (sdk/examples/NAME/NAME.conv).
+replay/cases-readme: README.md's table of each plugin has one row per
+case: its name, its .args and the .conv's opening comment.
+replay/pcap/PLUGIN/CASE (and replay/pcap/example/NAME), for each case
+with a .conv (a real capture in
+cases/ may have a loopback's partial sums): a classic pcap of
 LINKTYPE_RAW packets, times that never go back, every IPv4/IPv6 length
-and IPv4, TCP and UDP checksum right; every TCP connection opens with
+and IPv4, TCP and UDP checksum right (computed here, not with
+cthelper-mkpcap's code); every TCP connection opens with
 SYN, SYN-ACK (acknowledging the SYN), ACK, each side's sequence numbers
 go on without a gap (a retransmission goes back), acknowledgements never
 go back nor past what the peer sent (but for the few bytes a helper's
@@ -20,12 +29,11 @@ SYN-ACK, not by addresses, so the helper's view of a NATed session checks
 alike.  A case named failover-* may start mid-stream: a connection's
 first segment then gives both sides' positions (what conntrack picks up).
 """
-import filecmp
+import glob
 import os
 import struct
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
@@ -189,46 +197,158 @@ def check_pcap(path, pickup=False):
     return None
 
 
-def main():
-    failed = False
-    with tempfile.TemporaryDirectory() as tmp:
-        r = subprocess.run([sys.executable, os.path.join(HERE, "mkpcap.py"), "--out", tmp],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            print("FAIL replay/cases-current: mkpcap.py: %s" % r.stderr.strip().splitlines()[-1:])
-            failed = True
-        else:
-            ours = sorted(os.path.relpath(os.path.join(d, f), tmp)
-                          for d, _, fs in os.walk(tmp) for f in fs)
-            diff = [f for f in ours if not os.path.exists(os.path.join(CASES, f)) or
-                    not filecmp.cmp(os.path.join(tmp, f), os.path.join(CASES, f), shallow=False)]
-            if diff:
-                print("FAIL replay/cases-current: run tests/replay/mkpcap.py (differs: %s)"
-                      % " ".join(diff[:8]))
-                failed = True
-            else:
-                print("PASS replay/cases-current")
-    r = subprocess.run([sys.executable, os.path.join(HERE, "mkpcap.py"), "--tables"],
-                       capture_output=True, text=True)
+MKPCAP = os.path.join(HERE, "..", "..", "sdk", "tools", "cthelper-mkpcap")
+
+
+def cases():
+    """(plugin/case, base path) of every description, sorted."""
+    out = []
+    for conv in sorted(glob.glob(os.path.join(CASES, "*", "*.conv"))):
+        base = conv[:-len(".conv")]
+        out.append(("%s/%s" % (os.path.basename(os.path.dirname(base)),
+                               os.path.basename(base)), base))
+    return out
+
+
+EXAMPLES = os.path.join(HERE, "..", "..", "sdk", "examples")
+
+
+def examples():
+    """(example/NAME, base path) of the SDK examples' descriptions."""
+    return [("example/" + os.path.basename(os.path.dirname(c)), c[:-len(".conv")])
+            for c in sorted(glob.glob(os.path.join(EXAMPLES, "*", "*.conv")))]
+
+
+def mkpcap(base):
+    """(exit status, pcap bytes, stderr) of cthelper-mkpcap on CASE.conv."""
+    r = subprocess.run([sys.executable, MKPCAP, base + ".conv"], capture_output=True)
+    return r.returncode, r.stdout, r.stderr.decode(errors="replace").strip()
+
+
+def what(base):
+    """The opening comment of CASE.conv, one line."""
+    words = []
+    with open(base + ".conv", encoding="utf-8") as f:
+        for line in f:
+            if not line.startswith("#"):
+                break
+            words.append(line[1:].strip())
+    return " ".join(words)
+
+
+def args(base):
+    with open(base + ".args", encoding="utf-8") as f:
+        return f.read().strip()
+
+
+def rows():
+    """{plugin: {(case, args, what)}} of the descriptions."""
+    out = {}
+    for full, base in cases():
+        plugin, name = full.split("/")
+        out.setdefault(plugin, set()).add((name, args(base), what(base)))
+    return out
+
+
+def row_text(r):
+    return "| `%s` | `%s` | %s |" % (r[0], r[1], r[2].replace("|", "\\|"))
+
+
+def tables():
+    """The cases as Markdown tables, one per plugin (README.md)."""
+    lines = []
+    for plugin, rs in sorted(rows().items()):
+        lines += ["", "### %s" % plugin, "", "| case | args | what it shows |",
+                  "| --- | --- | --- |"] + [row_text(r) for r in sorted(rs)]
+    return "\n".join(lines[1:]) + "\n"
+
+
+def readme_rows():
+    """{plugin: {row line}} of README.md's case tables."""
+    out, cur = {}, None
     with open(os.path.join(HERE, "README.md"), encoding="utf-8") as f:
-        readme = f.read()
-    if r.returncode == 0 and r.stdout and r.stdout in readme:
-        print("PASS replay/cases-readme")
-    else:
-        print("FAIL replay/cases-readme: README.md's tables are not mkpcap.py --tables")
-        failed = True
-    for line in subprocess.run([sys.executable, os.path.join(HERE, "mkpcap.py"), "--list"],
-                               capture_output=True, text=True).stdout.splitlines():
-        case = line.split("\t")[0]
-        why = check_pcap(os.path.join(CASES, case + ".pcap"),
-                         os.path.basename(case).startswith("failover-"))
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("### "):
+                cur = line[4:].strip()
+            elif line.startswith("## "):
+                cur = None
+            elif cur and line.startswith("| `"):
+                out.setdefault(cur, set()).add(line)
+    return out
+
+
+def check_current():
+    bad = []
+    for full, base in cases() + examples():
+        if full.startswith("example/"):
+            pass
+        elif not os.path.exists(base + ".args"):
+            bad.append(full + " (no .args)")
+            continue
+        rc, data, err = mkpcap(base)
+        if rc != 0:
+            bad.append("%s (%s)" % (full, err.splitlines()[-1:]))
+            continue
+        with open(base + ".pcap", "rb") as f:
+            if f.read() != data:
+                bad.append(full)
+    if not cases():
+        print("FAIL replay/cases-current: no CASE.conv under %s" % CASES)
+        return False
+    if bad:
+        print("FAIL replay/cases-current: cthelper-mkpcap writes other bytes than the "
+              "committed pcap (tests/replay/checkcases.py --write): %s" % " ".join(bad[:8]))
+        return False
+    print("PASS replay/cases-current (%d descriptions, %d of the examples)"
+          % (len(cases()), len(examples())))
+    return True
+
+
+def check_readme():
+    want = {p: {row_text(r) for r in rs} for p, rs in rows().items()}
+    have = readme_rows()
+    diff = [p for p in want if want[p] != have.get(p, set())]
+    if diff:
+        p = diff[0]
+        miss = sorted(want[p] - have.get(p, set()))[:1]
+        extra = sorted(have.get(p, set()) - want[p])[:1]
+        print("FAIL replay/cases-readme: README.md's table of %s is not its cases' "
+              "(checkcases.py --tables): missing %s, not a case %s" % (p, miss, extra))
+        return False
+    print("PASS replay/cases-readme")
+    return True
+
+
+def write(names):
+    for full, base in cases():
+        if names and full not in names:
+            continue
+        rc, data, err = mkpcap(base)
+        if rc != 0:
+            sys.exit(err)
+        with open(base + ".pcap", "wb") as f:
+            f.write(data)
+        print("wrote %s.pcap" % base)
+
+
+def main(argv):
+    if argv[:1] == ["--tables"]:
+        sys.stdout.write(tables())
+        return 0
+    if argv[:1] == ["--write"]:
+        write(argv[1:])
+        return 0
+    ok = check_current() & check_readme()
+    for full, base in cases() + examples():
+        why = check_pcap(base + ".pcap", os.path.basename(base).startswith("failover-"))
         if why:
-            print("FAIL replay/pcap/%s: %s" % (case, why))
-            failed = True
+            print("FAIL replay/pcap/%s: %s" % (full, why))
+            ok = False
         else:
-            print("PASS replay/pcap/%s" % case)
-    return 1 if failed else 0
+            print("PASS replay/pcap/%s" % full)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

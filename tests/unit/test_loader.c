@@ -19,7 +19,7 @@
 #include "runtime/loader.h"
 #include "runtime/runtime.h"
 
-static char bad_dir[1024], plugin_dir[1024], sdk3_dir[1024];
+static char bad_dir[1024], plugin_dir[1024], sdk3_dir[1024], abi2_dir[1024];
 
 static void expect_refused_in(const char *dir, const char *name, const char *plugin,
 			      const char *words)
@@ -518,6 +518,41 @@ static void test_abi2_runtime(void)
 }
 
 /*
+ * The SDK example as it was built against the ABI 2 headers
+ * (tests/abi2/): loaded with its own descriptor size, and configured
+ * through its configure() (min_port) with the words of before.
+ */
+static void test_abi2_toydata(void)
+{
+	char err[1024] = "", text[2048];
+	struct plugin *pl = NULL;
+	struct runtime *rt;
+	uint32_t min_port = 0;
+	int rc = loader_load(abi2_dir, "toydata", &pl, err, sizeof(err));
+
+	CHECK("abi2/toydata-loads", rc == 0 && pl && pl->desc->abi_version == 2 &&
+	      pl->desc->size == offsetof(struct cth_plugin_desc, keys) && pl->desc->configure &&
+	      !pl->desc->n_keys && !pl->desc->priv_version, "rc=%d: %s", rc, err);
+	loader_unload(pl);
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n[helper toy]\nplugin = toydata\n"
+		 "min_port = 2000\n", abi2_dir);
+	rc = build(text, &rt);
+	if (rt)
+		memcpy(&min_port, rt->inst[0].config, sizeof(min_port));
+	CHECK("abi2/toydata-configured", rc == 0 && rt && min_port == 2000 &&
+	      rt->inst[0].started, "rc=%d min_port %u: %s", rc, min_port, err_text);
+	runtime_free(rt);
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n[helper toy]\nplugin = toydata\n"
+		 "min_port = 0\n", abi2_dir);
+	expect_build_error("abi2/toydata-bad-value", text, 5,
+			   "min_port: invalid value '0' for plugin 'toydata'");
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s\n[helper toy]\nplugin = toydata\n"
+		 "max_port = 9\n", abi2_dir);
+	expect_build_error("abi2/toydata-unknown-key", text, 5,
+			   "unknown key 'max_port' (not a daemon key, and plugin 'toydata' does not know it)");
+}
+
+/*
  * conf/cthelperd.conf loads its plugins through its relative plugin_dir
  * (../build/plugins, from the file's directory) wherever it is read from:
  * a copy in a tree of its own whose build/ is the build under test, read
@@ -563,6 +598,7 @@ int main(void)
 	snprintf(bad_dir, sizeof(bad_dir), "%s/%s/tests/bad", cwd, b);
 	snprintf(plugin_dir, sizeof(plugin_dir), "%s/%s/plugins", cwd, b);
 	snprintf(sdk3_dir, sizeof(sdk3_dir), "%s/%s/tests/sdk3", cwd, b);
+	snprintf(abi2_dir, sizeof(abi2_dir), "%s/%s/tests/abi2", cwd, b);
 	snprintf(build_dir, sizeof(build_dir), "%s/%s", cwd, b);
 	fd = mkstemp(conf_path);
 	if (fd < 0)
@@ -581,6 +617,7 @@ int main(void)
 	test_sdk3_errors();
 	test_sdk3_lifecycle();
 	test_abi2_runtime();
+	test_abi2_toydata();
 	test_example_conf(build_dir);
 	unlink(conf_path);
 	return check_exit();

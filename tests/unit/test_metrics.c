@@ -24,7 +24,11 @@
 /* ---- a fake daemon: one ftp helper on queue 3 ---- */
 
 static struct cfg fake_cfg = { .file = (char *)"/etc/cthelperd.conf" };
-static struct plugin fake_pl = { .name = "ftp", .version = "1.2" };
+static const struct cth_counter fake_counters[] = { { .name = "commands", .help = "Commands." } };
+static const struct cth_plugin_desc fake_desc = {
+	.name = "ftp", .counters = fake_counters, .n_counters = 1,
+};
+static struct plugin fake_pl = { .name = "ftp", .version = "1.2", .desc = &fake_desc };
 static struct runtime fake_rt = {
 	.cfg = &fake_cfg, .n_inst = 1, .n_queues = 1, .queues = { 3 },
 	.inst = { { .name = "ftp", .pl = &fake_pl, .families = 3, .protocols = 1, .queue = 3 } },
@@ -172,6 +176,7 @@ static void test_http(void)
 	memset(&blk, 0, sizeof(blk));
 	stats_add(&blk.h[0][STATS_H_PAYLOAD], 4242);
 	stats_add(&blk.q[STATS_Q_PACKETS], 4343);
+	stats_add(&blk.pc[0][0], 41);
 
 	rc = metrics_open(&m, loop, &c, NULL);
 	CHECK("metrics/unset-is-off", rc == 0 && metrics_port(&m) == -ENOTCONN, "rc=%d", rc);
@@ -197,6 +202,7 @@ static void test_http(void)
 	      "got:\n%s\nwanted:\n%s", r.body ? r.body : "(none)", want.p + 3);
 	CHECK("metrics/get-counters", rc == 0 &&
 	      strstr(r.body, "\ncthelperd_payload_packets_total{helper=\"ftp\"} 4242\n") &&
+	      strstr(r.body, "\ncthelperd_plugin_commands_total{helper=\"ftp\",plugin=\"ftp\"} 41\n") &&
 	      strstr(r.body, "\ncthelperd_queue_packets_total{queue=\"3\"} 4343\n"), "%s", r.body);
 	CHECK("metrics/get-length",
 	      strtoul(http_header(&r, "Content-Length", val, sizeof(val)), NULL, 10) == want.len - 3,

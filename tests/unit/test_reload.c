@@ -115,6 +115,43 @@ static void test_slots(void)
 	}
 }
 
+/*
+ * Plugin counters across a reload: carried where the helper stays, its
+ * plugin is the same by name and declares the same counter at the same
+ * index; reset otherwise, and in full for a new helper.
+ */
+static void test_counters_carried(void)
+{
+	static const struct cth_counter c1[] = { { .name = "req" }, { .name = "err" }, { .name = "x" } };
+	static const struct cth_counter c2[] = { { .name = "req" }, { .name = "bad" } };
+	static const struct cth_plugin_desc d1 = { .name = "ftp", .counters = c1, .n_counters = 3 };
+	static const struct cth_plugin_desc d2 = { .name = "ftp", .counters = c2, .n_counters = 2 };
+	static const struct cth_plugin_desc d3 = { .name = "sip", .counters = c1, .n_counters = 3 };
+	static struct plugin p1 = { .name = "ftp", .desc = &d1 }, p2 = { .name = "ftp", .desc = &d2 },
+			     p3 = { .name = "sip", .desc = &d3 };
+	static struct runtime old, nrt;
+	static uint32_t reset[STATS_SLOTS];
+
+	old.n_inst = 3;
+	inst_set(&old.inst[0], "a", &p1, 0, 0);
+	inst_set(&old.inst[1], "b", &p1, 0, 1);
+	inst_set(&old.inst[2], "c", &p1, 0, 2);
+	nrt.n_inst = 4;
+	inst_set(&nrt.inst[0], "a", &p1, 0, 0);    /* the same plugin */
+	inst_set(&nrt.inst[1], "b", &p2, 0, 1);    /* a new build: req kept, err became bad */
+	inst_set(&nrt.inst[2], "c", &p3, 0, 2);    /* another plugin, same names */
+	inst_set(&nrt.inst[3], "d", &p1, 0, 3);    /* a new helper */
+	memset(reset, 0xa5, sizeof(reset));
+	reload_plan_counters_reset(&old, &nrt, reset);
+	CHECK("reload/counters-same-plugin-carried", (reset[0] & 7u) == 0, "reset %#x", reset[0]);
+	CHECK("reload/counters-same-name-same-index-only", (reset[1] & 7u) == 6u,
+	      "reset %#x", reset[1]);
+	CHECK("reload/counters-other-plugin-reset", (reset[2] & 7u) == 7u, "reset %#x", reset[2]);
+	CHECK("reload/counters-new-helper-reset", reset[3] == UINT32_MAX, "reset %#x", reset[3]);
+	CHECK("reload/counters-other-slots-untouched", reset[4] == 0 && reset[STATS_SLOTS - 1] == 0,
+	      "reset %#x", reset[4]);
+}
+
 static void test_summary(void)
 {
 	static struct runtime old, nrt;
@@ -283,6 +320,7 @@ int main(void)
 	test_server_keys();
 	test_slots();
 	test_summary();
+	test_counters_carried();
 	test_shards();
 	test_dlfresh(bad);
 	return check_exit();

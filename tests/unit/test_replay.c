@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The replay's emulated kernel, its pure parts (replay/conn.c,
- * replay/expect.c): --snat/--dnat parsing, the NAT tuples of a new
- * connection and finding it again, ctinfo and the status bits, the TCP
- * sequence adjustment against numbers worked out by hand (Linux 6.1's
- * nf_ct_seqadj_set and nf_ct_seq_adjust: wrap-around at 2^32, a second
- * change after the first, a retransmitted change not counted twice, the
- * acknowledgements of a helper's-view capture), and the expectation
- * table through its pkt_call backend with a fake call: clash, replace,
- * evict, expire, match, refresh, remove and flush.
+ * The replay's emulated kernel, its pure parts (replay/conn.c, nat.c,
+ * view.c, expect.c): --snat/--dnat parsing, the NAT tuples of a new
+ * connection and finding it again, the ports the rules give (kept while
+ * free, ADDR:PORT from PORT up, never a tuple another connection has),
+ * nf_nat_follow_master's mapping (nat_addr ignored), ctinfo and the
+ * status bits, the TCP sequence adjustment against numbers worked out by
+ * hand (Linux 6.1's nf_ct_seqadj_set and nf_ct_seq_adjust: wrap-around at
+ * 2^32, a second change after the first, a retransmitted change not
+ * counted twice, the acknowledgements of a helper's-view capture), the
+ * expectation table through its pkt_call backend with a fake call: clash,
+ * replace, evict, expire, match by the expectation's own tuple, refresh,
+ * remove and flush; and how a first packet is read in each kind of
+ * capture and where the capture says its receiver is.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -542,10 +546,11 @@ static void test_expect_match(void)
 	      "no match");
 	CHECK("replay/expect/match-source-port", !match(&v, "10.0.0.1", 21, "10.0.0.2", 7004) &&
 	      match(&v, "10.0.0.1", 20, "10.0.0.2", 7004) == 5, "source port ignored");
-	/* taken behind the NAT: the connection already goes where the
-	 * expectation sends it */
-	CHECK("replay/expect/match-behind-nat",
-	      match(&v, "10.0.0.1", 1, "192.168.5.5", 8005) == 6, "no match");
+	/* the kernel matches the expectation's own tuple, never where its
+	 * NAT would send the connection */
+	CHECK("replay/expect/match-not-by-nat-target",
+	      !match(&v, "10.0.0.1", 1, "192.168.5.5", 8005) &&
+	      match(&v, "10.0.0.1", 1, "10.0.0.2", 7005) == 6, "matched by its NAT target");
 
 	/* refresh: INACTIVE cleared, timer rearmed; confirmed masters only */
 	xenv_call(&v, v.m1, 5000);
@@ -597,10 +602,11 @@ static void test_expect_match(void)
 	xenv_free(&v);
 }
 
-/* A master under SNAT expects the server at the mapped address; in a
- * capture without NAT (replayed with --snat) the connection shows up at
- * the client's own address, and still matches. */
-static void test_expect_nat_seen(void)
+/* A master under SNAT expects the server at the mapped address.  The
+ * expectation matches a connection by its own tuple as it reaches the
+ * firewall; where a capture without NAT shows the connection (at the
+ * client's own address) is view.c's reading, not a match here. */
+static void test_expect_nat_own_tuple(void)
 {
 	struct xenv v;
 	struct cth_expect e;
@@ -620,12 +626,259 @@ static void test_expect_nat_seen(void)
 	rp_expect_fn(&v.call, &e, 0);
 	e.dport = e.nat_port = 9001;
 	rp_expect_fn(&v.call, &e, 0);
-	id = match(&v, "10.0.0.2", 20, "10.0.0.1", 9000);
-	CHECK("replay/expect/match-nat-as-captured", id == 1, "id %u", id);
+	CHECK("replay/expect/match-nat-not-at-its-target",
+	      !match(&v, "10.0.0.2", 20, "10.0.0.1", 9000), "matched where its NAT sends it");
 	id = match(&v, "10.0.0.2", 20, "203.0.113.5", 9001);
-	CHECK("replay/expect/match-nat-helper-view", id == 2, "id %u", id);
+	CHECK("replay/expect/match-nat-own-tuple", id == 2, "id %u", id);
 	CHECK("replay/expect/match-nat-other-client",
 	      !match(&v, "10.0.0.2", 20, "10.0.0.3", 9000), "matched");
+	xenv_free(&v);
+}
+
+/* ------------------------------------------------------------ NAT rules and ports */
+
+static struct rp_conn *helped(struct rp_conns *ct, uint8_t proto, const char *src,
+			      uint16_t sport, const char *dst, uint16_t dport)
+{
+	struct cth_tuple h = tuple(AF_INET, proto, src, sport, dst, dport);
+
+	return rp_conn_new(ct, &h, true);
+}
+
+static void test_nat_ports(void)
+{
+	struct rp_conns ct;
+	struct rp_conn *c1, *c2, *c3, *c4;
+	union cth_addr outside = addr(AF_INET, "203.0.113.5");
+
+	/* ADDR:PORT: PORT first, then the next port free for that server */
+	memset(&ct, 0, sizeof(ct));
+	rp_nat_parse("203.0.113.5:2000", &ct.snat);
+	c1 = helped(&ct, IPPROTO_UDP, "10.0.1.2", 40000, "10.0.2.2", 69);
+	c2 = helped(&ct, IPPROTO_UDP, "10.0.1.2", 40002, "10.0.2.2", 69);
+	c3 = helped(&ct, IPPROTO_UDP, "10.0.1.2", 40004, "10.0.2.3", 69);
+	CHECK("replay/nat/port-first-then-next",
+	      c1->t[R].dport == 2000 && c2->t[R].dport == 2001 && c3->t[R].dport == 2000 &&
+	      rp_addr_eq(&c2->t[R].dst, &outside) && c1->nat == CTH_NAT_SRC,
+	      "ports %u %u %u", c1->t[R].dport, c2->t[R].dport, c3->t[R].dport);
+	rp_conn_forget(&ct, c1);
+	c4 = helped(&ct, IPPROTO_UDP, "10.0.1.2", 40006, "10.0.2.2", 69);
+	CHECK("replay/nat/port-freed-with-its-connection", c4->t[R].dport == 2000,
+	      "port %u", c4->t[R].dport);
+	rp_conns_free(&ct);
+
+	/* ADDR alone: the source port while free, else the next of its class */
+	memset(&ct, 0, sizeof(ct));
+	rp_nat_parse("203.0.113.5", &ct.snat);
+	c1 = helped(&ct, IPPROTO_UDP, "10.0.1.2", 40000, "10.0.2.2", 69);
+	c2 = helped(&ct, IPPROTO_UDP, "10.0.1.3", 40000, "10.0.2.2", 69);
+	c3 = helped(&ct, IPPROTO_TCP, "10.0.1.3", 40000, "10.0.2.2", 69);
+	CHECK("replay/nat/port-kept-while-free",
+	      c1->t[R].dport == 40000 && c2->t[R].dport == 40001 && c3->t[R].dport == 40000,
+	      "ports %u %u %u", c1->t[R].dport, c2->t[R].dport, c3->t[R].dport);
+	c1 = helped(&ct, IPPROTO_TCP, "10.0.1.4", 511, "10.0.2.2", 21);
+	c2 = helped(&ct, IPPROTO_TCP, "10.0.1.5", 511, "10.0.2.2", 21);
+	c3 = helped(&ct, IPPROTO_TCP, "10.0.1.6", 1023, "10.0.2.2", 21);
+	c4 = helped(&ct, IPPROTO_TCP, "10.0.1.7", 1023, "10.0.2.2", 21);
+	CHECK("replay/nat/port-class-kept", c1->t[R].dport == 511 && c2->t[R].dport == 1 &&
+	      c3->t[R].dport == 1023 && c4->t[R].dport == 600, "ports %u %u %u %u",
+	      c1->t[R].dport, c2->t[R].dport, c3->t[R].dport, c4->t[R].dport);
+	CHECK("replay/nat/inside", rp_nat_inside(&ct, AF_INET, &c1->t[O].src) &&
+	      !rp_nat_inside(&ct, AF_INET, &c1->t[O].dst) &&
+	      !rp_nat_inside(&ct, AF_INET6, &c1->t[O].src), "inside wrong");
+	rp_conns_free(&ct);
+
+	/* a rule that changes nothing sets no NAT bit (nf_nat_setup_info) */
+	memset(&ct, 0, sizeof(ct));
+	rp_nat_parse("10.0.2.2", &ct.dnat);
+	c1 = helped(&ct, IPPROTO_UDP, "10.0.1.2", 40000, "10.0.2.2", 69);
+	c2 = helped(&ct, IPPROTO_UDP, "10.0.1.2", 40001, "10.0.1.1", 69);
+	CHECK("replay/nat/no-change-no-bit", c1->nat == 0 && c2->nat == CTH_NAT_DST,
+	      "nat %u %u", c1->nat, c2->nat);
+	rp_conns_free(&ct);
+}
+
+/* An expectation of master m made by the plugin's call. */
+static struct rp_exp expectation(const struct rp_conn *m, const char *src, const char *dst,
+				 uint16_t dport, enum cth_dir nat_dir, uint16_t nat_port)
+{
+	struct rp_exp e;
+
+	memset(&e, 0, sizeof(e));
+	e.master = m->id;
+	e.master_t[O] = m->t[O];
+	e.master_t[R] = m->t[R];
+	e.e.family = AF_INET;
+	e.e.proto = IPPROTO_UDP;
+	e.e.src = addr(AF_INET, src);
+	e.e.dst = addr(AF_INET, dst);
+	e.e.dport = dport;
+	e.e.flags = CTH_EXPECT_NAT;
+	e.e.nat_dir = nat_dir;
+	e.e.nat_addr = addr(AF_INET, "0.0.0.0");       /* not read */
+	e.e.nat_port = nat_port;
+	e.e.fn = CTH_EXPECT_FN_NAT_FOLLOW_MASTER;
+	return e;
+}
+
+/* The reply tuple nf_nat_follow_master gives a first packet arr of e. */
+static struct rp_conn *follow(struct rp_conns *ct, const struct rp_exp *e,
+			      struct cth_tuple arr)
+{
+	struct rp_conn *c = rp_conn_add(ct, &arr, &arr);
+
+	rp_nat_follow_master(ct, c, e);
+	return c;
+}
+
+static void test_nat_follow_master(void)
+{
+	struct rp_conns ct;
+	struct rp_conn *m, *c;
+	struct rp_exp e;
+	struct cth_tuple want;
+
+	/* SNAT: the server's answer to the client's mapped port goes to the
+	 * client's own address and port, from the server as it is */
+	memset(&ct, 0, sizeof(ct));
+	rp_nat_parse("203.0.113.5:2000", &ct.snat);
+	m = helped(&ct, IPPROTO_UDP, "10.0.1.2", 40000, "10.0.2.2", 69);
+	e = expectation(m, "10.0.2.2", "203.0.113.5", 2000, R, 40000);
+	c = follow(&ct, &e, tuple(AF_INET, IPPROTO_UDP, "10.0.2.2", 50001, "203.0.113.5", 2000));
+	want = tuple(AF_INET, IPPROTO_UDP, "10.0.1.2", 40000, "10.0.2.2", 50001);
+	CHECK("replay/nat/follow-snat-back", pkt_tuple_eq(&c->t[R], &want) &&
+	      c->nat == CTH_NAT_DST && rp_addr_eq(rp_nat_follow_dst(e.master_t, &e.e),
+						  &want.src), "nat %u", c->nat);
+	/* the wrong port: delivered there, nat_addr never read */
+	e = expectation(m, "10.0.2.2", "203.0.113.5", 2000, R, 69);
+	e.e.nat_addr = addr(AF_INET, "10.0.1.2");
+	c = follow(&ct, &e, tuple(AF_INET, IPPROTO_UDP, "10.0.2.2", 50003, "203.0.113.5", 2000));
+	CHECK("replay/nat/follow-saved-port", c->t[R].sport == 69, "port %u", c->t[R].sport);
+	/* the client connects to the server: from the client's mapped address */
+	e = expectation(m, "10.0.1.2", "10.0.2.2", 5000, O, 5000);
+	c = follow(&ct, &e, tuple(AF_INET, IPPROTO_UDP, "10.0.1.2", 40100, "10.0.2.2", 5000));
+	want = tuple(AF_INET, IPPROTO_UDP, "10.0.2.2", 5000, "203.0.113.5", 40100);
+	CHECK("replay/nat/follow-snat-forth", pkt_tuple_eq(&c->t[R], &want) &&
+	      c->nat == CTH_NAT_SRC, "nat %u", c->nat);
+	/* the source port stays only while the tuple is free */
+	c = follow(&ct, &e, tuple(AF_INET, IPPROTO_UDP, "10.0.1.3", 40100, "10.0.2.2", 5000));
+	CHECK("replay/nat/follow-source-port-moves", c->t[R].dport == 40101,
+	      "port %u", c->t[R].dport);
+	rp_conns_free(&ct);
+
+	/* DNAT: the answer comes from the address the client dialled */
+	memset(&ct, 0, sizeof(ct));
+	rp_nat_parse("10.0.2.2", &ct.dnat);
+	m = helped(&ct, IPPROTO_UDP, "10.0.1.2", 40000, "10.0.1.1", 69);
+	e = expectation(m, "10.0.2.2", "10.0.1.2", 40000, R, 40000);
+	c = follow(&ct, &e, tuple(AF_INET, IPPROTO_UDP, "10.0.2.2", 50001, "10.0.1.2", 40000));
+	want = tuple(AF_INET, IPPROTO_UDP, "10.0.1.2", 40000, "10.0.1.1", 50001);
+	CHECK("replay/nat/follow-dnat-back", pkt_tuple_eq(&c->t[R], &want) &&
+	      c->nat == CTH_NAT_SRC, "nat %u", c->nat);
+	rp_conns_free(&ct);
+}
+
+/* The expectation's NAT said as where the kernel sends the connection:
+ * follow-master's target is the master's address, not nat_addr. */
+static void test_fmt_expect(void)
+{
+	struct instance in;
+	struct cth_tuple mt[2] = {
+		tuple(AF_INET, IPPROTO_UDP, "10.0.1.2", 40000, "10.0.2.2", 69),
+		tuple(AF_INET, IPPROTO_UDP, "10.0.2.2", 69, "203.0.113.5", 2000),
+	};
+	struct rp_conn m = { .id = 1, .t = { mt[0], mt[1] } };
+	struct rp_exp e = expectation(&m, "10.0.2.2", "203.0.113.5", 2000, R, 40000);
+	char buf[256];
+
+	memset(&in, 0, sizeof(in));
+	in.n_classes = 1;
+	in.classes[0] = (struct cth_expect_class){ .name = "data", .max = 1, .timeout = 30 };
+	rp_fmt_expect(buf, sizeof(buf), &in, mt, &e.e);
+	CHECK("replay/report/expect-follow-master-target",
+	      strcmp(buf, "class data udp 10.0.2.2:any > 203.0.113.5:2000 nat reply "
+		     "10.0.1.2:40000 fn nat-follow-master") == 0, "'%s'", buf);
+	e.e.fn = NULL;
+	rp_fmt_expect(buf, sizeof(buf), &in, mt, &e.e);
+	CHECK("replay/report/expect-no-fn-as-given",
+	      strstr(buf, " nat reply 0.0.0.0:40000") && !strstr(buf, " fn "), "'%s'", buf);
+}
+
+/* ------------------------------------------------------------ the two kinds of capture */
+
+static void test_view(void)
+{
+	struct xenv v;
+	struct rp_conns *ct;
+	struct rp_conn *m;
+	struct rp_arrival a[RP_ARRIVALS_MAX];
+	struct cth_tuple h, want;
+	struct rp_endpoint w;
+	struct rp_exp e;
+	struct cth_expect ce;
+	size_t n;
+
+	xenv_init(&v);
+	ct = &v.ct;
+	rp_nat_parse("203.0.113.5:2000", &ct->snat);
+	m = helped(ct, IPPROTO_UDP, "10.0.1.2", 40000, "10.0.2.2", 69);
+
+	/* (a) without NAT: the server's answer to the client's own address
+	 * reaches the firewall at the client's mapped address and port */
+	h = tuple(AF_INET, IPPROTO_UDP, "10.0.2.2", 50001, "10.0.1.2", 40000);
+	n = rp_view_arrivals(ct, &v.x, &h, a);
+	want = tuple(AF_INET, IPPROTO_UDP, "10.0.2.2", 50001, "203.0.113.5", 2000);
+	CHECK("replay/view/plain-server-packet", n == 1 && a[0].view == RP_VIEW_SERVER &&
+	      pkt_tuple_eq(&a[0].t, &want), "n %zu view %d", n, a[0].view);
+	e = expectation(m, "10.0.2.2", "203.0.113.5", 2000, R, 40000);
+	rp_view_endpoint(&e, &a[0], &h, &w);
+	CHECK("replay/view/plain-endpoint-is-captured", rp_addr_eq(&w.dst, &h.dst) &&
+	      w.dport == 40000 && rp_addr_eq(&w.src, &h.src), "dport %u", w.dport);
+	/* (b) the helper's view: as captured; the receiver through the
+	 * master's mapping backwards */
+	h = want;
+	n = rp_view_arrivals(ct, &v.x, &h, a);
+	CHECK("replay/view/nat-server-packet", n == 1 && a[0].view == RP_VIEW_CAPTURED &&
+	      pkt_tuple_eq(&a[0].t, &h), "n %zu view %d", n, a[0].view);
+	rp_view_endpoint(&e, &a[0], &h, &w);
+	CHECK("replay/view/nat-endpoint-mapped-back",
+	      rp_addr_eq(&w.dst, &m->t[O].src) && w.dport == 40000 &&
+	      rp_addr_eq(&w.src, &m->t[O].dst), "dport %u", w.dport);
+	/* the client's own packet: as captured either way */
+	h = tuple(AF_INET, IPPROTO_UDP, "10.0.1.2", 40100, "10.0.2.2", 5000);
+	n = rp_view_arrivals(ct, &v.x, &h, a);
+	CHECK("replay/view/client-packet", n == 1 && a[0].view == RP_VIEW_CAPTURED,
+	      "n %zu view %d", n, a[0].view);
+	e = expectation(m, "10.0.1.2", "10.0.2.2", 5001, O, 5000);
+	rp_view_endpoint(&e, &a[0], &h, &w);
+	CHECK("replay/view/moved-port-at-answer", w.dport == 0 &&
+	      rp_addr_eq(&w.dst, &h.dst) && rp_addr_eq(&w.src, &m->t[R].dst),
+	      "dport %u", w.dport);
+
+	/* a port the plugin told the server for the client's port 40001 */
+	xenv_call(&v, m, 1000);
+	ce = expectation(m, "10.0.2.2", "203.0.113.5", 40005, R, 40001).e;
+	ce.proto = IPPROTO_TCP;
+	ce.class = 1;
+	rp_expect_fn(&v.call, &ce, 0);
+	h = tuple(AF_INET, IPPROTO_TCP, "10.0.2.2", 20, "10.0.1.2", 40001);
+	n = rp_view_arrivals(ct, &v.x, &h, a);
+	want = tuple(AF_INET, IPPROTO_TCP, "10.0.2.2", 20, "203.0.113.5", 40005);
+	CHECK("replay/view/told-port", rp_expect_told_port(&v.x, m, &h.dst, 40001) == 40005 &&
+	      n == 1 && pkt_tuple_eq(&a[0].t, &want), "n %zu", n);
+	rp_conns_free(ct);
+	memset(ct, 0, sizeof(*ct));
+
+	/* loopback: one address on both sides, both readings, (a)'s first */
+	rp_nat_parse("10.9.9.9", &ct->snat);
+	h = tuple(AF_INET, IPPROTO_TCP, "127.0.0.1", 41698, "127.0.0.1", 2121);
+	m = rp_conn_new(ct, &h, true);
+	h = tuple(AF_INET, IPPROTO_TCP, "127.0.0.1", 52575, "127.0.0.1", 43541);
+	n = rp_view_arrivals(ct, &v.x, &h, a);
+	want = tuple(AF_INET, IPPROTO_TCP, "127.0.0.1", 52575, "10.9.9.9", 43541);
+	CHECK("replay/view/loopback-both", n == 2 && a[0].view == RP_VIEW_SERVER &&
+	      pkt_tuple_eq(&a[0].t, &want) && a[1].view == RP_VIEW_CAPTURED &&
+	      pkt_tuple_eq(&a[1].t, &h), "n %zu", n);
 	xenv_free(&v);
 }
 
@@ -638,6 +891,10 @@ int main(void)
 	test_expect_create();
 	test_expect_limits();
 	test_expect_match();
-	test_expect_nat_seen();
+	test_expect_nat_own_tuple();
+	test_nat_ports();
+	test_nat_follow_master();
+	test_fmt_expect();
+	test_view();
 	return check_exit();
 }

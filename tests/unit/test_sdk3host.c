@@ -3,11 +3,12 @@
  * SDK 3 on the daemon's host code (plugrun.h), with the SDK 3 test plugin
  * (sdk3_plugin.c): the state version the host keeps for the plugin (a new
  * connection, state of the plugin's own version, of another one, state
- * priv_valid() refuses, state the plugin leaves as it got it) and what it
- * counts.
+ * priv_valid() refuses, state the plugin leaves as it got it) and its
+ * counters (cth_count(), cth_count_add(), an index it does not declare).
  */
 #define PLUGTEST_RNG_SEED 0x5d4305d4305d4305ull
 #include "plugtest.h"
+#include "sdk3_plugin.h"
 
 static struct conn conn;
 
@@ -91,11 +92,44 @@ static void test_state_version(struct plugrun *f)
 	conn_free(&conn);
 }
 
+static uint64_t counted(const struct plugrun *f, unsigned int k)
+{
+	return atomic_load(&f->stats.pc[0][k]);
+}
+
+/* cth_count() into the caller's block at the instance's slot, by the
+ * plugin's index; an index it does not declare counts nowhere. */
+static void test_counters(struct plugrun *f)
+{
+	uint64_t others = 0;
+	struct check c;
+
+	memset(&f->stats, 0, sizeof(f->stats));
+	conn_init(&conn, V4, UDP, "10.0.1.2", 40000, "10.0.2.2", 7000);
+	run(f, "hello");
+	run(f, "hello, again");
+	run(f, "keep");
+	check_start(&c, "sdk3/counters");
+	check_that(&c, counted(f, SDK3_C_PACKETS) == 3, "packets %llu",
+		   (unsigned long long)counted(f, SDK3_C_PACKETS));
+	check_that(&c, counted(f, SDK3_C_BYTES) == 5 + 12 + 4, "bytes %llu",
+		   (unsigned long long)counted(f, SDK3_C_BYTES));
+	for (unsigned int s = 0; s < STATS_SLOTS; s++)
+		for (unsigned int k = 0; k < CTH_COUNTER_MAX; k++)
+			if (s || k > SDK3_C_BYTES)
+				others += atomic_load(&f->stats.pc[s][k]);
+	check_that(&c, others == 0, "an undeclared index counted: %llu",
+		   (unsigned long long)others);
+	check_end(&c);
+	conn_free(&conn);
+}
+
 int main(void)
 {
 	struct plugrun *f = plugrun_new();
 
 	test_state_version(f);
+	test_counters(f);
 	plugrun_free(f);
 	return check_exit();
 }

@@ -23,9 +23,22 @@
 /* ---- a fake daemon: one ftp helper on queue 3, one sip on queue 7 ---- */
 
 static struct cfg fake_cfg = { .file = (char *)"/etc/cth \"test\".conf" };
+/* ftp declares two counters, sip one of the same name (one metric family,
+ * one text row) with a help text that needs escaping */
+static const struct cth_counter ftp_counters[] = {
+	{ .name = "commands", .help = "Commands seen." },
+	{ .name = "ports_expected", .help = "PORT and PASV answers expected." },
+};
+static const struct cth_counter sip_counters[] = {
+	{ .name = "ports_expected", .help = "Media ports \\ expected." },
+};
+static const struct cth_plugin_desc fake_desc[2] = {
+	{ .name = "ftp", .counters = ftp_counters, .n_counters = 2 },
+	{ .name = "sip", .counters = sip_counters, .n_counters = 1 },
+};
 static struct plugin fake_pl[2] = {
-	{ .name = "ftp", .version = "1.2" },
-	{ .name = "sip", .version = "0.9-\"beta\"" },
+	{ .name = "ftp", .version = "1.2", .desc = &fake_desc[0] },
+	{ .name = "sip", .version = "0.9-\"beta\"", .desc = &fake_desc[1] },
 };
 static struct runtime fake_rt = {
 	.cfg = &fake_cfg, .n_inst = 2, .n_queues = 2, .queues = { 3, 7 },
@@ -343,8 +356,18 @@ static void test_render(void)
 	int rc;
 
 	fake_control(&c);
+	/* the plugins' counters: ftp's in slot 70 of both blocks, summed;
+	 * index 15 is nobody's (sip declares one) */
+	stats_add(&blk[0].pc[70][0], 4);
+	stats_add(&blk[1].pc[70][0], 1);
+	stats_add(&blk[0].pc[70][1], 2);
+	stats_add(&blk[1].pc[0][0], 9);
+	stats_add(&blk[1].pc[0][15], 1000);
 	rc = control_answer(&c, "stats json", &b);
 	CHECK("render/stats-json-ok", rc == 0 && b.len > 3 && strncmp(b.p, "OK\n", 3) == 0, "rc=%d", rc);
+	CHECK("render/stats-json-plugin-counters",
+	      json_valid(b.p + 3, "d['helpers'][0]['plugin_counters']=={'commands':5,'ports_expected':2} "
+			 "and d['helpers'][1]['plugin_counters']=={'ports_expected':9}"), "%s", b.p);
 	CHECK("render/stats-json-valid",
 	      json_valid(b.p + 3, "d['helpers'][0]['name']=='ftp' and d['helpers'][0]['payload_packets']==16 "
 			 "and d['helpers'][1]['expectations_created']==1 and d['queues'][1]['queue']==7 "
@@ -365,11 +388,24 @@ static void test_render(void)
 
 	rc = control_answer(&c, "stats", &b);
 	CHECK("render/stats-text", rc == 0 && strstr(b.p, "\npayload_packets                     16               0\n"), "%s", b.p);
+	CHECK("render/stats-text-plugin-rows",
+	      strstr(b.p, "\nplugin_commands                      5               -\n") &&
+	      strstr(b.p, "\nplugin_ports_expected                2               9\n") &&
+	      strstr(b.p, "\nstate_reset "), "%s", b.p);
 	strbuf_free(&b);
 
 	rc = control_answer(&c, "stats prometheus", &b);
 	CHECK("render/prometheus-ok", rc == 0 && strstr(b.p, "\ncthelperd_payload_packets_total{helper=\"ftp\"} 16\n") &&
 	      strstr(b.p, "\ncthelperd_queue_packets_total{queue=\"7\"} 2\n"), "%s", b.p);
+	CHECK("render/prometheus-plugin-counters",
+	      strstr(b.p, "\n# HELP cthelperd_plugin_commands_total Commands seen.\n"
+			  "# TYPE cthelperd_plugin_commands_total counter\n"
+			  "cthelperd_plugin_commands_total{helper=\"ftp\",plugin=\"ftp\"} 5\n") &&
+	      strstr(b.p, "\n# HELP cthelperd_plugin_ports_expected_total PORT and PASV answers expected.\n"
+			  "# TYPE cthelperd_plugin_ports_expected_total counter\n"
+			  "cthelperd_plugin_ports_expected_total{helper=\"ftp\",plugin=\"ftp\"} 2\n"
+			  "cthelperd_plugin_ports_expected_total{helper=\"sip\",plugin=\"sip\"} 9\n"),
+	      "%s", b.p);
 	/* promtool first: the strict checker cuts the text into lines */
 	r = promtool_check(b.p + 3, why, sizeof(why));
 	CHECK("render/prometheus-promtool", r == NULL, "%s", r);

@@ -534,7 +534,10 @@ struct cth_plugin_desc {
 	/**
 	 * Set up one helper instance after #check passed: at start-up
 	 * (before the privilege drop, as root) and on reload (as the
-	 * daemon's user), never while its packets flow.  Whatever it
+	 * daemon's user), never while its packets flow; also wherever a
+	 * configuration is built without serving (@c -n, @c --print-rules,
+	 * @c --release, cthelper-replay), followed by #fini.  Each shard of
+	 * a section is an instance of its own, named NAME.k.  Whatever it
 	 * allocates belongs in the configuration block, which is read-only
 	 * from the first packet on.
 	 * @param config the instance's configuration block

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file util.h
+ * @brief Small, bounded text helpers for protocol plugins.
+ *
+ * Payloads are untrusted byte arrays, not C strings: every function here
+ * takes an explicit length, never reads past it and never relies on a
+ * terminating NUL.  Case-insensitive comparisons are plain ASCII so that
+ * the result never depends on the daemon's locale.
+ *
+ * The functions are linked statically into each plugin from libcthsdk.a.
+ */
+#ifndef CTHELPERD_UTIL_H
+#define CTHELPERD_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cthelperd/plugin.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Longest textual address cth_addr_parse() accepts and cth_addr_format()
+ *  produces, terminating NUL included (INET6_ADDRSTRLEN). */
+#define CTH_ADDR_STRLEN 46u
+
+/** Result of cth_prefix_match(). */
+enum cth_prefix {
+	CTH_PREFIX_NO = 0,        /**< the buffer does not start with the word */
+	CTH_PREFIX_YES = 1,       /**< the buffer starts with the whole word */
+	CTH_PREFIX_TRUNCATED = 2, /**< the buffer ends inside the word: every
+				   *   byte it has matches, but the word is
+				   *   longer (a command split across packets) */
+};
+
+/**
+ * Does @p buf start with @p word, ignoring ASCII case?
+ *
+ * @param buf  bytes to look at; need not be NUL-terminated
+ * @param len  bytes available at @p buf
+ * @param word NUL-terminated word to look for
+ * @return ::CTH_PREFIX_YES, ::CTH_PREFIX_NO, or ::CTH_PREFIX_TRUNCATED when
+ *         @p len is shorter than @p word and all @p len bytes match (an
+ *         empty buffer is ::CTH_PREFIX_NO).
+ */
+enum cth_prefix cth_prefix_match(const void *buf, size_t len,
+				 const char *word);
+
+/**
+ * Parse the unsigned decimal number at the start of @p buf.
+ *
+ * Leading zeros are allowed; signs and spaces are not.  Parsing stops at
+ * the first byte that is not a digit or at @p len.  Values above @p max are
+ * refused without ever overflowing, however many digits follow.
+ *
+ * @param buf  bytes to parse
+ * @param len  bytes available at @p buf
+ * @param max  largest acceptable value
+ * @param val  receives the value on success (untouched on error)
+ * @param used receives the number of digits consumed on success; it may be
+ *             NULL.  When it equals @p len the number may continue in data
+ *             the caller has not got.
+ * @return 0, -EINVAL when @p buf does not start with a digit, -ERANGE when
+ *         the number is larger than @p max
+ */
+int cth_parse_uint(const void *buf, size_t len, uint32_t max, uint32_t *val,
+		   size_t *used);
+
+/**
+ * Parse a yes/no configuration value: "yes", "true", "on", "1" or "no",
+ * "false", "off", "0", ignoring ASCII case.
+ *
+ * @param text NUL-terminated value
+ * @param val  receives the value on success
+ * @return 0, or -EINVAL for anything else
+ */
+int cth_parse_bool(const char *text, bool *val);
+
+/**
+ * Offset of the first line feed in @p buf, or @p len when there is none.
+ *
+ * @param buf bytes to search
+ * @param len bytes available at @p buf
+ * @return offset of the first '\\n', or @p len
+ */
+size_t cth_line_len(const void *buf, size_t len);
+
+/**
+ * Parse a textual IPv4 (dotted quad) or IPv6 address of exactly @p len
+ * bytes: what inet_pton() accepts (IPv4: four numbers 0..255 without
+ * leading zeros, parsed here without a copy; IPv6 by inet_pton()).
+ *
+ * @param family AF_INET or AF_INET6
+ * @param buf    the text; need not be NUL-terminated
+ * @param len    its length, without any terminator
+ * @param addr   receives the address in network byte order; bytes beyond
+ *               the family's size are zeroed
+ * @return 0, -EINVAL for text that is not an address of @p family (or
+ *         longer than any such address), -EAFNOSUPPORT for another family
+ */
+int cth_addr_parse(int family, const void *buf, size_t len,
+		   union cth_addr *addr);
+
+/**
+ * Write @p v in decimal, as snprintf()'s "%u" would, without stdio's cost
+ * on a packet's path.
+ *
+ * @param v    the number
+ * @param buf  receives the NUL-terminated digits
+ * @param size size of @p buf; 11 is always enough
+ * @return the number of digits (without the NUL), or -ENOSPC when @p buf
+ *         is too small (it is then left as it was)
+ */
+int cth_format_uint(uint32_t v, char *buf, size_t size);
+/**
+ * Format an address as inet_ntop() does (IPv6 in its compressed form).
+ *
+ * @param family AF_INET or AF_INET6
+ * @param addr   the address, network byte order
+ * @param buf    receives the NUL-terminated text
+ * @param size   size of @p buf; ::CTH_ADDR_STRLEN is always enough
+ * @return the text's length (without the NUL), -ENOSPC when @p buf is too
+ *         small, -EAFNOSUPPORT for another family
+ */
+int cth_addr_format(int family, const union cth_addr *addr, char *buf,
+		    size_t size);
+
+/**
+ * Compare two addresses of @p family, looking only at the bytes that
+ * family uses (4 for IPv4, 16 for IPv6), so stray bytes after an IPv4
+ * address never matter.
+ *
+ * @return true when equal; false when different or @p family is unknown
+ */
+bool cth_addr_equal(int family, const union cth_addr *a,
+		    const union cth_addr *b);
+
+/**
+ * Copy an address of @p family, zeroing the bytes the family does not use.
+ *
+ * @param family AF_INET or AF_INET6 (anything else copies all 16 bytes)
+ * @param dst    destination
+ * @param src    source
+ */
+void cth_addr_copy(int family, union cth_addr *dst, const union cth_addr *src);
+
+/**
+ * Log "WHAT ADDRESS port PORT" through cth_log(): the line every plugin
+ * writes when an announced address is refused or cannot be expected.
+ *
+ * @param ctx    the packet's context
+ * @param level  a ::cth_log_level
+ * @param what   text before the address
+ * @param family AF_INET or AF_INET6 (another prints "?" for the address)
+ * @param addr   the address
+ * @param port   the port
+ */
+void cth_log_addr(struct cth_ctx *ctx, int level, const char *what, int family,
+		  const union cth_addr *addr, unsigned int port);
+
+/**
+ * Create an expectation on the first free port from @p first upwards: what
+ * a NAT helper does when the port it must announce is taken on the
+ * translated address.
+ *
+ * Tries exp->dport = @p first, @p first + 1, ... (never past 65535, at most
+ * @p tries ports) with cth_expect(::CTH_EXPECT_SYNC); a port another
+ * expectation holds (-EBUSY, or -EEXIST, ctnetlink's answer for a taken
+ * tuple asked for exclusively) moves on to the next one.
+ *
+ * @param ctx   the packet context
+ * @param exp   the expectation; exp->dport receives the port created
+ * @param first the port to try first
+ * @param tries how many ports to try at most
+ * @return 0, -EBUSY when every port tried was taken, or the first other
+ *         error cth_expect() returned
+ */
+int cth_expect_free_port(struct cth_ctx *ctx, struct cth_expect *exp,
+			 uint16_t first, unsigned int tries);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTHELPERD_UTIL_H */

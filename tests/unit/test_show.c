@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cthelperd -n: the listing of what a configuration builds (show.c),
+ * line by line, for the SDK 3 test plugin (every key type, defaults and
+ * set values, shards, a class policy, counters) and an ABI 2 plugin (its
+ * keys as handed to configure()); then the daemon binary itself, whose
+ * first line stays "FILE: configuration OK: N helper(s), M plugin(s)".
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cfgload.h"
+#include "check.h"
+#include "daemon/show.h"
+
+static char cwd[512];
+static const char *build_dir;
+
+/* A whole line of text, not a part of one. */
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	if (!text)
+		return false;
+	for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+#define CHECK_LINE(name, text, line) \
+	CHECK(name, has_line(text, line), "no line '%s' in:\n%s", line, text)
+
+/* The listing of a configuration text whose plugin_dir is BUILD/dir. */
+static char *listing(const char *dir, const char *sections)
+{
+	char text[4096], path[CFGLOAD_PATH], err[4096];
+	struct runtime *rt = NULL;
+	struct cfg *cfg;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	snprintf(text, sizeof(text), "[server]\nplugin_dir = %s/%s/%s\n%s", cwd, build_dir, dir,
+		 sections);
+	rc = cfgload_text(text, strlen(text), path, &cfg, err, sizeof(err));
+	if (rc == 0)
+		rc = runtime_build(cfg, &rt);
+	unlink(path);
+	if (rc) {
+		printf("# build: %d: %s\n", rc, err);
+		return strdup("");
+	}
+	f = open_memstream(&buf, &len);
+	show_print(f, rt);
+	fclose(f);
+	runtime_free(rt);
+	return buf;
+}
+
+static void test_sdk3(void)
+{
+	char *t = listing("tests/sdk3", "[helper s]\nplugin = sdk3\nlevel = 42\ncustom = q\n"
+			  "label = two words\nfail_open = yes\nqueue_len = 100\n"
+			  "[helper sh]\nplugin = sdk3\nqueue = 3\nshards = 3\nprotocol = udp\n"
+			  "family = ipv6\npolicy.data.max = 7\npolicy.data.timeout = 99\n");
+
+	CHECK_LINE("show/helper", t, "helper s");
+	CHECK_LINE("show/plugin-version-abi", t, "  plugin      sdk3 3.0 (ABI 3): SDK 3 test plugin");
+	CHECK_LINE("show/protocols", t, "  protocols   tcp, udp");
+	CHECK_LINE("show/families", t, "  families    ipv4, ipv6");
+	CHECK_LINE("show/queue", t, "  queue       0 (queue_len 100, fail_open yes)");
+	CHECK_LINE("show/class", t, "  class       data: max 2, timeout 30 s");
+	CHECK_LINE("show/key-bool-default", t, "  key         flag = yes (bool, default yes): a switch");
+	CHECK_LINE("show/key-uint-set", t, "  key         level = 42 (uint, default 10): a number");
+	CHECK_LINE("show/key-ports-default", t,
+		   "  key         ports = 7000,7001 (ports, default 7000,7001): where the server listens");
+	CHECK_LINE("show/key-choice", t, "  key         mode = safe (choice, default safe): how careful");
+	CHECK_LINE("show/key-string", t, "  key         label = \"two words\" (string, default none): a name");
+	CHECK_LINE("show/key-custom-set", t,
+		   "  key         custom = q (custom, default x): one letter, parsed by the plugin");
+	CHECK_LINE("show/counters", t, "  counters    packets, bytes");
+	/* one block for the shards, their queues and names */
+	CHECK_LINE("show/shards", t, "  queues      3..5, shards sh sh.1 sh.2 (queue_len 4096, fail_open no)");
+	CHECK("show/shards-one-block", *t && !strstr(t, "helper sh.1"), "%s", t);
+	CHECK_LINE("show/shard-protocol", t, "  protocols   udp");
+	CHECK_LINE("show/shard-family", t, "  families    ipv6");
+	CHECK_LINE("show/class-policy", t, "  class       data: max 7, timeout 99 s");
+	CHECK_LINE("show/custom-default", t,
+		   "  key         custom = x (custom, default x): one letter, parsed by the plugin");
+	free(t);
+}
+
+static void test_abi2(void)
+{
+	char *t = listing("tests/bad", "[helper old]\nplugin = abi2_prefix\nqueue = 9\ncolor = red\n");
+
+	CHECK_LINE("show/abi2-plugin", t, "  plugin      abi2_prefix 1 (ABI 2)");
+	CHECK_LINE("show/abi2-key-as-given", t, "  key         color = red (for the plugin's configure())");
+	CHECK("show/abi2-no-counters", *t && !strstr(t, "counters"), "%s", t);
+	free(t);
+}
+
+/* The daemon: the first line as before, then the listing. */
+static void test_daemon(void)
+{
+	char conf[] = "/tmp/cth-test-show-XXXXXX", cmd[2048], out[8192], first[1024];
+	int fd = mkstemp(conf);
+	FILE *p;
+	size_t n;
+
+	if (fd < 0)
+		abort();
+	n = (size_t)snprintf(cmd, sizeof(cmd), "[server]\nplugin_dir = %s/%s/tests/sdk3\n"
+			     "[helper s]\nplugin = sdk3\n", cwd, build_dir);
+	if (write(fd, cmd, n) != (ssize_t)n)
+		abort();
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/cthelperd -n -c %s 2>&1", build_dir, conf);
+	p = popen(cmd, "r");
+	n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
+	out[n] = '\0';
+	CHECK("show/daemon-exit-0", p && pclose(p) == 0, "%s", out);
+	snprintf(first, sizeof(first), "%s: configuration OK: 1 helper(s), 1 plugin(s)\n", conf);
+	CHECK("show/daemon-first-line", strncmp(out, first, strlen(first)) == 0, "%s", out);
+	CHECK_LINE("show/daemon-lists", out, "  key         level = 10 (uint, default 10): a number");
+	unlink(conf);
+}
+
+int main(void)
+{
+	build_dir = getenv("CTH_BUILD");
+	if (!build_dir)
+		build_dir = "build";
+	if (!getcwd(cwd, sizeof(cwd)))
+		return 1;
+	test_sdk3();
+	test_abi2();
+	test_daemon();
+	return check_exit();
+}
