@@ -97,7 +97,7 @@ struct cth_plugtest *cth_plugtest_new(const struct cth_plugin_desc *desc,
 		return NULL;
 	}
 	/* the checks the loader makes of a loaded one, size and ABI first */
-	if (loader_desc_check(desc, desc->name, err, errlen) < 0)
+	if (loader_desc_check(desc, err, errlen) < 0)
 		return NULL;
 	n = desc->size < sizeof(copy) ? desc->size : sizeof(copy);
 	memset(&copy, 0, sizeof(copy));
