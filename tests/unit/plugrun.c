@@ -6,8 +6,7 @@
  * pkt_call_run(), keep_done(), the state written back with the verdict,
  * pkt_call_mangled().  The plugin is reached through a descriptor whose
  * packet callback hands it a host table wrapped only where a test asks
- * for an answer the host cannot be brought to give here (plugrun.h), and
- * where the plugin's counters are recorded (plugrun::count).
+ * for an answer the host cannot be brought to give here (plugrun.h).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -231,7 +230,6 @@ static void plugrun_clear(struct plugrun *f)
 	f->keep_asked = f->has_timeout = f->reached = false;
 	f->keep_ret = 1;
 	f->bad[0] = f->log[0] = '\0';
-	memset(f->count, 0, sizeof(f->count));
 }
 
 static void plugrun_bad(struct plugrun *f, const char *fmt, ...)
@@ -454,21 +452,6 @@ static int plugrun_detach(struct cth_ctx *ctx)
 	return f->detach_err;
 }
 
-/* Recorded, then the host's own (a host from before SDK 3 has none). */
-static void plugrun_count(struct cth_ctx *ctx, unsigned int counter, uint32_t n)
-{
-	struct plugrun *f = plugrun_cur;
-
-	if (counter >= cth_plugin.n_counters || counter >= CTH_COUNTER_MAX)
-		plugrun_bad(f, "count %u: the plugin declares %u counters", counter,
-			    cth_plugin.n_counters);
-	else
-		f->count[counter] += n;
-	if (plugrun_host->size >= offsetof(struct cth_host, count) + sizeof(plugrun_host->count) &&
-	    plugrun_host->count)
-		plugrun_host->count(ctx, counter, n);
-}
-
 /* The descriptor's packet callback: the plugin's, behind the host's table
  * (wrapped where plugrun.h says), its state where run_state() put it. */
 static int plugrun_packet(struct cth_ctx *ctx, const struct cth_packet *pkt, void *priv,
@@ -482,7 +465,6 @@ static int plugrun_packet(struct cth_ctx *ctx, const struct cth_packet *pkt, voi
 	plugrun_wrap = *ctx->host;
 	plugrun_wrap.mangle = plugrun_mangle;
 	plugrun_wrap.detach = plugrun_detach;
-	plugrun_wrap.count = plugrun_count;
 	if (f->old_host)
 		plugrun_wrap.size = offsetof(struct cth_host, keep);
 	ctx->host = &plugrun_wrap;

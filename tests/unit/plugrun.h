@@ -96,8 +96,6 @@ struct plugrun {
 	unsigned int n_detach;
 	unsigned int n_log;
 	char log[256];               /* the last line */
-	/* what the plugin added to each of its counters (cth_count()) */
-	uint32_t count[CTH_COUNTER_MAX];
 	/* refused as malformed by the host (a plugin bug), or a call the
 	 * plugin is not expected to make (set_mark; cth_detach() unless
 	 * detach_ok); the verdict not one of the two */
