@@ -9,7 +9,7 @@ PKGS="build-essential pkg-config
  python3 python3-pyftpdlib procps kmod iputils-ping ethtool sip-tester
  clang libclang-rt-14-dev rpcbind
  libcap-ng-dev libmicrohttpd-dev libsystemd-dev curl prometheus
- libpcap-dev tcpdump
+ libpcap-dev tcpdump tftp-hpa tftpd-hpa
  valgrind python3-matplotlib"
 if [ "$(id -u)" != 0 ]; then
 	echo "make deps: must run as root (apt-get install)" >&2

@@ -121,6 +121,7 @@ VM_SUITES=(
 	"e2e: FTP end to end, side by side with conntrackd and the kernel"
 	"sip: sipp calls, media, registration, NAT"
 	"tnsrpc: Oracle TNS and SunRPC (redirects, rpcbind, conntrackd's helpers)"
+	"tftp: TFTP read and write, NAT, IPv6, side by side with conntrackd and the kernel"
 	"ha: a firewall pair with conntrackd state sync, failover in FTP and SIP"
 	"ops: live reload under load, broken reloads, privilege drop, /metrics, install"
 )

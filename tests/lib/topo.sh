@@ -12,7 +12,7 @@
 # a helper created an expectation for it.
 #
 #   topo_setup                  modules, namespaces, addresses, firewall (ftp)
-#   topo_firewall ftp|sip|tnsrpc|toy  which NEW connections FORWARD admits and
+#   topo_firewall ftp|sip|tnsrpc|toy|tftp  which NEW connections FORWARD admits and
 #                               which ports topo_ct_add hands to the helper
 #   topo_mode plain|masq|dnat|masq6   routing/NAT variant (see topo_mode)
 #   topo_replay_nat 4|6         that variant's NAT as cthelper-replay options
@@ -138,6 +138,8 @@ TOPO_CTL_PORTS=
 #        rpcbind), from the client side only: the connection a TNS redirect
 #        or a portmapper answer announces passes only as RELATED (the
 #        helpers differ by port: topo_ct_add_port)
+#   tftp udp/69, from the client side only: the server's answer, which
+#        comes from another port of its own, passes only as RELATED
 topo_firewall() {
 	local profile=$1 side=() t p
 	case $profile in
@@ -145,6 +147,7 @@ topo_firewall() {
 	sip) TOPO_CTL_PORTS="udp:5060 tcp:5060"; side=(-i r-cl) ;;
 	tnsrpc) TOPO_CTL_PORTS="tcp:1521 tcp:111 udp:111"; side=(-i r-cl) ;;
 	toy) TOPO_CTL_PORTS="tcp:7000"; side=(-i r-cl) ;;
+	tftp) TOPO_CTL_PORTS="udp:69"; side=(-i r-cl) ;;
 	*) topo_err "unknown firewall profile $profile"; return 1 ;;
 	esac
 	for t in "$IPT" "$IP6T"; do

@@ -11,6 +11,8 @@ replay captures are descriptions for cthelper-mkpcap, sdk/tools/.)
   TNS       tns_packet(), tns_redirect(), tns_data(), tns_desc()
   SunRPC    u32(), xdr_bytes(), rpc_call(), getport(), getaddr(),
             rpc_reply(), port_reply(), uaddr_reply(), denied(), record()
+  TFTP      tftp_request(), tftp_data(), tftp_ack(), tftp_error(),
+            tftp_oack()
 
 Addresses are bytes (4 or 16); a 16-byte source makes an IPv6 packet.
 """
@@ -194,3 +196,35 @@ def record(msg, nfrag=1):
         out += u32(len(part) | (0x80000000 if last else 0)) + part
         off += len(part)
     return out
+
+
+# ------------------------------------------------------------ TFTP
+
+TFTP_RRQ, TFTP_WRQ, TFTP_DATA, TFTP_ACK, TFTP_ERROR, TFTP_OACK = range(1, 7)
+
+
+def _tftp_strings(*items):
+    return b"".join((i if isinstance(i, bytes) else i.encode()) + b"\0" for i in items)
+
+
+def tftp_request(op, filename, mode="octet", options=()):
+    """An RRQ (1) or WRQ (2): opcode, filename, mode, then the RFC 2347
+    options, (name, value) pairs."""
+    return struct.pack("!H", op) + _tftp_strings(filename, mode,
+                                                 *[x for kv in options for x in kv])
+
+
+def tftp_data(block, data):
+    return struct.pack("!HH", TFTP_DATA, block & 0xFFFF) + data
+
+
+def tftp_ack(block):
+    return struct.pack("!HH", TFTP_ACK, block & 0xFFFF)
+
+
+def tftp_error(code, message):
+    return struct.pack("!HH", TFTP_ERROR, code) + _tftp_strings(message)
+
+
+def tftp_oack(options):
+    return struct.pack("!H", TFTP_OACK) + _tftp_strings(*[x for kv in options for x in kv])
