@@ -333,7 +333,7 @@ static void test_desc(void)
 
 /* The counters the last run_msg() datagram added, as the host keeps
  * them: exactly the ones named (-1 ends). */
-static void check_counts(struct check *ck, struct plugrun *f, ...)
+static void tftp_check_counts(struct check *ck, struct plugrun *f, ...)
 {
 	uint64_t want[TFTP_C_COUNT] = { 0 }, got;
 	va_list ap;
@@ -411,7 +411,7 @@ static void check_answered(struct check *ck, struct plugrun *f, int v, int count
 	check_no_edit(ck, f);
 	check_that(ck, !f->state_changed && !f->has_timeout && !f->keep_asked,
 		   "state, timeout or keep touched");
-	check_counts(ck, f, counter, TFTP_C_EXPECTATIONS, -1);
+	tftp_check_counts(ck, f, counter, TFTP_C_EXPECTATIONS, -1);
 }
 
 static const struct plain_case {
@@ -609,7 +609,7 @@ static void test_hostile(struct plugrun *f)
 			check_clean(&ck, f);
 			check_no_edit(&ck, f);
 			check_that(&ck, !f->state_changed, "state changed");
-			check_counts(&ck, f, cases[i].counter, -1);
+			tftp_check_counts(&ck, f, cases[i].counter, -1);
 			check_end(&ck);
 		}
 	}
@@ -631,25 +631,25 @@ static void test_loose(struct plugrun *f)
 	v = run_msg(f, &c, O, &bad_mode);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
 	check_exp(&ck, f, V4, SERVER4, CLIENT4, CPORT);
-	check_counts(&ck, f, TFTP_C_MALFORMED, TFTP_C_EXPECTATIONS, -1);
+	tftp_check_counts(&ck, f, TFTP_C_MALFORMED, TFTP_C_EXPECTATIONS, -1);
 	check_clean(&ck, f);
 	check_end(&ck);
 
 	check_start(&ck, "loose_opcode_only_expected");
 	v = run_msg(f, &c, O, &cut);
 	check_exp(&ck, f, V4, SERVER4, CLIENT4, CPORT);
-	check_counts(&ck, f, TFTP_C_MALFORMED, TFTP_C_EXPECTATIONS, -1);
+	tftp_check_counts(&ck, f, TFTP_C_MALFORMED, TFTP_C_EXPECTATIONS, -1);
 	check_end(&ck);
 
 	check_start(&ck, "loose_other_opcodes_nothing");
 	v = run_msg(f, &c, O, &data);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "DATA: verdict %d, %u exp", v,
 		   f->n_exp);
-	check_counts(&ck, f, TFTP_C_OTHER, -1);
+	tftp_check_counts(&ck, f, TFTP_C_OTHER, -1);
 	v = run_msg(f, &c, O, &unknown);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "opcode 9: verdict %d, %u exp",
 		   v, f->n_exp);
-	check_counts(&ck, f, TFTP_C_MALFORMED, -1);
+	tftp_check_counts(&ck, f, TFTP_C_MALFORMED, -1);
 	check_end(&ck);
 
 	check_start(&ck, "loose_no_well_formed_difference");
@@ -678,7 +678,7 @@ static void test_transfer(struct plugrun *f)
 		check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "verdict %d, %u exp", v,
 			   f->n_exp);
 		check_clean(&ck, f);
-		check_counts(&ck, f, -1);
+		tftp_check_counts(&ck, f, -1);
 	}
 	check_end(&ck);
 	conn_free(&c);
@@ -701,7 +701,7 @@ static void test_errors(struct plugrun *f)
 	f->expect_err = -ENOMEM;
 	v = run_msg(f, &c, O, &m);
 	check_that(&ck, v == CTH_VERDICT_DROP, "verdict %d", v);
-	check_counts(&ck, f, TFTP_C_RRQ, TFTP_C_EXPECT_ERRORS, -1);
+	tftp_check_counts(&ck, f, TFTP_C_RRQ, TFTP_C_EXPECT_ERRORS, -1);
 	check_that(&ck, f->n_log == 1 && strstr(f->log, "cannot expect"), "log '%s'", f->log);
 	check_end(&ck);
 	plugrun_answers_reset(f);
@@ -713,7 +713,7 @@ static void test_errors(struct plugrun *f)
 	f->expect_err = -EPERM;
 	v = run_msg(f, &c, O, &m);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_counts(&ck, f, TFTP_C_RRQ, TFTP_C_EXPECT_ERRORS, -1);
+	tftp_check_counts(&ck, f, TFTP_C_RRQ, TFTP_C_EXPECT_ERRORS, -1);
 	check_end(&ck);
 	plugrun_answers_reset(f);
 
