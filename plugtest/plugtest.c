@@ -96,12 +96,14 @@ struct cth_plugtest *cth_plugtest_new(const struct cth_plugin_desc *desc,
 		snprintf(err, errlen, "no descriptor, or one without a name");
 		return NULL;
 	}
-	/* the checks the loader makes of a loaded one, size and ABI first */
-	if (loader_desc_check(desc, err, errlen) < 0)
-		return NULL;
+	/* as the loader copies a loaded one: the plugin's own size, the
+	 * fields of a later ABI zero (an ABI 2 descriptor has none) */
 	n = desc->size < sizeof(copy) ? desc->size : sizeof(copy);
 	memset(&copy, 0, sizeof(copy));
 	memcpy(&copy, desc, n);
+	/* the checks the loader makes of the copy, size and ABI first */
+	if (loader_desc_check(&copy, err, errlen) < 0)
+		return NULL;
 	return plugtest_make(&copy, settings, err, errlen);
 }
 
@@ -165,11 +167,13 @@ static struct cth_plugtest *plugtest_make(const struct cth_plugin_desc *desc,
 	memcpy(t->inst.classes, desc->classes, sizeof(t->inst.classes));
 	if (plugtest_keys_apply(desc, t->config, settings, err, errlen) < 0)
 		goto fail;
-	if (desc->abi_version >= 3 && desc->init) {
+	/* as the daemon's runtime_inst_start() (server/runtime/runtime.c) */
+	if (desc->init) {
 		int rc = desc->init(t->config, t->inst.name);
 
-		if (rc < 0) {
-			snprintf(err, errlen, "the plugin's init failed: %s", strerror(-rc));
+		if (rc != 0) {
+			snprintf(err, errlen, "plugin '%s' could not set it up (init): %s",
+				 desc->name, strerror(rc < 0 ? -rc : EINVAL));
 			goto fail;
 		}
 		t->inited = true;
