@@ -83,10 +83,11 @@ static int plugtest_keys_section(struct cfg *cfg, const struct cth_plugin_desc *
 			return snprintf(err, errlen, "more than %u settings: a [helper] section "
 					"holds at most %u plugin keys", CFG_MAX_OPTS,
 					CFG_MAX_OPTS), -E2BIG;
-		rc = plugtest_keys_opt(&h->opts[h->n_opts], settings[i], err, errlen);
+		/* counted first: cfg_free() frees what it holds, refused or not */
+		h->opts[h->n_opts].line = (int)i + 1;
+		rc = plugtest_keys_opt(&h->opts[h->n_opts++], settings[i], err, errlen);
 		if (rc < 0)
 			return rc;
-		h->opts[h->n_opts++].line = (int)i + 1;
 	}
 	return 0;
 }
