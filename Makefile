@@ -143,11 +143,16 @@ replay-asan:
 # The plugin author's test harness (<cthelperd/plugtest.h>, plugtest/)
 # and the daemon's own objects of its host code and loader, and what they
 # stand on: one static library that tests and libFuzzer targets out of
-# the tree link (cthelperd-plugtest.pc).  The harness checks the packets
-# the host sends with the tests' own code (tests/fuzz/pktcheck.h).
+# the tree link (cthelperd-plugtest.pc).  A test's settings are parsed by
+# the daemon's key parser (keys.c) with the value parsers and [helper]
+# key table it uses (config.c, config_helper.c and config_shards.c, which
+# that table's setters call; not config_load.c: no inih).  The harness
+# checks the packets the host sends with the tests' own code
+# (tests/fuzz/pktcheck.h).
 PLUGTEST_SRC := $(sort $(wildcard plugtest/*.c server/host/*.c)) server/runtime/loader.c \
-                server/runtime/dlfresh.c server/runtime/guard.c server/runtime/stats.c \
-                server/base/log.c
+                server/runtime/keys.c server/runtime/config.c server/runtime/config_helper.c \
+                server/runtime/config_shards.c server/runtime/dlfresh.c \
+                server/runtime/guard.c server/runtime/stats.c server/base/log.c
 $(B)/plugtest/%.o: plugtest/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP $(SDK_INC) -Iserver -Iplugtest -Itests/fuzz $(PKG_CFLAGS) \

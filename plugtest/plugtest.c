@@ -5,11 +5,13 @@
  * steps of one packet are the worker's (server/worker/worker.c):
  * pkt_view_parse(), keep_join(), pkt_call_run(), keep_done(), the state
  * written back with the verdict, pkt_call_mangled(); a .so is loaded by
- * the daemon's loader (server/runtime/loader.c).  The plugin is reached
- * through a descriptor whose packet callback hands it the host's table
- * with cth_count() answered here, so a test reads the counters.  A
- * packet the host would send is checked with the tests' own length and
- * checksum code (tests/fuzz/pktcheck.h), not the host's.
+ * the daemon's loader (server/runtime/loader.c), a test's settings
+ * parsed by the daemon's key parser (plugtest_keys.c).  The host counts
+ * cth_count() and state resets into a counter block of the test's own,
+ * as into a worker's; the plugin is reached through a descriptor whose
+ * packet callback sees its verdict before the host rounds it.  A packet
+ * the host would send is checked with the tests' own length and checksum
+ * code (tests/fuzz/pktcheck.h), not the host's.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,6 +32,7 @@
 #include "host/keep.h"
 #include "host/packet.h"
 #include "runtime/runtime.h"
+#include "runtime/stats.h"
 
 /* kept bytes are dropped after KEEP_TTL_MS: one clock reading does */
 #define PLUGTEST_NOW_MS 1000u
@@ -46,7 +49,7 @@ struct cth_plugtest {
 	struct instance inst;
 	void *config;
 	bool inited;
-	struct cth_host host;                /* the host's, count answered here */
+	struct stats_block stats;            /* the host counts here, slot 0 */
 	/* the connection */
 	bool has_conn, seen_reply, confirmed;
 	struct cth_tuple t[2];
@@ -96,12 +99,14 @@ struct cth_plugtest *cth_plugtest_new(const struct cth_plugin_desc *desc,
 		snprintf(err, errlen, "no descriptor, or one without a name");
 		return NULL;
 	}
-	/* the checks the loader makes of a loaded one, size and ABI first */
-	if (loader_desc_check(desc, err, errlen) < 0)
-		return NULL;
+	/* as the loader copies a loaded one: the plugin's own size, the
+	 * fields of a later ABI zero (an ABI 2 descriptor has none) */
 	n = desc->size < sizeof(copy) ? desc->size : sizeof(copy);
 	memset(&copy, 0, sizeof(copy));
 	memcpy(&copy, desc, n);
+	/* the checks the loader makes of the copy, size and ABI first */
+	if (loader_desc_check(&copy, err, errlen) < 0)
+		return NULL;
 	return plugtest_make(&copy, settings, err, errlen);
 }
 
@@ -165,11 +170,13 @@ static struct cth_plugtest *plugtest_make(const struct cth_plugin_desc *desc,
 	memcpy(t->inst.classes, desc->classes, sizeof(t->inst.classes));
 	if (plugtest_keys_apply(desc, t->config, settings, err, errlen) < 0)
 		goto fail;
-	if (desc->abi_version >= 3 && desc->init) {
+	/* as the daemon's runtime_inst_start() (server/runtime/runtime.c) */
+	if (desc->init) {
 		int rc = desc->init(t->config, t->inst.name);
 
-		if (rc < 0) {
-			snprintf(err, errlen, "the plugin's init failed: %s", strerror(-rc));
+		if (rc != 0) {
+			snprintf(err, errlen, "plugin '%s' could not set it up (init): %s",
+				 desc->name, strerror(rc < 0 ? -rc : EINVAL));
 			goto fail;
 		}
 		t->inited = true;
@@ -336,7 +343,7 @@ int cth_plugtest_packet(struct cth_plugtest *t, enum cth_dir dir, const void *pa
 	struct pkt_call call = {
 		.inst = &t->inst, .backend = t, .expect_fn = plugtest_expect_fn,
 		.expect_ctl_fn = plugtest_expect_ctl_fn, .trace = plugtest_trace,
-		.keep = &t->keep,
+		.keep = &t->keep, .stats = &t->stats,
 	};
 	const struct cth_tuple *tu = &t->t[dir];
 	uint8_t *pkt;
@@ -362,6 +369,9 @@ int cth_plugtest_packet(struct cth_plugtest *t, enum cth_dir dir, const void *pa
 	plugtest_cur = NULL;
 	keep_done(call.keep, &call, verdict, PLUGTEST_NOW_MS);
 	t->r.verdict = verdict;
+	for (unsigned int i = 0; i < CTH_COUNTER_MAX; i++)
+		t->r.counter[i] = atomic_load_explicit(&t->stats.pc[t->inst.slot][i],
+						       memory_order_relaxed);
 	t->r.priv_changed = call.priv_changed;
 	t->r.detach = call.detach;
 	memcpy(t->r.priv, call.priv, sizeof(t->r.priv));
@@ -563,31 +573,14 @@ static void plugtest_trace(struct pkt_call *c, const struct pkt_event *ev)
 
 /* ---------------------------------------------------------------- the plugin's view */
 
-static void plugtest_count(struct cth_ctx *ctx, unsigned int counter, uint32_t n)
-{
-	struct cth_plugtest *t = plugtest_cur;
-
-	(void)ctx;
-	if (t->desc->abi_version >= 3 && counter < t->desc->n_counters &&
-	    counter < CTH_COUNTER_MAX)
-		t->r.counter[counter] += n;
-}
-
-/* The descriptor's packet callback: the plugin's, with the host's table
- * but for cth_count(). */
+/* The descriptor's packet callback: the plugin's, its verdict seen
+ * before pkt_call_run() takes anything but DROP for ACCEPT. */
 static int plugtest_packet_cb(struct cth_ctx *ctx, const struct cth_packet *pkt, void *priv,
 			      const void *config)
 {
 	struct cth_plugtest *t = plugtest_cur;
-	const struct cth_host *real = ctx->host;
-	int v;
+	int v = t->desc->packet(ctx, pkt, priv, config);
 
-	t->host = *real;
-	t->host.size = sizeof(t->host);
-	t->host.count = plugtest_count;
-	ctx->host = &t->host;
-	v = t->desc->packet(ctx, pkt, priv, config);
-	ctx->host = real;
 	if (v != CTH_VERDICT_ACCEPT && v != CTH_VERDICT_DROP)
 		plugtest_bug(t, "verdict %d: neither ACCEPT nor DROP", v);
 	return v;

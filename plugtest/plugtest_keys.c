@@ -1,199 +1,130 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A helper instance's configuration block from "key=value" settings, as
- * a [helper] section gives it (plugin.h, struct cth_key): an SDK 3
- * plugin's declared keys, their defaults first, CTH_KEY_CUSTOM keys
- * through configure(); an ABI 2 plugin's keys all through configure();
- * then the plugin's check().
+ * a [helper] section gives it: the settings become such a section and
+ * the daemon's own keys_apply() (server/runtime/keys.c) configures the
+ * instance from it, so that a test and the daemon take and refuse a
+ * value alike, in the same words.  Then the plugin's check().
  *
- * Stand-in until the daemon's own key parser (server/runtime, SDK 3) is
- * merged: this file then calls it instead, so that a test and the daemon
- * parse a value alike.  Its rules are the ones plugin.h states.
+ * keys_apply() reports through cfg_error(), which logs while a capture
+ * is set (base/log.h): the first line caught is the error handed back.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plugtest_keys.h"
+#include "base/log.h"
+#include "runtime/config_helper.h"
+#include "runtime/keys.h"
 
-static const struct cth_key *plugtest_keys_find(const struct cth_plugin_desc *d,
-						const char *name);
-static int plugtest_keys_set(const struct cth_plugin_desc *d, void *config,
-			     const struct cth_key *k, const char *key, const char *value,
-			     char *err, size_t errlen);
-static int plugtest_keys_value(const struct cth_key *k, void *at, const char *v);
-static int plugtest_keys_uint(const char *v, uint32_t min, uint32_t max, uint32_t *out);
-static int plugtest_keys_ports(const char *v, uint32_t max, struct cth_ports *out);
+/* cfg_error() prefixes "FILE:LINE: ", FILE this */
+#define PLUGTEST_KEYS_FILE "settings"
 
-bool plugtest_keys_declared(const struct cth_plugin_desc *d)
-{
-	return d->abi_version >= 3 && d->size >= sizeof(struct cth_plugin_desc) &&
-	       d->keys && d->n_keys;
-}
+struct plugtest_keys_err {
+	char *err;
+	size_t errlen;
+	bool caught;
+};
+
+static int plugtest_keys_section(struct cfg *cfg, const struct cth_plugin_desc *d,
+				 const char *const *settings, char *err, size_t errlen);
+static int plugtest_keys_opt(struct cfg_opt *o, const char *setting, char *err,
+			     size_t errlen);
+static void plugtest_keys_catch(void *arg, int level, const char *line);
 
 int plugtest_keys_apply(const struct cth_plugin_desc *d, void *config,
 			const char *const *settings, char *err, size_t errlen)
 {
-	char key[CTH_KEY_NAME_LEN];
+	struct plugtest_keys_err caught = { .err = err, .errlen = errlen };
+	struct cfg *cfg = calloc(1, sizeof(*cfg));
+	char why[256] = "";
 	int rc;
 
-	if (plugtest_keys_declared(d)) {
-		if (d->n_keys > CTH_KEY_MAX)
-			return snprintf(err, errlen, "%u keys declared, at most %u",
-					d->n_keys, CTH_KEY_MAX), -EINVAL;
-		for (unsigned int i = 0; i < d->n_keys; i++) {
-			const struct cth_key *k = &d->keys[i];
-
-			if (k->def && (rc = plugtest_keys_set(d, config, k, k->name, k->def,
-							      err, errlen)) < 0)
-				return rc;
-		}
+	if (!cfg || !(cfg->file = strdup(PLUGTEST_KEYS_FILE))) {
+		free(cfg);
+		return snprintf(err, errlen, "out of memory"), -ENOMEM;
 	}
-	for (size_t i = 0; settings && settings[i]; i++) {
-		const char *eq = strchr(settings[i], '=');
+	rc = plugtest_keys_section(cfg, d, settings, err, errlen);
+	if (rc == 0) {
+		log_capture_set(plugtest_keys_catch, &caught);
+		rc = keys_apply(cfg, &cfg->helpers[0], d, config);
+		log_capture_set(NULL, NULL);
+		if (rc < 0 && !caught.caught)
+			snprintf(err, errlen, "the settings are refused: %s", strerror(-rc));
+	}
+	cfg_free(cfg);
+	if (rc < 0)
+		return rc;
+	/* as the daemon's runtime_inst_start() (server/runtime/runtime.c) */
+	if (d->check && (rc = d->check(config, why, sizeof(why))) != 0) {
+		why[sizeof(why) - 1] = '\0';
+		return snprintf(err, errlen, "plugin '%s' refuses the configuration: %s",
+				d->name, why[0] ? why : strerror(rc < 0 ? -rc : EINVAL)), -EINVAL;
+	}
+	return 0;
+}
 
-		if (!eq || eq == settings[i] || (size_t)(eq - settings[i]) >= sizeof(key))
-			return snprintf(err, errlen, "'%s': not key=value", settings[i]), -EINVAL;
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - settings[i]), settings[i]);
-		rc = plugtest_keys_set(d, config, plugtest_keys_find(d, key), key, eq + 1, err,
-				       errlen);
+/* The settings as the section [helper NAME] that holds them: setting N
+ * (from 1) is its line N, an error of the whole section's is at line 0
+ * (they show so on standard error, where cfg_error() logs them too). */
+static int plugtest_keys_section(struct cfg *cfg, const struct cth_plugin_desc *d,
+				 const char *const *settings, char *err, size_t errlen)
+{
+	struct cfg_helper *h = &cfg->helpers[0];
+	int rc;
+
+	cfg->n_helpers = 1;
+	snprintf(h->name, sizeof(h->name), "%s", d->name);
+	h->line = 0;
+	for (size_t i = 0; settings && settings[i]; i++) {
+		if (h->n_opts == CFG_MAX_OPTS)
+			return snprintf(err, errlen, "more than %u settings: a [helper] section "
+					"holds at most %u plugin keys", CFG_MAX_OPTS,
+					CFG_MAX_OPTS), -E2BIG;
+		/* counted first: cfg_free() frees what it holds, refused or not */
+		h->opts[h->n_opts].line = (int)i + 1;
+		rc = plugtest_keys_opt(&h->opts[h->n_opts++], settings[i], err, errlen);
 		if (rc < 0)
 			return rc;
 	}
-	if (d->abi_version >= 3 && d->size >= sizeof(struct cth_plugin_desc) && d->check) {
-		char why[256] = "";
-
-		if (d->check(config, why, sizeof(why)) < 0)
-			return snprintf(err, errlen, "the plugin's check refuses the configuration: %s",
-					why[0] ? why : "(no reason given)"), -EINVAL;
-	}
 	return 0;
 }
 
-static const struct cth_key *plugtest_keys_find(const struct cth_plugin_desc *d,
-						const char *name)
+static int plugtest_keys_opt(struct cfg_opt *o, const char *setting, char *err,
+			     size_t errlen)
 {
-	if (!plugtest_keys_declared(d))
-		return NULL;
-	for (unsigned int i = 0; i < d->n_keys; i++)
-		if (d->keys[i].name && strcmp(d->keys[i].name, name) == 0)
-			return &d->keys[i];
-	return NULL;
-}
+	const char *eq = strchr(setting, '=');
 
-/* One key: a declared one by its type, a custom or undeclared one (ABI 2)
- * through configure(). */
-static int plugtest_keys_set(const struct cth_plugin_desc *d, void *config,
-			     const struct cth_key *k, const char *key, const char *value,
-			     char *err, size_t errlen)
-{
-	int rc;
-
-	if (!k && plugtest_keys_declared(d))
-		return snprintf(err, errlen, "unknown key '%s'", key), -ENOENT;
-	if (!k || k->type == CTH_KEY_CUSTOM) {
-		rc = d->configure ? d->configure(config, key, value) : -ENOENT;
-		if (rc == -ENOENT)
-			return snprintf(err, errlen, "unknown key '%s'", key), rc;
-		if (rc < 0)
-			return snprintf(err, errlen, "%s = %s: refused by the plugin (%d)", key,
-					value, rc), rc;
-		return 0;
-	}
-	if (k->offset >= d->config_size)
-		return snprintf(err, errlen, "key '%s' is stored past the configuration block",
-				key), -EINVAL;
-	rc = plugtest_keys_value(k, (char *)config + k->offset, value);
-	if (rc < 0)
-		return snprintf(err, errlen, "%s = %s: not a valid value (type %u)", key, value,
-				k->type), rc;
+	if (!eq || eq == setting)
+		return snprintf(err, errlen, "'%s': not key=value", setting), -EINVAL;
+	o->key = strndup(setting, (size_t)(eq - setting));
+	o->value = strdup(eq + 1);
+	if (!o->key || !o->value)
+		return snprintf(err, errlen, "out of memory"), -ENOMEM;
+	/* the daemon reads these itself (config_helper.c): no plugin sees them */
+	if (cfg_key_find(cfg_helper_keys, o->key))
+		return snprintf(err, errlen, "'%s' is a key of the daemon's [helper] section, "
+				"not the plugin's: the harness does not set it", o->key), -EINVAL;
 	return 0;
 }
 
-static int plugtest_keys_value(const struct cth_key *k, void *at, const char *v)
+/* The first error keys_apply() reports, without its "FILE:LINE: ". */
+static void plugtest_keys_catch(void *arg, int level, const char *line)
 {
-	uint32_t n;
-	int rc;
+	struct plugtest_keys_err *c = arg;
+	const char *msg = line;
 
-	switch (k->type) {
-	case CTH_KEY_BOOL:
-		if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcasecmp(v, "on") ||
-		    !strcmp(v, "1"))
-			*(bool *)at = true;
-		else if (!strcasecmp(v, "no") || !strcasecmp(v, "false") ||
-			 !strcasecmp(v, "off") || !strcmp(v, "0"))
-			*(bool *)at = false;
-		else
-			return -EINVAL;
-		return 0;
-	case CTH_KEY_UINT:
-		rc = plugtest_keys_uint(v, k->min, k->max, &n);
-		if (rc == 0)
-			memcpy(at, &n, sizeof(n));
-		return rc;
-	case CTH_KEY_PORTS:
-		return plugtest_keys_ports(v, k->max, at);
-	case CTH_KEY_CHOICE:
-		for (unsigned int i = 0; k->choices && k->choices[i]; i++)
-			if (strcmp(k->choices[i], v) == 0) {
-				*(unsigned int *)at = i;
-				return 0;
-			}
-		return -EINVAL;
-	case CTH_KEY_STRING:
-		if (strlen(v) > k->max)
-			return -EINVAL;
-		for (const char *p = v; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				return -EINVAL;
-		memcpy(at, v, strlen(v) + 1);
-		return 0;
-	default:
-		return -EINVAL;
+	(void)level;
+	if (c->caught)
+		return;
+	c->caught = true;
+	if (strncmp(msg, PLUGTEST_KEYS_FILE ":", sizeof(PLUGTEST_KEYS_FILE)) == 0) {
+		msg += sizeof(PLUGTEST_KEYS_FILE);
+		msg += strspn(msg, "0123456789");
+		if (msg[0] == ':' && msg[1] == ' ')
+			msg += 2;
 	}
-}
-
-static int plugtest_keys_uint(const char *v, uint32_t min, uint32_t max, uint32_t *out)
-{
-	unsigned long long n = 0;
-
-	if (!*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 10)
-		return -EINVAL;
-	n = strtoull(v, NULL, 10);
-	if (n < min || n > max)
-		return -ERANGE;
-	*out = (uint32_t)n;
-	return 0;
-}
-
-/* "P[,P...]": commas or blanks between ports 1..65535, at most max
- * (0: CTH_PORTS_MAX). */
-static int plugtest_keys_ports(const char *v, uint32_t max, struct cth_ports *out)
-{
-	struct cth_ports p = { .n = 0 };
-	uint32_t n;
-	char word[8];
-
-	if (!max || max > CTH_PORTS_MAX)
-		max = CTH_PORTS_MAX;
-	while (*v) {
-		size_t len = strcspn(v, ", \t");
-
-		if (len) {
-			if (len >= sizeof(word) || p.n == max)
-				return -EINVAL;
-			snprintf(word, sizeof(word), "%.*s", (int)len, v);
-			if (plugtest_keys_uint(word, 1, 65535, &n) < 0)
-				return -EINVAL;
-			p.port[p.n++] = (uint16_t)n;
-		}
-		v += len;
-		v += strspn(v, ", \t");
-	}
-	if (!p.n)
-		return -EINVAL;
-	memcpy(out, &p, sizeof(p));
-	return 0;
+	snprintf(c->err, c->errlen, "%s", msg);
 }

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,7 @@ static void test_keys(void)
 	static const char *const unknown[] = { "colour=blue", NULL };
 	static const char *const bad[] = { "puts=maybe", NULL };
 	static const char *const no_eq[] = { "puts", NULL };
+	static const char *const daemon_key[] = { "queue=3", NULL };
 	char err[256] = "";
 	struct cth_plugtest *t;
 	const struct cth_ports *ports;
@@ -130,13 +132,57 @@ static void test_keys(void)
 		cth_plugtest_free(t);
 	}
 	check_end(&c);
+	/* the daemon's words (server/runtime/keys.c), without FILE:LINE */
 	check_start(&c, "plugtest/keys-refused");
 	check_that(&c, !cth_plugtest_new(&cth_plugin, unknown, err, sizeof(err)) &&
-		   strstr(err, "unknown key 'colour'"), "unknown key: %s", err);
+		   strncmp(err, "unknown key 'colour' for plugin 'udpback' (its keys: ", 53) == 0,
+		   "unknown key: %s", err);
 	check_that(&c, !cth_plugtest_new(&cth_plugin, bad, err, sizeof(err)) &&
-		   strstr(err, "puts = maybe"), "bad bool: %s", err);
+		   strncmp(err, "puts: invalid value 'maybe' (yes or no", 38) == 0,
+		   "bad bool: %s", err);
 	check_that(&c, !cth_plugtest_new(&cth_plugin, no_eq, err, sizeof(err)) &&
 		   strstr(err, "not key=value"), "no '=': %s", err);
+	check_that(&c, !cth_plugtest_new(&cth_plugin, daemon_key, err, sizeof(err)) &&
+		   strstr(err, "'queue' is a key of the daemon's"), "daemon key: %s", err);
+	check_end(&c);
+}
+
+/* An ABI 2 plugin's keys: each through its configure(), as the daemon
+ * hands them (keys_apply() without declared keys). */
+static int tp2_configure(void *config, const char *key, const char *value)
+{
+	if (strcmp(key, "level") != 0)
+		return -ENOENT;
+	if (strcmp(value, "high") != 0)
+		return -EINVAL;
+	*(int *)config = 1;
+	return 0;
+}
+
+static void test_keys_abi2(void)
+{
+	static const char *const level[] = { "level=high", NULL };
+	static const char *const unknown[] = { "colour=blue", NULL };
+	static const char *const bad[] = { "level=low", NULL };
+	struct cth_plugin_desc d = tp_desc;
+	struct cth_plugtest *t;
+	char err[256] = "";
+	struct check c;
+
+	/* as a plugin built against SDK 2 sizes it: up to packet */
+	d.abi_version = 2;
+	d.size = offsetof(struct cth_plugin_desc, keys);
+	d.config_size = sizeof(int);
+	d.configure = tp2_configure;
+	check_start(&c, "plugtest/keys-abi2");
+	t = cth_plugtest_new(&d, level, err, sizeof(err));
+	check_that(&c, t && *(const int *)cth_plugtest_config(t) == 1, "level=high: %s", err);
+	cth_plugtest_free(t);
+	check_that(&c, !cth_plugtest_new(&d, unknown, err, sizeof(err)) &&
+		   strstr(err, "unknown key 'colour' (not a daemon key, and plugin 'tp'"),
+		   "unknown key: %s", err);
+	check_that(&c, !cth_plugtest_new(&d, bad, err, sizeof(err)) &&
+		   strstr(err, "level: invalid value 'low' for plugin 'tp'"), "bad value: %s", err);
 	check_end(&c);
 }
 
@@ -323,6 +369,7 @@ static void test_fuzz_driver(void)
 int main(void)
 {
 	test_keys();
+	test_keys_abi2();
 	test_desc_refused();
 	test_open();
 	test_conn();

@@ -114,7 +114,11 @@ struct cth_plugtest;
  * descriptor (usually &cth_plugin).  The descriptor is checked as the
  * daemon's loader checks it; then, as for a [helper] section: every
  * declared key's default, the @p settings ("key=value", NULL-terminated
- * array, or NULL), the plugin's check() and init().
+ * array, or NULL), the plugin's check() and init().  The settings are
+ * parsed by the daemon's own parser: a value it refuses is refused here
+ * in its words ("puts: invalid value 'maybe' (yes or no ...)"), also
+ * logged to standard error as "settings:N: ..." (N: the setting's
+ * place, from 1).
  * @return the test object, or NULL with @p err written
  */
 struct cth_plugtest *cth_plugtest_new(const struct cth_plugin_desc *desc,
