@@ -233,7 +233,7 @@ INST_SDK_PC  := cthelperd-sdk cthelperd-plugtest
 # under KITDIR as under sdk/ (examples/NAME/, skeleton/): the sources,
 # descriptions, captures and goldens of each example, nothing built.
 INST_KIT_BIN := sdk/tools/cthelper-mkpcap sdk/tools/cthelper-new-plugin
-INST_KIT     := sdk/README.md $(wildcard sdk/skeleton/*) \
+INST_KIT     := sdk/README.md sdk/TUTORIAL.md $(wildcard sdk/skeleton/*) \
                 $(wildcard $(addprefix sdk/examples/*/,*.c *.h *.md *.conv *.pcap *.expect Makefile) \
                            sdk/examples/*/fuzz-seeds/*)
 # the plugin ABI the SDK's header declares, for cthelperd-sdk.pc
