@@ -115,6 +115,22 @@ static void rtsp_keep(struct rtsp_run *r, size_t off)
 			r->len - off, ret);
 }
 
+/*
+ * Where to look for a message after bytes that start none.  Between
+ * text messages a line start is a fair guess.  A direction that carries
+ * '$' frames holds binary data, which may hold any text (a stream of
+ * RTSP captures, a hostile server's "RTSP/1.0 200" inside a frame): a
+ * segment shown alone in the middle of a frame (its predecessor lost,
+ * reordered, or its kept start dropped) must not be read line by line,
+ * so such a direction picks up again only at a later segment's start.
+ */
+static size_t rtsp_garbage_next(const struct rtsp_run *r, size_t off)
+{
+	if (r->priv->flags & RTSP_PRIV_FRAMED(r->pkt->dir))
+		return r->len;
+	return rtsp_line_next(r->buf, r->len, off);
+}
+
 /* Every message and frame of the segment from off on. */
 static void rtsp_stream(struct rtsp_run *r, size_t off)
 {
@@ -125,7 +141,7 @@ static void rtsp_stream(struct rtsp_run *r, size_t off)
 		switch (rtsp_msg_parse(r->buf, r->len, off, r->cfg->max_message, &m)) {
 		case RTSP_PARSE_GARBAGE:
 			garbage = true;
-			off = rtsp_line_next(r->buf, r->len, off);
+			off = rtsp_garbage_next(r, off);
 			continue;
 		case RTSP_PARSE_MORE:
 			rtsp_keep(r, off);
@@ -142,7 +158,9 @@ static void rtsp_stream(struct rtsp_run *r, size_t off)
 			break;
 		}
 		garbage |= m.bad_length;
-		if (m.kind != RTSP_KIND_FRAME)
+		if (m.kind == RTSP_KIND_FRAME)
+			r->priv->flags |= (uint8_t)RTSP_PRIV_FRAMED(r->pkt->dir);
+		else
 			rtsp_message(r, &m);
 		/* a dropped packet comes again: nothing to remember */
 		if (r->verdict == CTH_VERDICT_DROP)
@@ -229,6 +247,8 @@ static void rtsp_setup_spec(struct rtsp_run *r, const struct rtsp_spec *s)
 	int ret;
 
 	if (s->lower == RTSP_LOWER_TCP) {
+		/* frames follow, both ways: no reading between lines from now */
+		r->priv->flags |= (uint8_t)(RTSP_PRIV_FRAMED(0) | RTSP_PRIV_FRAMED(1));
 		cth_count(r->ctx, RTSP_C_INTERLEAVED);
 		return;
 	}
@@ -369,7 +389,7 @@ static bool rtsp_priv_valid(const void *state)
 	const struct rtsp_priv *priv = state;
 
 	return priv->reserved == 0 && priv->next_remap < RTSP_REMAP_SLOTS &&
-	       !(priv->flags & ~(RTSP_PRIV_SKIP(0) | RTSP_PRIV_SKIP(1)));
+	       !(priv->flags & ~RTSP_PRIV_FLAGS);
 }
 
 static const struct cth_key rtsp_keys[] = {

@@ -56,8 +56,12 @@ struct rtsp_config {
 /* NAT remaps remembered from a SETUP for its reply. */
 #define RTSP_REMAP_SLOTS 4u
 
-/* Bits of rtsp_priv::flags: skip_end[dir] is valid. */
+/* Bits of rtsp_priv::flags: skip_end[dir] is valid; direction dir has
+ * carried interleaved '$' frames (rtsp.c rtsp_stream()). */
 #define RTSP_PRIV_SKIP(dir) (1u << (dir))
+#define RTSP_PRIV_FRAMED(dir) (4u << (dir))
+#define RTSP_PRIV_FLAGS (RTSP_PRIV_SKIP(0) | RTSP_PRIV_SKIP(1) | \
+			 RTSP_PRIV_FRAMED(0) | RTSP_PRIV_FRAMED(1))
 
 /*
  * Per-connection state, in the conntrack entry (CTA_HELP_INFO), host byte

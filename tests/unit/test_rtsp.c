@@ -281,6 +281,8 @@ static void test_session(struct run *r)
 }
 
 /* RTP/AVP/TCP: nothing expected; '$' frames are skipped unread. */
+static void test_interleaved_lost(struct run *r);
+
 static void test_interleaved(struct run *r)
 {
 	static const char inner[] = "\r\nSETUP rtsp://" SERVER4 "/x RTSP/1.0\r\nCSeq: 7\r\n"
@@ -313,6 +315,45 @@ static void test_interleaved(struct run *r)
 		   memcmp(r->f->out, frame + 34, sizeof(frame) - 34) == 0, "frame changed");
 	check_that(&c, !r->f->keep_asked, "kept");
 	check_cnt(&c, r, "");
+	check_end(&c);
+	test_interleaved_lost(r);
+}
+
+/*
+ * A segment shown alone in the middle of a frame (its predecessor lost or
+ * reordered, the kept header dropped): binary bytes, then a line that
+ * reads like a SETUP reply.  Between text messages the plugin picks up at
+ * the next line; a direction that carries frames picks up only at a
+ * segment's start, so the text inside the frame opens nothing.
+ */
+static void test_interleaved_lost(struct run *r)
+{
+	static const char fake[] = "\x80\xa5\x01\x02\r\nRTSP/1.0 200 OK\r\nCSeq: 3\r\n"
+		"Transport: RTP/AVP;unicast;client_port=7000-7001;server_port=7100-7101\r\n\r\n";
+	struct check c;
+
+	conn4(r);
+	check_start(&c, "garbage_then_reply_text_read");
+	send_n(r, R, fake, sizeof(fake) - 1);
+	check_run(&c, r, CTH_VERDICT_ACCEPT, 2);
+	check_cnt(&c, r, "replies=1,expectations=2,malformed=1");
+	check_end(&c);
+
+	conn4(r);
+	tx(r, O, setup(1, "RTP/AVP/TCP;unicast;interleaved=0-1"));
+	check_start(&c, "interleaved_lost_frame_not_read");
+	check_that(&c, priv_of(r)->flags & RTSP_PRIV_FRAMED(R), "reply direction not framed");
+	send_n(r, R, fake, sizeof(fake) - 1);
+	check_run(&c, r, CTH_VERDICT_ACCEPT, 0);
+	check_no_edit(&c, r->f);
+	check_cnt(&c, r, "malformed=1");
+	check_end(&c);
+
+	/* a later segment starting at a message is read again */
+	check_start(&c, "interleaved_resync_at_segment_start");
+	tx(r, R, reply(1, "RTP/AVP/TCP;unicast;interleaved=0-1"));
+	check_run(&c, r, CTH_VERDICT_ACCEPT, 0);
+	check_cnt(&c, r, "replies=1");
 	check_end(&c);
 }
 
