@@ -10,7 +10,8 @@ CPU.
   gst_rtsp_server.py --addr ADDR [--addr ADDR]... [--port 554] [--ready FILE]
 
 One server per --addr (a listening socket bound to that address: the
-IPv4 and the IPv6 one do not clash on the port).  Once every server
+IPv4 and the IPv6 one do not clash on the port); the RTP/RTCP sockets
+are bound to it too (a unicast address pool, ports 6000-6999).  Once every server
 listens, "ready" goes to FILE (and stdout).  Each client gets its own
 pipeline (not shared), which gst-rtsp-server starts at PLAY.  Runs until
 killed.
@@ -50,6 +51,13 @@ def main():
             factory = GstRtspServer.RTSPMediaFactory()
             factory.set_launch(launch)
             factory.set_shared(False)
+            # The media's UDP sockets bound to ADDR too: unbound, they
+            # would send from the interface's first address, not the
+            # one the client dialled (a helper expects the media from
+            # the RTSP connection's server address).
+            pool = GstRtspServer.RTSPAddressPool()
+            pool.add_range(addr, addr, 6000, 6999, 0)
+            factory.set_address_pool(pool)
             srv.get_mount_points().add_factory(path, factory)
         if srv.attach(None) == 0:
             print("error: cannot listen on [%s]:%s" % (addr, args.port),
