@@ -261,7 +261,7 @@ static bool rtsp_param(const uint8_t *buf, size_t off, size_t end, int family, s
 static bool rtsp_spec_parse(const uint8_t *buf, size_t off, size_t end, int family,
 			    struct rtsp_spec *s)
 {
-	size_t p;
+	size_t p, id_end;
 	uint16_t rtp, rtcp;
 
 	memset(s, 0, sizeof(*s));
@@ -270,7 +270,9 @@ static bool rtsp_spec_parse(const uint8_t *buf, size_t off, size_t end, int fami
 		return false;
 	for (p = off; p < end && buf[p] != ';'; p++)
 		;
-	s->lower = rtsp_lower_parse(buf, off, p);
+	id_end = p;
+	rtsp_trim(buf, &off, &id_end);
+	s->lower = rtsp_lower_parse(buf, off, id_end);
 	while (p < end) {
 		size_t q = ++p;
 		bool quoted = false;
