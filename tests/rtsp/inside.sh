@@ -63,6 +63,7 @@ CASES=(
 	"split-setup    4 plain own         --split --punch 2"
 	"masq           4 masq  own         --punch 2"
 	"masq-taken     4 masq  taken       --tracks 1"
+	"masq-split     4 masq  own         --split --punch 2"
 	"dnat           4 dnat  own         --punch 2"
 	"v6             6 plain own         --punch 2"
 	"interleaved    4 plain interleaved --interleaved"
@@ -395,7 +396,7 @@ case_ffmpeg() {
 }
 
 # case_rtspsrc IMPL CASE FAM: gst-launch-1.0 rtspsrc (UDP only) decodes 20
-# frames of GStreamer's /video and ends on EOS.
+# frames of GStreamer's /video and ends on EOS (fakesink num-buffers).
 case_rtspsrc() {
 	local impl=$1 case=$2 fam=$3 id=$1-$2 rc host=$GST4
 	[ "$fam" = 6 ] && host="[$GST6]"
@@ -403,8 +404,13 @@ case_rtspsrc() {
 		rtspsrc location="rtsp://$host/video" protocols=udp ! rtpjpegdepay ! jpegdec \
 		! fakesink num-buffers=20 >"$W/$id.out" 2>&1
 	rc=$?
-	if [ "$rc" = 0 ] && grep -q 'Got EOS' "$W/$id.out"; then
+	# EOS after 20 decoded frames is the pass; rtspsrc's PAUSE/TEARDOWN
+	# at the shutdown that follows sometimes meets a connection the
+	# server already closed (exit 1, "Could not send message.
+	# (Received end-of-file)"): said, not counted
+	if grep -q 'Got EOS' "$W/$id.out"; then
 		STATUS=OK WHY="20 frames decoded, EOS"
+		[ "$rc" = 0 ] || WHY+=", then exit $rc at shutdown: $(grep -E '^Could not|^ERROR' "$W/$id.out" | head -n 2 | tr '\n' ' ' | cut -c1-200)"
 	elif grep -q 'Could not receive any UDP packets' "$W/$id.out"; then
 		STATUS=BLOCKED WHY="rtspsrc: no UDP packets"
 	else
