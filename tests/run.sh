@@ -122,6 +122,7 @@ VM_SUITES=(
 	"sip: sipp calls, media, registration, NAT"
 	"tnsrpc: Oracle TNS and SunRPC (redirects, rpcbind, conntrackd's helpers)"
 	"tftp: TFTP read and write, NAT, IPv6, side by side with conntrackd and the kernel"
+	"rtsp: RTSP streams (GStreamer, ffmpeg, own client/server), TEARDOWN, NAT, IPv6, with and without the helper"
 	"ha: a firewall pair with conntrackd state sync, failover in FTP and SIP"
 	"ops: live reload under load, broken reloads, privilege drop, /metrics, install"
 )

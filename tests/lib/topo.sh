@@ -12,7 +12,7 @@
 # a helper created an expectation for it.
 #
 #   topo_setup                  modules, namespaces, addresses, firewall (ftp)
-#   topo_firewall ftp|sip|tnsrpc|toy|tftp  which NEW connections FORWARD admits and
+#   topo_firewall ftp|sip|tnsrpc|toy|tftp|rtsp  which NEW connections FORWARD admits and
 #                               which ports topo_ct_add hands to the helper
 #   topo_mode plain|masq|dnat|masq6   routing/NAT variant (see topo_mode)
 #   topo_replay_nat 4|6         that variant's NAT as cthelper-replay options
@@ -140,6 +140,8 @@ TOPO_CTL_PORTS=
 #        helpers differ by port: topo_ct_add_port)
 #   tftp udp/69, from the client side only: the server's answer, which
 #        comes from another port of its own, passes only as RELATED
+#   rtsp tcp/554, from the client side only: the media (RTP and RTCP over
+#        UDP, either way) passes only as RELATED
 topo_firewall() {
 	local profile=$1 side=() t p
 	case $profile in
@@ -148,6 +150,7 @@ topo_firewall() {
 	tnsrpc) TOPO_CTL_PORTS="tcp:1521 tcp:111 udp:111"; side=(-i r-cl) ;;
 	toy) TOPO_CTL_PORTS="tcp:7000"; side=(-i r-cl) ;;
 	tftp) TOPO_CTL_PORTS="udp:69"; side=(-i r-cl) ;;
+	rtsp) TOPO_CTL_PORTS="tcp:554"; side=(-i r-cl) ;;
 	*) topo_err "unknown firewall profile $profile"; return 1 ;;
 	esac
 	for t in "$IPT" "$IP6T"; do
