@@ -2,7 +2,7 @@
 /*
  * Shared by the targets on the host path around a plugin call (fuzz_host,
  * fuzz_ftp, fuzz_replay and, through fuzz_plugin.h, fuzz_sip, fuzz_tns,
- * fuzz_rpc, fuzz_tftp): their start-up, a plugin instance as the runtime builds it,
+ * fuzz_rpc, fuzz_tftp, fuzz_rtsp): their start-up, a plugin instance as the runtime builds it,
  * the packet from the input, and the invariants every packet the host
  * hands back must meet (checked independently, tests/fuzz/pktcheck.h).
  */

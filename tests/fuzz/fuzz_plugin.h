@@ -2,7 +2,7 @@
 /*
  * Shared by the targets that run one real plugin (linked in as cth_plugin)
  * on the host path for packets of a connection of their own (fuzz_sip,
- * fuzz_tns, fuzz_rpc, fuzz_tftp): pkt_view_parse(), keep_join(),
+ * fuzz_tns, fuzz_rpc, fuzz_tftp, fuzz_rtsp): pkt_view_parse(), keep_join(),
  * pkt_call_run(), keep_done(), its edits, the result.  It holds their libFuzzer entry
  * point: every input starts with a flags byte, a host byte and an expect
  * mode, then the target reads the rest (fzp_target.input); the host

@@ -4,7 +4,7 @@
  * (replay/engine.c: emulated conntrack, expectations, NAT and sequence
  * adjustment around the daemon's own host code) with one real plugin
  * linked in as cth_plugin.  Built once per plugin (tests/fuzz/fuzz.mk):
- * fuzz_replay_ftp, _sip, _tns, _rpc, _tftp, _toydata.
+ * fuzz_replay_ftp, _sip, _tns, _rpc, _tftp, _rtsp, _toydata.
  *
  * Input: a pcap (or pcapng) file, read by libpcap from memory.  The pcap
  * header's thiszone and sigfigs fields (bytes 8..15, which libpcap
