@@ -214,6 +214,31 @@ static void test_example_all_helpers(void)
 		CHECK_LINE(name, out, rules[i]);
 	}
 	free(out);
+
+	/* the rules follow the plugin's ports key: rtsp's section names two */
+	snprintf(cmd, sizeof(cmd), "sed -i '/^\\[helper rtsp\\]/,$ s/^ports = 554$/ports = 554, 8554/' %s",
+		 conf);
+	if (system(cmd) != 0)
+		abort();
+	snprintf(cmd, sizeof(cmd), "%s/cthelperd -n -c %s 2>&1", build_dir, conf);
+	out = run_out(cmd);
+	CHECK("show/example-rtsp-ports-set",
+	      strstr(out, "\n  key         ports = 554,8554 (ports, default 554): "), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules iptables -c %s 2>&1", build_dir, conf);
+	out = run_out(cmd);
+	CHECK_LINE("show/example-rtsp-rule-port-from-key", out,
+		   "iptables -t raw -A PREROUTING -p tcp --dport 8554 -j CT --helper rtsp");
+	CHECK_LINE("show/example-rtsp-rule6-port-from-key", out,
+		   "ip6tables -t raw -A PREROUTING -p tcp --dport 8554 -j CT --helper rtsp");
+	CHECK_LINE("show/example-rtsp-rule-default-port-kept", out,
+		   "iptables -t raw -A PREROUTING -p tcp --dport 554 -j CT --helper rtsp");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules nft -c %s 2>&1", build_dir, conf);
+	out = run_out(cmd);
+	CHECK("show/example-rtsp-nft-ports-from-key",
+	      strstr(out, "tcp dport { 554, 8554 } ct helper set \"cth-rtsp-tcp\""), "%s", out);
+	free(out);
 	unlink(conf);
 }
 
