@@ -242,6 +242,8 @@ static void test_plugins(void)
 		{ "sip", "plugins/sip.so", "docs/plugins/sip.md", "THE SIP PLUGIN" },
 		{ "tns", "plugins/tns.so", "docs/plugins/tns.md", "THE TNS PLUGIN" },
 		{ "rpc", "plugins/rpc.so", "docs/plugins/rpc.md", "THE RPC PLUGIN" },
+		{ "tftp", "plugins/tftp.so", "docs/plugins/tftp.md", "THE TFTP PLUGIN" },
+		{ "rtsp", "plugins/rtsp.so", "docs/plugins/rtsp.md", "THE RTSP PLUGIN" },
 		{ "toydata", "tests/toydata/toydata.so", "sdk/examples/toydata/README.md", NULL },
 	};
 

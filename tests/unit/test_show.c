@@ -4,7 +4,9 @@
  * line by line, for the SDK 3 test plugin (every key type, defaults and
  * set values, shards, a class policy, counters) and an ABI 2 plugin (its
  * keys as handed to configure()); then the daemon binary itself, whose
- * first line stays "FILE: configuration OK: N helper(s), M plugin(s)".
+ * first line stays "FILE: configuration OK: N helper(s), M plugin(s)";
+ * and the example configuration with every shipped helper taken in (-n
+ * and --print-rules).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +132,116 @@ static void test_daemon(void)
 	unlink(conf);
 }
 
+/* The output of a command line, "" when it fails; freed by the caller. */
+static char *run_out(const char *cmd)
+{
+	char *buf = NULL;
+	size_t len = 0, n;
+	char chunk[4096];
+	FILE *p = popen(cmd, "r"), *m = open_memstream(&buf, &len);
+
+	while (p && m && (n = fread(chunk, 1, sizeof(chunk), p)) > 0)
+		fwrite(chunk, 1, n, m);
+	if (m)
+		fclose(m);
+	if (!p || pclose(p) != 0 || !buf) {
+		printf("# %s failed:\n%s", cmd, buf ? buf : "");
+		free(buf);
+		return strdup("");
+	}
+	return buf;
+}
+
+/*
+ * conf/cthelperd.conf with its commented [helper NAME] sections taken in
+ * (their ";key = value" lines uncommented; ";" followed by a blank is
+ * prose): the daemon builds every shipped plugin from it, -n lists the
+ * keys each declares with their defaults, --print-rules attaches each
+ * helper to its plugin's default ports.
+ */
+static void test_example_all_helpers(void)
+{
+	static const char *const rules[] = {
+		"iptables -t raw -A PREROUTING -p tcp --dport 21 -j CT --helper ftp",
+		"iptables -t raw -A PREROUTING -p udp --dport 5060 -j CT --helper sip",
+		"ip6tables -t raw -A PREROUTING -p tcp --dport 5060 -j CT --helper sip",
+		"iptables -t raw -A PREROUTING -p udp --dport 111 -j CT --helper rpc",
+		"iptables -t raw -A PREROUTING -p tcp --dport 1521 -j CT --helper tns",
+		"iptables -t raw -A PREROUTING -p udp --dport 69 -j CT --helper tftp",
+		"iptables -t raw -A PREROUTING -p tcp --dport 554 -j CT --helper rtsp",
+		"ip6tables -t raw -A PREROUTING -p tcp --dport 554 -j CT --helper rtsp",
+	};
+	char conf[] = "/tmp/cth-test-example-XXXXXX", cmd[2048], first[256];
+	char *out;
+	int fd = mkstemp(conf);
+
+	if (fd < 0)
+		abort();
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "sed -e 's|^plugin_dir = .*|plugin_dir = %s/%s/plugins|' "
+		 "-e '/^;\\[helper /,$ s/^;\\([^ ;]\\)/\\1/' conf/cthelperd.conf >%s",
+		 cwd, build_dir, conf);
+	if (system(cmd) != 0)
+		abort();
+
+	snprintf(cmd, sizeof(cmd), "%s/cthelperd -n -c %s 2>&1", build_dir, conf);
+	out = run_out(cmd);
+	snprintf(first, sizeof(first), "%s: configuration OK: 6 helper(s), 6 plugin(s)\n", conf);
+	CHECK("show/example-all-helpers", strncmp(out, first, strlen(first)) == 0, "%s", out);
+	CHECK_LINE("show/example-rtsp", out, "helper rtsp");
+	CHECK_LINE("show/example-rtsp-queue", out, "  queue       5 (queue_len 4096, fail_open no)");
+	CHECK_LINE("show/example-rtsp-class", out, "  class       media: max 32, timeout 300 s");
+	CHECK("show/example-rtsp-key-ports",
+	      strstr(out, "\n  key         ports = 554 (ports, default 554): "), "%s", out);
+	CHECK("show/example-rtsp-key-max_message",
+	      strstr(out, "\n  key         max_message = 4096 (uint, default 4096): "), "%s", out);
+	CHECK("show/example-rtsp-key-third_party",
+	      strstr(out, "\n  key         third_party = no (bool, default no): "), "%s", out);
+	CHECK("show/example-rtsp-key-reverse",
+	      strstr(out, "\n  key         reverse = yes (bool, default yes): "), "%s", out);
+	CHECK_LINE("show/example-rtsp-counters", out,
+		   "  counters    setups, replies, expectations, expect_errors, teardowns, "
+		   "interleaved, nat_rewrites, untranslated, third_party, oversized, malformed");
+	free(out);
+
+	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules iptables -c %s 2>&1", build_dir, conf);
+	out = run_out(cmd);
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "show/example-rules-%zu", i);
+		CHECK_LINE(name, out, rules[i]);
+	}
+	free(out);
+
+	/* the rules follow the plugin's ports key: rtsp's section names two */
+	snprintf(cmd, sizeof(cmd), "sed -i '/^\\[helper rtsp\\]/,$ s/^ports = 554$/ports = 554, 8554/' %s",
+		 conf);
+	if (system(cmd) != 0)
+		abort();
+	snprintf(cmd, sizeof(cmd), "%s/cthelperd -n -c %s 2>&1", build_dir, conf);
+	out = run_out(cmd);
+	CHECK("show/example-rtsp-ports-set",
+	      strstr(out, "\n  key         ports = 554,8554 (ports, default 554): "), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules iptables -c %s 2>&1", build_dir, conf);
+	out = run_out(cmd);
+	CHECK_LINE("show/example-rtsp-rule-port-from-key", out,
+		   "iptables -t raw -A PREROUTING -p tcp --dport 8554 -j CT --helper rtsp");
+	CHECK_LINE("show/example-rtsp-rule6-port-from-key", out,
+		   "ip6tables -t raw -A PREROUTING -p tcp --dport 8554 -j CT --helper rtsp");
+	CHECK_LINE("show/example-rtsp-rule-default-port-kept", out,
+		   "iptables -t raw -A PREROUTING -p tcp --dport 554 -j CT --helper rtsp");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules nft -c %s 2>&1", build_dir, conf);
+	out = run_out(cmd);
+	CHECK("show/example-rtsp-nft-ports-from-key",
+	      strstr(out, "tcp dport { 554, 8554 } ct helper set \"cth-rtsp-tcp\""), "%s", out);
+	free(out);
+	unlink(conf);
+}
+
 int main(void)
 {
 	build_dir = getenv("CTH_BUILD");
@@ -140,5 +252,6 @@ int main(void)
 	test_sdk3();
 	test_abi2();
 	test_daemon();
+	test_example_all_helpers();
 	return check_exit();
 }
