@@ -315,6 +315,32 @@ static void rtsp_teardown(struct rtsp_run *r)
 	r->priv->next_remap = 0;
 }
 
+/* The client as either side knows it: its own address, or the one NAT
+ * gave it towards the server. */
+static bool rtsp_is_client(const struct rtsp_run *r, const union cth_addr *a)
+{
+	const struct cth_tuple *t = r->pkt->tuple;
+
+	return cth_addr_equal(r->family, a, &t[CTH_DIR_ORIGINAL].src) ||
+	       cth_addr_equal(r->family, a, &t[CTH_DIR_REPLY].dst);
+}
+
+/*
+ * A reply still naming a third host in destination= (the SETUP's was
+ * refused, or allowed with third_party): the reverse belongs to that host
+ * as much as the stream does, so it is refused the same way.
+ */
+static bool rtsp_reply_dest_ok(struct rtsp_run *r, const struct rtsp_spec *s,
+			       uint16_t port)
+{
+	if (!s->dest.set || rtsp_is_client(r, &s->dest.addr) || r->cfg->third_party)
+		return true;
+	cth_count(r->ctx, RTSP_C_THIRD_PARTY);
+	cth_log_addr(r->ctx, CTH_LOG_INFO, "SETUP reply: not expecting the media of third host",
+		     r->family, &s->dest.addr, port);
+	return false;
+}
+
 /* A UDP spec of a SETUP reply: client_port back under NAT, then the
  * client's media to server_port (reverse). */
 static void rtsp_reply_spec(struct rtsp_run *r, const struct rtsp_spec *s)
@@ -337,6 +363,8 @@ static void rtsp_reply_spec(struct rtsp_run *r, const struct rtsp_spec *s)
 		rtsp_nat_reply(r, s, &client);
 	if (!r->cfg->reverse || !rtsp_ports_pair(&s->server, s->rtcp_mux, &server.rtp, &server.rtcp))
 		return;
+	if (!rtsp_reply_dest_ok(r, s, client.rtp))
+		return;
 	if (s->src.set)
 		addr = s->src.addr;
 	else
@@ -348,8 +376,11 @@ static void rtsp_reply_spec(struct rtsp_run *r, const struct rtsp_spec *s)
 			     r->family, &addr, server.rtp);
 		return;
 	}
-	/* from the client's RTP port (its real one: 0 when unnamed, any) */
+	/* from the client's RTP port (its real one: 0 when unnamed, any); a
+	 * stream aimed at a third host has that host's receiver reports */
 	exp.sport = client.rtp;
+	if (s->dest.set && !rtsp_is_client(r, &s->dest.addr) && !(exp.flags & CTH_EXPECT_NAT))
+		cth_addr_copy(r->family, &exp.src, &s->dest.addr);
 	ret = cth_expect(r->ctx, &exp, 0);
 	if (ret >= 0 && server.rtcp != server.rtp) {
 		exp.sport = client.rtcp;
