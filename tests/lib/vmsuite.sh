@@ -80,6 +80,32 @@ show_tail() {
 	tail -n "$n" "$file" | sed 's/^/  | /'
 }
 
+# impl_begin IMPL: start one implementation for the suite's cases (the
+# suite's impl_start; impl_stop, CASES, want and not_run IMPL CASE WHY are
+# the suite's too, CASES' lines starting with the case name).  Started:
+# names the helpers and starts the expectation events, returns 0.  Not
+# started: says why with the daemon's log tail, marks every wanted case
+# not run, stops what did start, returns 1.
+impl_begin() {
+	local impl=$1 line name
+	say "=== $impl"
+	progress "start $impl"
+	if impl_start "$impl"; then
+		[ "$impl" = none ] || say "helpers: $(nfct_helpers | tr '\n' ' ')"
+		events_start "$impl"
+		return 0
+	fi
+	say "$impl could not be started: $START_WHY"
+	[ "$impl" != cthelperd ] || show_tail "$LOGS/cthelperd.log" 30
+	[ "$impl" != conntrackd ] || show_tail "$LOGS/conntrackd.out" 10
+	for line in "${CASES[@]}"; do
+		read -r name _ <<<"$line"
+		! want "$name" || not_run "$impl" "$name" "$START_WHY"
+	done
+	impl_stop "$impl"
+	return 1
+}
+
 # ------------------------------------------------------------ expectation events
 
 # While an implementation runs, "conntrack -E expect" logs every expectation
@@ -255,6 +281,19 @@ suite_boot() {
 	rc=$?
 	echo "$name: whole run (boot included) took $((SECONDS - start)) s; logs in $RES/logs"
 	return $rc
+}
+
+# suite_account NAME RC: the suite's own closing line, from the PASS and
+# FAIL lines the VM wrote (tests/run.sh adds up every suite's lines); a
+# run that failed (RC) without a FAIL line counts as one failure.
+suite_account() {
+	local name=$1 rc=$2 p=0 f=0
+	if [ -f "$RES/stdout" ]; then
+		p=$(grep -c '^PASS ' "$RES/stdout")
+		f=$(grep -c '^FAIL ' "$RES/stdout")
+	fi
+	[ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
+	echo "$name: $p passed, $f failed, 0 skipped"
 }
 
 # CTH_BUILD is relative to the repo unless absolute.

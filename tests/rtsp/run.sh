@@ -16,12 +16,5 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/vmsuite.sh
 suite_boot rtsp "${RTSP_VM_TIMEOUT:-480}" "CTH_BUILD RTSP_ONLY RTSP_OPEN" "$@"
 rc=$?
-# the suite's own account (tests/run.sh adds up every suite's lines)
-p=0 f=0
-if [ -f "$RES/stdout" ]; then
-	p=$(grep -c '^PASS ' "$RES/stdout")
-	f=$(grep -c '^FAIL ' "$RES/stdout")
-fi
-[ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
-echo "rtsp: $p passed, $f failed, 0 skipped"
+suite_account rtsp "$rc"
 exit $rc

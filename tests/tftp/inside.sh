@@ -362,21 +362,7 @@ not_run() {
 
 run_impl() {
 	local impl=$1 line name fam mode kind file
-	say "=== $impl"
-	progress "start $impl"
-	if ! impl_start "$impl"; then
-		say "$impl could not be started: $START_WHY"
-		[ "$impl" = cthelperd ] && show_tail "$LOGS/cthelperd.log" 30
-		[ "$impl" = conntrackd ] && show_tail "$LOGS/conntrackd.out" 10
-		for line in "${CASES[@]}"; do
-			read -r name _ <<<"$line"
-			want "$name" && not_run "$impl" "$name" "$START_WHY"
-		done
-		impl_stop "$impl"
-		return
-	fi
-	[ "$impl" = none ] || say "helpers: $(nfct_helpers | tr '\n' ' ')"
-	events_start "$impl"
+	impl_begin "$impl" || return
 	for line in "${CASES[@]}"; do
 		read -r name fam mode kind file <<<"$line"
 		want "$name" || continue
