@@ -223,18 +223,49 @@ static void rtsp_failed(struct rtsp_run *r, int err)
 		r->verdict = CTH_VERDICT_DROP;
 }
 
-/* RTP, then RTCP unless one port carries both. */
-static int rtsp_expect_pair(struct rtsp_run *r, struct cth_expect *exp,
-			    const struct rtsp_pair *p)
+/* One port of a pair: to port, from sport (0: any), under NAT on to
+ * nat_port. */
+static void rtsp_expect_port(struct cth_expect *exp, uint16_t port, uint16_t sport,
+			     uint16_t nat_port)
 {
+	exp->dport = port;
+	exp->sport = sport;
+	if (exp->flags & CTH_EXPECT_NAT)
+		exp->nat_port = nat_port;
+}
+
+int rtsp_expect_pair(struct rtsp_run *r, struct cth_expect *exp, const struct rtsp_pair *to,
+		     const struct rtsp_pair *from, const struct rtsp_pair *nat, unsigned int how)
+{
+	struct cth_expect rtp;
 	int ret;
 
-	exp->dport = p->rtp;
-	ret = cth_expect(r->ctx, exp, 0);
-	if (ret < 0 || p->rtcp == p->rtp)
+	if (!nat)
+		nat = to;
+	rtsp_expect_port(exp, to->rtp, from ? from->rtp : 0, nat->rtp);
+	ret = cth_expect(r->ctx, exp, how);
+	if (ret < 0 || to->rtcp == to->rtp)
 		return ret;
-	exp->dport = p->rtcp;
-	return cth_expect(r->ctx, exp, 0);
+	rtp = *exp;
+	rtsp_expect_port(exp, to->rtcp, from ? from->rtcp : 0, nat->rtcp);
+	ret = cth_expect(r->ctx, exp, how);
+	/* the kernel's answer is known only now: the next pair is tried whole */
+	if (ret < 0 && (how & CTH_EXPECT_SYNC))
+		cth_expect_ctl(r->ctx, CTH_EXPECT_OP_REMOVE, &rtp);
+	return ret;
+}
+
+/* A pair asked for: counted, or logged as what could not be expected
+ * (to exp's destination) and the packet's verdict following the error. */
+static void rtsp_pair_done(struct rtsp_run *r, int ret, const char *what,
+			   const struct cth_expect *exp, const struct rtsp_pair *to)
+{
+	if (ret < 0) {
+		cth_log_addr(r->ctx, CTH_LOG_INFO, what, r->family, &exp->dst, exp->dport);
+		rtsp_failed(r, ret);
+		return;
+	}
+	cth_count_add(r->ctx, RTSP_C_EXPECTATIONS, to->rtcp == to->rtp ? 1u : 2u);
 }
 
 /* A UDP unicast spec of a SETUP: the server's media to the client. */
@@ -277,14 +308,8 @@ static void rtsp_setup_spec(struct rtsp_run *r, const struct rtsp_spec *s)
 			rtsp_failed(r, ret);
 		return;
 	}
-	ret = rtsp_expect_pair(r, &exp, &want);
-	if (ret < 0) {
-		cth_log_addr(r->ctx, CTH_LOG_INFO, "SETUP: cannot expect media to", r->family,
-			     &exp.dst, exp.dport);
-		rtsp_failed(r, ret);
-		return;
-	}
-	cth_count_add(r->ctx, RTSP_C_EXPECTATIONS, want.rtcp == want.rtp ? 1u : 2u);
+	ret = rtsp_expect_pair(r, &exp, &want, NULL, NULL, 0);
+	rtsp_pair_done(r, ret, "SETUP: cannot expect media to", &exp, &want);
 }
 
 static void rtsp_setup(struct rtsp_run *r, const struct rtsp_msg *m)
@@ -376,26 +401,13 @@ static void rtsp_reply_spec(struct rtsp_run *r, const struct rtsp_spec *s)
 			     r->family, &addr, server.rtp);
 		return;
 	}
-	/* from the client's RTP port (its real one: 0 when unnamed, any); a
-	 * stream aimed at a third host has that host's receiver reports */
-	exp.sport = client.rtp;
+	/* from the client's RTP and RTCP ports (its real ones: 0 when
+	 * unnamed, any); a stream aimed at a third host has that host's
+	 * receiver reports */
 	if (s->dest.set && !rtsp_is_client(r, &s->dest.addr) && !(exp.flags & CTH_EXPECT_NAT))
 		cth_addr_copy(r->family, &exp.src, &s->dest.addr);
-	ret = cth_expect(r->ctx, &exp, 0);
-	if (ret >= 0 && server.rtcp != server.rtp) {
-		exp.sport = client.rtcp;
-		exp.dport = server.rtcp;
-		if (exp.flags & CTH_EXPECT_NAT)
-			exp.nat_port = server.rtcp;
-		ret = cth_expect(r->ctx, &exp, 0);
-	}
-	if (ret < 0) {
-		cth_log_addr(r->ctx, CTH_LOG_INFO, "SETUP reply: cannot expect media to", r->family,
-			     &exp.dst, exp.dport);
-		rtsp_failed(r, ret);
-		return;
-	}
-	cth_count_add(r->ctx, RTSP_C_EXPECTATIONS, server.rtcp == server.rtp ? 1u : 2u);
+	ret = rtsp_expect_pair(r, &exp, &server, &client, NULL, 0);
+	rtsp_pair_done(r, ret, "SETUP reply: cannot expect media to", &exp, &server);
 }
 
 /* A 2xx with a Transport header answers a SETUP. */

@@ -106,6 +106,13 @@ struct rtsp_run {
 	bool rewritten;         /* the current message was edited */
 };
 
+/* rtsp.c: RTP, then RTCP unless one port carries both: exp to the pair
+ * to, from the ports from (NULL: any), under NAT on to the pair nat (NULL:
+ * to).  how as cth_expect(); with CTH_EXPECT_SYNC an RTP expectation whose
+ * RTCP fails is taken back, so a pair is made whole or not at all.  0, or
+ * the first negative errno. */
+int rtsp_expect_pair(struct rtsp_run *r, struct cth_expect *exp, const struct rtsp_pair *to,
+		     const struct rtsp_pair *from, const struct rtsp_pair *nat, unsigned int how);
 /* rtsp_nat.c: a SETUP's transport from the client, to its own address,
  * under NAT (exp as cth_expect_to() filled it for want.rtp).  Expects
  * RTP/RTCP on a free pair of the NAT address and rewrites the transport

@@ -15,8 +15,6 @@
  * requests, and the host allows one packet 64 (plugin.h). */
 #define RTSP_NAT_TRIES 16u
 
-static int rtsp_nat_pair(struct rtsp_run *r, struct cth_expect *exp, const struct rtsp_pair *at,
-			 const struct rtsp_pair *real);
 static bool rtsp_nat_edit_port(struct rtsp_run *r, const struct rtsp_port *p, uint16_t port);
 static bool rtsp_nat_edit_host(struct rtsp_run *r, const struct rtsp_host *h,
 			       const union cth_addr *addr);
@@ -67,7 +65,9 @@ int rtsp_nat_setup(struct rtsp_run *r, const struct rtsp_spec *s, const struct r
 			break;
 		at.rtp = (uint16_t)(want->rtp + step);
 		at.rtcp = (uint16_t)(want->rtcp + step);
-		ret = rtsp_nat_pair(r, exp, &at, want);
+		/* on the NAT address's pair at, following the master to the
+		 * client's real pair */
+		ret = rtsp_expect_pair(r, exp, &at, NULL, want, CTH_EXPECT_SYNC);
 		if (ret != -EBUSY && ret != -EEXIST)
 			break;
 	}
@@ -90,31 +90,6 @@ int rtsp_nat_setup(struct rtsp_run *r, const struct rtsp_spec *s, const struct r
 	if (host_edit)
 		rtsp_nat_edit_host(r, &s->dest, &exp->dst);
 	return 0;
-}
-
-/*
- * RTP and RTCP on the NAT address's pair at, following the master to the
- * client's real pair (the ports it listens on).  A half-made pair is
- * removed: the next pair is tried whole.
- */
-static int rtsp_nat_pair(struct rtsp_run *r, struct cth_expect *exp, const struct rtsp_pair *at,
-			 const struct rtsp_pair *real)
-{
-	struct cth_expect rtp;
-	int ret;
-
-	exp->dport = at->rtp;
-	exp->nat_port = real->rtp;
-	ret = cth_expect(r->ctx, exp, CTH_EXPECT_SYNC);
-	if (ret < 0 || at->rtcp == at->rtp)
-		return ret;
-	rtp = *exp;
-	exp->dport = at->rtcp;
-	exp->nat_port = real->rtcp;
-	ret = cth_expect(r->ctx, exp, CTH_EXPECT_SYNC);
-	if (ret < 0)
-		cth_expect_ctl(r->ctx, CTH_EXPECT_OP_REMOVE, &rtp);
-	return ret;
 }
 
 /* Remember which NAT port stands for which client port, for the reply;
