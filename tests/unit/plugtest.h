@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the plugin unit tests (test_ftp.c, test_sip.c, test_tns.c,
- * test_rpc.c, test_toydata.c), beside the check harness (check.h) and the
+ * test_rpc.c, test_toydata.c, test_tftp.c, test_rtsp.c, test_sdk3host.c), beside the check harness (check.h) and the
  * plugin's run on the daemon's host code (plugrun.h):
  *
  *   - addresses, a deterministic random generator (the test defines
@@ -280,6 +280,25 @@ static inline void check_out(struct check *ck, const struct plugrun *f, const ch
 static inline void check_clean(struct check *ck, const struct plugrun *f)
 {
 	check_that(ck, f->n_bad == 0, "refused or unexpected host call: %s", f->bad);
+}
+
+/* Expectation i follows the master (nat-follow-master) in direction
+ * nat_dir to nat_addr port nat_port. */
+static inline void check_exp_nat(struct check *ck, const struct plugrun *f, unsigned int i,
+				 enum cth_dir nat_dir, const char *nat_addr, uint16_t nat_port)
+{
+	const struct cth_expect *e = &f->exp[i];
+	char b[64];
+
+	if (i >= f->n_exp)
+		return;
+	check_that(ck, (e->flags & CTH_EXPECT_NAT) &&
+		   strcmp(f->exp_fn[i], CTH_EXPECT_FN_NAT_FOLLOW_MASTER) == 0,
+		   "exp %u: flags %#x fn '%s'", i, e->flags, f->exp_fn[i]);
+	check_that(ck, e->nat_dir == nat_dir, "exp %u: nat_dir %d", i, e->nat_dir);
+	check_that(ck, addr_is(e->family, &e->nat_addr, nat_addr) && e->nat_port == nat_port,
+		   "exp %u: nat %s port %u, want %s port %u", i,
+		   addr_str(e->family, &e->nat_addr, b, sizeof(b)), e->nat_port, nat_addr, nat_port);
 }
 
 static inline void check_no_edit(struct check *ck, const struct plugrun *f)

@@ -126,23 +126,6 @@ static void check_media(struct check *ck, const struct plugrun *f, unsigned int 
 		   e->flags);
 }
 
-static void check_nat(struct check *ck, const struct plugrun *f, unsigned int i,
-		      enum cth_dir nat_dir, const char *nat_addr, uint16_t nat_port)
-{
-	const struct cth_expect *e = &f->exp[i];
-	char b[64];
-
-	if (i >= f->n_exp)
-		return;
-	check_that(ck, (e->flags & CTH_EXPECT_NAT) &&
-		   strcmp(f->exp_fn[i], CTH_EXPECT_FN_NAT_FOLLOW_MASTER) == 0,
-		   "exp %u: flags %#x fn '%s'", i, e->flags, f->exp_fn[i]);
-	check_that(ck, e->nat_dir == nat_dir, "exp %u: nat_dir %d", i, e->nat_dir);
-	check_that(ck, addr_is(e->family, &e->nat_addr, nat_addr) && e->nat_port == nat_port,
-		   "exp %u: nat %s port %u, want %s port %u", i,
-		   addr_str(e->family, &e->nat_addr, b, sizeof(b)), e->nat_port, nat_addr, nat_port);
-}
-
 /* The packet passed (verdict), expectations n, nothing refused. */
 static void check_run(struct check *ck, const struct run *r, int verdict, unsigned int n_exp)
 {
@@ -369,8 +352,8 @@ static void test_nat_client(struct run *r)
 	check_run(&c, r, CTH_VERDICT_ACCEPT, 2);
 	check_media(&c, r->f, 0, SERVER4, 0, ROUTER_SV4, 5000, CTH_EXPECT_SYNC);
 	check_media(&c, r->f, 1, SERVER4, 0, ROUTER_SV4, 5001, CTH_EXPECT_SYNC);
-	check_nat(&c, r->f, 0, R, CLIENT4, 5000);
-	check_nat(&c, r->f, 1, R, CLIENT4, 5001);
+	check_exp_nat(&c, r->f, 0, R, CLIENT4, 5000);
+	check_exp_nat(&c, r->f, 1, R, CLIENT4, 5001);
 	check_no_edit(&c, r->f);
 	check_cnt(&c, r, "setups=1,expectations=2");
 	check_end(&c);
@@ -384,8 +367,8 @@ static void test_nat_client(struct run *r)
 	check_run(&c, r, CTH_VERDICT_ACCEPT, 4);
 	check_media(&c, r->f, 2, SERVER4, 0, ROUTER_SV4, 5002, CTH_EXPECT_SYNC);
 	check_media(&c, r->f, 3, SERVER4, 0, ROUTER_SV4, 5003, CTH_EXPECT_SYNC);
-	check_nat(&c, r->f, 2, R, CLIENT4, 5000);
-	check_nat(&c, r->f, 3, R, CLIENT4, 5001);
+	check_exp_nat(&c, r->f, 2, R, CLIENT4, 5000);
+	check_exp_nat(&c, r->f, 3, R, CLIENT4, 5001);
 	check_that(&c, ctl_count(r->f, CTH_EXPECT_OP_REMOVE) == 1 &&
 		   r->f->ctl[0].exp.dport == 5000, "half pair not removed");
 	check_out(&c, r->f, setup(1, "RTP/AVP;unicast;client_port=5002-5003"));
@@ -401,7 +384,7 @@ static void test_nat_client(struct run *r)
 	check_out(&c, r->f, reply(1, "RTP/AVP;unicast;client_port=5000-5001;server_port=6970-6971"));
 	check_media(&c, r->f, 0, CLIENT4, 5000, SERVER4, 6970, 0);
 	check_media(&c, r->f, 1, CLIENT4, 5001, SERVER4, 6971, 0);
-	check_nat(&c, r->f, 0, O, SERVER4, 6970);
+	check_exp_nat(&c, r->f, 0, O, SERVER4, 6970);
 	check_cnt(&c, r, "replies=1,expectations=2,nat_rewrites=1");
 	check_end(&c);
 }
@@ -873,7 +856,7 @@ static void test_nat_more(struct run *r)
 	tx(r, O, setup(1, "RTP/AVP;unicast;destination=" CLIENT4 ";client_port=5000-5001"));
 	check_run(&c, r, CTH_VERDICT_ACCEPT, 2);
 	check_media(&c, r->f, 0, SERVER4, 0, ROUTER_SV4, 5000, CTH_EXPECT_SYNC);
-	check_nat(&c, r->f, 0, R, CLIENT4, 5000);
+	check_exp_nat(&c, r->f, 0, R, CLIENT4, 5000);
 	check_out(&c, r->f, setup(1, "RTP/AVP;unicast;destination=" ROUTER_SV4 ";client_port=5000-5001"));
 	check_cnt(&c, r, "setups=1,expectations=2,nat_rewrites=1");
 	check_end(&c);
@@ -916,7 +899,7 @@ static void test_nat_more(struct run *r)
 	tx(r, O, setup(1, "RTP/AVP;unicast;client_port=5000-5001"));
 	check_run(&c, r, CTH_VERDICT_ACCEPT, 2);
 	check_media(&c, r->f, 0, SERVER4, 0, CLIENT4, 5000, CTH_EXPECT_SYNC);
-	check_nat(&c, r->f, 0, R, CLIENT4, 5000);
+	check_exp_nat(&c, r->f, 0, R, CLIENT4, 5000);
 	check_no_edit(&c, r->f);
 	check_end(&c);
 
@@ -927,7 +910,7 @@ static void test_nat_more(struct run *r)
 	check_out(&c, r->f, reply(1, "RTP/AVP;unicast;client_port=5000-5001;source=198.51.100.1"
 				  ";server_port=6970-6971"));
 	check_media(&c, r->f, 0, CLIENT4, 5000, "198.51.100.1", 6970, 0);
-	check_nat(&c, r->f, 0, O, SERVER4, 6970);
+	check_exp_nat(&c, r->f, 0, O, SERVER4, 6970);
 	check_cnt(&c, r, "replies=1,expectations=2,nat_rewrites=1");
 	check_end(&c);
 

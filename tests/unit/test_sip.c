@@ -1232,23 +1232,6 @@ static void check_exp(struct check *ck, const struct plugrun *f, unsigned int i,
 		   addr_str(family, &e->dst, b2, sizeof(b2)), e->dport, dst, dport);
 }
 
-static void check_exp_nat(struct check *ck, const struct plugrun *f, unsigned int i,
-			  enum cth_dir nat_dir, const char *nat_addr, uint16_t nat_port)
-{
-	const struct cth_expect *e = &f->exp[i];
-	char b[64];
-
-	if (i >= f->n_exp)
-		return;
-	check_that(ck, (e->flags & CTH_EXPECT_NAT) &&
-		   strcmp(f->exp_fn[i], CTH_EXPECT_FN_NAT_FOLLOW_MASTER) == 0,
-		   "exp %u: flags %#x fn '%s'", i, e->flags, f->exp_fn[i]);
-	check_that(ck, e->nat_dir == nat_dir, "exp %u: nat_dir %d", i, e->nat_dir);
-	check_that(ck, addr_is(e->family, &e->nat_addr, nat_addr) && e->nat_port == nat_port,
-		   "exp %u: nat %s port %u, want %s port %u", i,
-		   addr_str(e->family, &e->nat_addr, b, sizeof(b)), e->nat_port, nat_addr, nat_port);
-}
-
 /* The media pair (RTP at i, RTCP at i + 1) without NAT. */
 static void check_pair(struct check *ck, const struct plugrun *f, unsigned int i, unsigned int class,
 		       const char *src, const char *dst, uint16_t port)
