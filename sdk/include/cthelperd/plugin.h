@@ -53,6 +53,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -247,6 +248,17 @@ enum cth_expect_flags {
 	 * at most one per packet, a second one gets -EOPNOTSUPP.
 	 */
 	CTH_EXPECT_HELPER = 1u << 4,
+	/**
+	 * Match only the first cth_expect::src_prefix bits of
+	 * cth_expect::src: the expected connection may come from any host
+	 * of that network (the answers to a broadcast or multicast query,
+	 * Linux nf_conntrack_broadcast's netmask).  Linux copies only the
+	 * source half of an expectation's mask from ctnetlink
+	 * (ctnetlink_alloc_expect()), so the destination is always exact.
+	 * Link view (see cth_link()): a host older than it refuses the flag
+	 * with -EINVAL, and reads cth_expect::src_prefix only when it is set.
+	 */
+	CTH_EXPECT_SRC_PREFIX = 1u << 5,
 };
 
 /**
@@ -310,6 +322,14 @@ struct cth_expect {
 	/** Seconds, for ::CTH_EXPECT_OP_REFRESH; 0 keeps the class policy's.
 	 *  Creation ignores it (Linux applies the class policy). */
 	uint32_t timeout;
+	/**
+	 * With ::CTH_EXPECT_SRC_PREFIX: how many leading bits of #src must
+	 * match, 1..32 (IPv4) or 1..128 (IPv6); the host clears the bits
+	 * past it.  Appended with the link view: read only when the flag is
+	 * set, so a plugin built before it (whose structure ends at
+	 * #timeout) is never read past its end.
+	 */
+	uint8_t src_prefix;
 };
 
 /** Bits for cth_expect()'s @p how argument. */
@@ -324,6 +344,44 @@ enum cth_expect_how {
 	 * expectation right after the verdict.
 	 */
 	CTH_EXPECT_SYNC = 1u << 0,
+};
+
+/** Kinds of cth_link::dst_kind: what the packet's destination is. */
+enum cth_dst_kind {
+	CTH_DST_UNICAST = 0,
+	CTH_DST_MULTICAST = 1,     /**< 224.0.0.0/4 or ff00::/8 */
+	/** IPv4: the broadcast address of one of the link's networks (the
+	 *  network is cth_link::net) */
+	CTH_DST_BROADCAST = 2,
+	CTH_DST_BROADCAST_ALL = 3, /**< IPv4: 255.255.255.255 */
+};
+
+/**
+ * Where a packet is on this host's links, and which network the answers
+ * to it come from: filled by cth_link().
+ *
+ * The link side is the interface the packet leaves by (#out_ifindex),
+ * where the hosts that answer a query sent to a group or a broadcast
+ * address live; for a packet delivered to this host (no #out_ifindex),
+ * the interface it came in by.  #net is the network of one address of
+ * that interface, chosen in this order:
+ *  -# IPv4: the primary (not secondary) address whose broadcast address is
+ *     the packet's destination (Linux nf_conntrack_broadcast_help()'s
+ *     rule, so a subnet broadcast gives the subnet);
+ *  -# the address whose network holds the packet's source (the host's own
+ *     address when it sent the packet itself; an on-link sender
+ *     otherwise); IPv6 link-local sources give fe80::/64;
+ *  -# IPv4: the interface's first primary address; IPv6: its first address
+ *     of global scope (a forwarded packet from another network).
+ * No address (an interface without one, a packet the host holds no
+ * interface for): #net_prefix is 0.
+ */
+struct cth_link {
+	uint32_t in_ifindex;  /**< interface it came in by, 0: this host sent it */
+	uint32_t out_ifindex; /**< interface it leaves by, 0: delivered to this host */
+	uint8_t dst_kind;     /**< ::cth_dst_kind of the packet's destination */
+	uint8_t net_prefix;   /**< prefix length of #net, 0: none found */
+	union cth_addr net;   /**< the link side's network, bits past #net_prefix zero */
 };
 
 /** Operations of cth_expect_ctl() on the connection's existing expectations. */
@@ -383,6 +441,13 @@ struct cth_host {
 	int (*keep)(struct cth_ctx *ctx, size_t offset);
 	/* ABI 3; cth_count() checks #size, so ABI 2 hosts are safe too */
 	void (*count)(struct cth_ctx *ctx, unsigned int counter, uint32_t n);
+	/*
+	 * The link view, appended in SDK 3 (no ABI bump, as #keep):
+	 * cth_link() checks #size, and ::CTH_EXPECT_SRC_PREFIX with
+	 * cth_expect::src_prefix comes with it.  @p size is the plugin's
+	 * sizeof(struct cth_link), so the structure may grow at its end.
+	 */
+	int (*link)(struct cth_ctx *ctx, struct cth_link *link, size_t size);
 };
 
 /**
@@ -429,6 +494,21 @@ enum cth_key_flags {
 	 * sets none.  At most one key per plugin.
 	 */
 	CTH_KEY_RULE_PORTS = 1u << 0,
+	/**
+	 * A ::CTH_KEY_BOOL key: when yes, @c cthelperd --print-rules also
+	 * attaches the helper to the packets this host sends itself (raw
+	 * OUTPUT), e.g. the queries of a router or desktop with a stateful
+	 * INPUT policy (SSDP, mDNS, NetBIOS-NS).  At most one key per plugin;
+	 * without one, only PREROUTING.
+	 */
+	CTH_KEY_RULE_OUTPUT = 1u << 1,
+	/**
+	 * A ::CTH_KEY_BOOL key: when no, @c cthelperd --print-rules does not
+	 * attach the helper to arriving packets (raw PREROUTING: forwarded,
+	 * or for this host), e.g. a helper of local broadcasts only.  At most
+	 * one key per plugin; without one, PREROUTING.
+	 */
+	CTH_KEY_RULE_PREROUTING = 1u << 2,
 };
 
 /** The value of a ::CTH_KEY_PORTS key. */
@@ -745,6 +825,31 @@ static inline size_t cth_kept(const struct cth_ctx *ctx,
 			      sizeof(ctx->host->keep) || !ctx->host->keep)
 		return 0;
 	return pkt->kept;
+}
+
+/**
+ * Where this packet is on the host's links (::cth_link): the interfaces it
+ * came in by and leaves by, what its destination is, and the network the
+ * answers to it come from.  For helpers of broadcast and multicast
+ * queries (NetBIOS-NS, SSDP, mDNS): expect the answers from cth_link::net
+ * with ::CTH_EXPECT_SRC_PREFIX rather than from anywhere.
+ *
+ * The host works it out only when asked (one look at the host's address
+ * table, taken from the kernel when an interface address changes), so
+ * plugins that never call it pay nothing.
+ * @param ctx  the packet context
+ * @param link filled; zeroed first
+ * @return 0, or -EOPNOTSUPP (a host older than the link view), or another
+ *         negative errno (the address table could not be read: the
+ *         interfaces are filled, #net_prefix is 0)
+ */
+static inline int cth_link(struct cth_ctx *ctx, struct cth_link *link)
+{
+	memset(link, 0, sizeof(*link));
+	if (ctx->host->size < offsetof(struct cth_host, link) +
+			      sizeof(ctx->host->link) || !ctx->host->link)
+		return -EOPNOTSUPP;
+	return ctx->host->link(ctx, link, sizeof(*link));
 }
 
 /** Set the connection's conntrack timeout, in seconds. */
