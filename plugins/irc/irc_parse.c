@@ -45,9 +45,11 @@ int irc_parse_line(const uint8_t *buf, size_t off, size_t len, bool complete,
 	if (complete && c.end > c.at && buf[c.end - 1] == '\r')
 		c.end--;
 	ret = irc_header(&c);
-	if (ret != IRC_PARSE_DCC)
-		return ret;
-	return irc_dcc_args(&c, dcc);
+	if (ret == IRC_PARSE_DCC)
+		ret = irc_dcc_args(&c, dcc);
+	/* an offer is read once its line is whole, as the kernel waits for
+	 * its '\n' */
+	return !complete && ret != IRC_PARSE_NONE ? IRC_PARSE_MORE : ret;
 }
 
 /* The line ended here: for an incomplete one that means "wait". */
