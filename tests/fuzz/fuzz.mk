@@ -35,6 +35,12 @@ FUZZ_SRC_fuzz_rtsp := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugin
                       $(wildcard plugins/rtsp/*.h)
 FUZZ_SRC_fuzz_irc := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/irc/*.c)) sdk/lib/util.c \
                      $(wildcard plugins/irc/*.h)
+# amanda and sane on the plugin kit's driver (cth_plugtest_fuzz(), plugtest/;
+# "=": PLUGTEST_SRC is set later)
+FUZZ_SRC_fuzz_amanda = $(PLUGTEST_SRC) $(sort $(wildcard plugins/amanda/*.c)) sdk/lib/util.c \
+                       $(wildcard plugins/amanda/*.h)
+FUZZ_SRC_fuzz_sane = $(PLUGTEST_SRC) $(sort $(wildcard plugins/sane/*.c)) sdk/lib/util.c \
+                     $(wildcard plugins/sane/*.h)
 
 # fuzz_replay.c, once per plugin: fuzz_replay_PLUGIN is a whole capture
 # through the replay's engine (replay/ but main.c) with the plugin

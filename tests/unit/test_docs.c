@@ -244,6 +244,8 @@ static void test_plugins(void)
 		{ "rpc", "plugins/rpc.so", "docs/plugins/rpc.md", "THE RPC PLUGIN" },
 		{ "tftp", "plugins/tftp.so", "docs/plugins/tftp.md", "THE TFTP PLUGIN" },
 		{ "rtsp", "plugins/rtsp.so", "docs/plugins/rtsp.md", "THE RTSP PLUGIN" },
+		{ "amanda", "plugins/amanda.so", "docs/plugins/amanda.md", "THE AMANDA PLUGIN" },
+		{ "sane", "plugins/sane.so", "docs/plugins/sane.md", "THE SANE PLUGIN" },
 		{ "toydata", "tests/toydata/toydata.so", "sdk/examples/toydata/README.md", NULL },
 	};
 

@@ -170,6 +170,10 @@ static void test_example_all_helpers(void)
 		"iptables -t raw -A PREROUTING -p udp --dport 69 -j CT --helper tftp",
 		"iptables -t raw -A PREROUTING -p tcp --dport 554 -j CT --helper rtsp",
 		"ip6tables -t raw -A PREROUTING -p tcp --dport 554 -j CT --helper rtsp",
+		"iptables -t raw -A PREROUTING -p udp --dport 10080 -j CT --helper amanda",
+		"ip6tables -t raw -A PREROUTING -p udp --dport 10080 -j CT --helper amanda",
+		"iptables -t raw -A PREROUTING -p tcp --dport 6566 -j CT --helper sane",
+		"ip6tables -t raw -A PREROUTING -p tcp --dport 6566 -j CT --helper sane",
 	};
 	char conf[] = "/tmp/cth-test-example-XXXXXX", cmd[2048], first[256];
 	char *out;
@@ -187,7 +191,7 @@ static void test_example_all_helpers(void)
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd -n -c %s 2>&1", build_dir, conf);
 	out = run_out(cmd);
-	snprintf(first, sizeof(first), "%s: configuration OK: 7 helper(s), 7 plugin(s)\n", conf);
+	snprintf(first, sizeof(first), "%s: configuration OK: 9 helper(s), 9 plugin(s)\n", conf);
 	CHECK("show/example-all-helpers", strncmp(out, first, strlen(first)) == 0, "%s", out);
 	CHECK_LINE("show/example-rtsp", out, "helper rtsp");
 	CHECK_LINE("show/example-rtsp-queue", out, "  queue       5 (queue_len 4096, fail_open no)");
@@ -208,6 +212,12 @@ static void test_example_all_helpers(void)
 	CHECK_LINE("show/example-irc-class", out, "  class       irc: max 8, timeout 300 s");
 	CHECK("show/example-irc-key-ports",
 	      strstr(out, "\n  key         ports = 6667 (ports, default 6667): "), "%s", out);
+	CHECK_LINE("show/example-amanda-queue", out, "  queue       10 (queue_len 4096, fail_open no)");
+	CHECK_LINE("show/example-amanda-class", out, "  class       amanda: max 3, timeout 180 s");
+	CHECK("show/example-amanda-key-master_timeout",
+	      strstr(out, "\n  key         master_timeout = 300 (uint, default 300): "), "%s", out);
+	CHECK_LINE("show/example-sane-queue", out, "  queue       11 (queue_len 4096, fail_open no)");
+	CHECK_LINE("show/example-sane-class", out, "  class       sane: max 1, timeout 300 s");
 	free(out);
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules iptables -c %s 2>&1", build_dir, conf);
