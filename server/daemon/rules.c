@@ -34,6 +34,25 @@ static const char *const rules_proto_name[] = {
 };
 static const unsigned int rules_protos[] = { CTH_PROTO_TCP, CTH_PROTO_UDP };
 
+/* Where a helper is attached: packets that arrive (raw PREROUTING, or an
+ * nft prerouting chain) and packets this host sends (OUTPUT).  The plugin
+ * decides through its CTH_KEY_RULE_PREROUTING / CTH_KEY_RULE_OUTPUT keys;
+ * a plugin without them is attached on arrival only, as before. */
+enum rules_hook {
+	RULES_PREROUTING = 1u << 0,
+	RULES_OUTPUT = 1u << 1,
+};
+
+static const struct rules_chain {
+	enum rules_hook hook;
+	const char *ipt;  /* the raw table's chain */
+	const char *nft;  /* our table's base chain and its hook */
+} rules_chains[] = {
+	{ .hook = RULES_PREROUTING, .ipt = "PREROUTING", .nft = "prerouting" },
+	{ .hook = RULES_OUTPUT, .ipt = "OUTPUT", .nft = "output" },
+};
+#define RULES_N_CHAINS (sizeof(rules_chains) / sizeof(rules_chains[0]))
+
 static const char *const rules_kind_name[] = {
 	[RULES_NFT] = "nft", [RULES_IPTABLES] = "iptables",
 };
@@ -57,6 +76,8 @@ static void rules_print_header(FILE *out, const struct runtime *rt,
 static void rules_print_nft(FILE *out, const struct runtime *rt);
 static void rules_nft_objects(FILE *out, const struct instance *in);
 static const struct rules_family *rules_one_family(unsigned int families);
+static void rules_nft_chain(FILE *out, const struct runtime *rt,
+			    const struct rules_chain *c);
 static void rules_nft_set(FILE *out, const struct runtime *rt,
 			  const struct instance *in);
 static void rules_nft_ports(FILE *out, const struct rules_ports *p);
@@ -70,9 +91,14 @@ static void rules_ipt_port(FILE *out, const struct cfg_helper *h,
 			   unsigned int shards, const struct instance *in,
 			   const struct rules_family *fam, const char *proto,
 			   const char *port, const char *hash);
+static void rules_ipt_one(FILE *out, const struct cfg_helper *h,
+			  unsigned int shards, const struct instance *in,
+			  const struct rules_family *fam, const char *proto,
+			  const char *port, const char *hash, const char *chain);
 static void rules_ipt_spread(FILE *out, const struct cfg_helper *h,
 			     const struct rules_family *fam, const char *proto,
-			     const char *port, const char *hash);
+			     const char *port, const char *hash, const char *chain);
+static unsigned int rules_hooks(const struct instance *in);
 static const struct cfg_helper *rules_helper_cfg(const struct runtime *rt,
 						 const struct instance *in);
 static unsigned int rules_shards(const struct cfg_helper *h);
@@ -120,13 +146,10 @@ static void rules_print_nft(FILE *out, const struct runtime *rt)
 	fprintf(out,
 		"\n"
 		"\t# After conntrack (priority -200) has created the entry: a helper\n"
-		"\t# set at raw priority finds no conntrack to attach to.\n"
-		"\tchain prerouting {\n"
-		"\t\ttype filter hook prerouting priority filter; policy accept;\n");
-	for (size_t i = 0; i < rt->n_inst; i++)
-		rules_nft_set(out, rt, &rt->inst[i]);
+		"\t# set at raw priority finds no conntrack to attach to.\n");
+	for (size_t c = 0; c < RULES_N_CHAINS; c++)
+		rules_nft_chain(out, rt, &rules_chains[c]);
 	fprintf(out,
-		"\t}\n"
 		"\n"
 		"\t# Expected connections pass as related; add your own policy and\n"
 		"\t# the new connections you allow.\n"
@@ -163,6 +186,27 @@ static const struct rules_family *rules_one_family(unsigned int families)
 		if (families == rules_families[i].bit)
 			return &rules_families[i];
 	return NULL;
+}
+
+/* One base chain with the instances attached on its hook; the output
+ * chain only when one is (prerouting always: the file's usual shape). */
+static void rules_nft_chain(FILE *out, const struct runtime *rt,
+			    const struct rules_chain *c)
+{
+	unsigned int used = 0;
+
+	for (size_t i = 0; i < rt->n_inst; i++)
+		used |= rules_hooks(&rt->inst[i]);
+	if (c->hook != RULES_PREROUTING && !(used & c->hook))
+		return;
+	if (c->hook != RULES_PREROUTING)
+		fprintf(out, "\n\t# Packets this host sends itself (its own queries).\n");
+	fprintf(out, "\tchain %s {\n"
+		"\t\ttype filter hook %s priority filter; policy accept;\n", c->nft, c->nft);
+	for (size_t i = 0; i < rt->n_inst; i++)
+		if (rules_hooks(&rt->inst[i]) & c->hook)
+			rules_nft_set(out, rt, &rt->inst[i]);
+	fprintf(out, "\t}\n");
 }
 
 static void rules_nft_set(FILE *out, const struct runtime *rt,
@@ -278,17 +322,31 @@ static void rules_ipt_helper(FILE *out, const struct runtime *rt,
 	}
 }
 
-/* One port's rule(s), commented out (hash "# ") when the port is unknown. */
+/* One port's rule(s) on each hook the instance is attached on, commented
+ * out (hash "# ") when the port is unknown. */
 static void rules_ipt_port(FILE *out, const struct cfg_helper *h,
 			   unsigned int shards, const struct instance *in,
 			   const struct rules_family *fam, const char *proto,
 			   const char *port, const char *hash)
 {
+	unsigned int hooks = rules_hooks(in);
+
+	for (size_t c = 0; c < RULES_N_CHAINS; c++)
+		if (hooks & rules_chains[c].hook)
+			rules_ipt_one(out, h, shards, in, fam, proto, port, hash,
+				      rules_chains[c].ipt);
+}
+
+static void rules_ipt_one(FILE *out, const struct cfg_helper *h,
+			  unsigned int shards, const struct instance *in,
+			  const struct rules_family *fam, const char *proto,
+			  const char *port, const char *hash, const char *chain)
+{
 	if (shards > 1)
-		rules_ipt_spread(out, h, fam, proto, port, hash);
+		rules_ipt_spread(out, h, fam, proto, port, hash, chain);
 	else
-		fprintf(out, "%s%s -t raw -A PREROUTING -p %s --dport %s -j CT --helper %s\n",
-			hash, fam->iptables, proto, port, in->name);
+		fprintf(out, "%s%s -t raw -A %s -p %s --dport %s -j CT --helper %s\n",
+			hash, fam->iptables, chain, proto, port, in->name);
 }
 
 /*
@@ -306,17 +364,17 @@ static void rules_ipt_port(FILE *out, const struct cfg_helper *h,
  */
 static void rules_ipt_spread(FILE *out, const struct cfg_helper *h,
 			     const struct rules_family *fam, const char *proto,
-			     const char *port, const char *hash)
+			     const char *port, const char *hash, const char *chain)
 {
 	bool tcp = strcmp(proto, "tcp") == 0;
 
 	for (unsigned int k = 0; k < h->shards; k++)
-		fprintf(out, "%s%s -t raw -A PREROUTING -p %s --dport %s%s -m statistic --mode nth "
-			"--every %u --packet %u -j CT --helper %s\n", hash, fam->iptables, proto,
-			port, tcp ? " --syn" : "", h->shards, k, h[k].name);
+		fprintf(out, "%s%s -t raw -A %s -p %s --dport %s%s -m statistic --mode nth "
+			"--every %u --packet %u -j CT --helper %s\n", hash, fam->iptables, chain,
+			proto, port, tcp ? " --syn" : "", h->shards, k, h[k].name);
 	if (tcp)
-		fprintf(out, "%s%s -t raw -A PREROUTING -p %s --dport %s -j CT --helper %s\n",
-			hash, fam->iptables, proto, port, h->name);
+		fprintf(out, "%s%s -t raw -A %s -p %s --dport %s -j CT --helper %s\n",
+			hash, fam->iptables, chain, proto, port, h->name);
 }
 
 /* --- for both kinds -------------------------------------------------- */
@@ -338,6 +396,19 @@ static unsigned int rules_shards(const struct cfg_helper *h)
 	if (!h)
 		return 1;
 	return h->shard ? 0 : h->shards;
+}
+
+/* The hooks in's plugin attaches it on, by its keys' values (runtime/keys.h). */
+static unsigned int rules_hooks(const struct instance *in)
+{
+	const struct cth_plugin_desc *d = in->pl->desc;
+	unsigned int hooks = 0;
+
+	if (keys_rule_hook(d, in->config, CTH_KEY_RULE_PREROUTING, true))
+		hooks |= RULES_PREROUTING;
+	if (keys_rule_hook(d, in->config, CTH_KEY_RULE_OUTPUT, false))
+		hooks |= RULES_OUTPUT;
+	return hooks;
 }
 
 /* rule_ports, else the plugin's declared rule ports (CTH_KEY_RULE_PORTS). */

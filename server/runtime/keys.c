@@ -47,9 +47,23 @@ bool keys_name_ok(const char *s)
 	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
 }
 
+/* The key flags, each allowed on one type and on at most one key. */
+static const struct keys_flag {
+	unsigned int bit;
+	unsigned int type;
+	const char *name;
+} keys_flags[] = {
+	{ .bit = CTH_KEY_RULE_PORTS, .type = CTH_KEY_PORTS, .name = "CTH_KEY_RULE_PORTS" },
+	{ .bit = CTH_KEY_RULE_OUTPUT, .type = CTH_KEY_BOOL, .name = "CTH_KEY_RULE_OUTPUT" },
+	{ .bit = CTH_KEY_RULE_PREROUTING, .type = CTH_KEY_BOOL,
+	  .name = "CTH_KEY_RULE_PREROUTING" },
+};
+#define KEYS_N_FLAGS (sizeof(keys_flags) / sizeof(keys_flags[0]))
+#define KEYS_FLAGS_ALL (CTH_KEY_RULE_PORTS | CTH_KEY_RULE_OUTPUT | CTH_KEY_RULE_PREROUTING)
+
 int keys_decl_check(const struct cth_plugin_desc *d, char *err, size_t errlen)
 {
-	unsigned int rule_ports = 0;
+	unsigned int flagged[KEYS_N_FLAGS] = { 0 };
 	int rc;
 
 	if (d->n_keys > CTH_KEY_MAX)
@@ -66,10 +80,13 @@ int keys_decl_check(const struct cth_plugin_desc *d, char *err, size_t errlen)
 		for (unsigned int j = 0; j < i; j++)
 			if (strcmp(k->name, d->keys[j].name) == 0)
 				return ERR("key '%s' declared twice", k->name);
-		rule_ports += (k->flags & CTH_KEY_RULE_PORTS) != 0;
+		for (unsigned int f = 0; f < KEYS_N_FLAGS; f++)
+			flagged[f] += (k->flags & keys_flags[f].bit) != 0;
 	}
-	if (rule_ports > 1)
-		return ERR("%u keys have CTH_KEY_RULE_PORTS; at most one may", rule_ports);
+	for (unsigned int f = 0; f < KEYS_N_FLAGS; f++)
+		if (flagged[f] > 1)
+			return ERR("%u keys have %s; at most one may", flagged[f],
+				   keys_flags[f].name);
 	return 0;
 }
 
@@ -222,6 +239,21 @@ size_t keys_rule_ports(const struct cth_plugin_desc *d, const void *config,
 	return n;
 }
 
+bool keys_rule_hook(const struct cth_plugin_desc *d, const void *config,
+		    unsigned int flag, bool def)
+{
+	for (unsigned int i = 0; i < d->n_keys; i++) {
+		const struct cth_key *k = &d->keys[i];
+		bool on;
+
+		if (!(k->flags & flag) || k->type != CTH_KEY_BOOL)
+			continue;
+		memcpy(&on, (const uint8_t *)config + k->offset, sizeof(on));
+		return on;
+	}
+	return def;
+}
+
 int keys_apply(const struct cfg *cfg, const struct cfg_helper *h,
 	       const struct cth_plugin_desc *d, void *config)
 {
@@ -253,12 +285,14 @@ static int keys_decl_one(const struct cth_plugin_desc *d, const struct cth_key *
 	if (cfg_key_find(cfg_helper_keys, k->name))
 		return ERR("key '%s': a daemon key of [helper] sections has that name",
 			   k->name);
-	if (k->flags & ~(unsigned int)CTH_KEY_RULE_PORTS)
+	if (k->flags & ~(unsigned int)KEYS_FLAGS_ALL)
 		return ERR("key '%s': unknown flags 0x%x", k->name,
-			   k->flags & ~(unsigned int)CTH_KEY_RULE_PORTS);
-	if ((k->flags & CTH_KEY_RULE_PORTS) && k->type != CTH_KEY_PORTS)
-		return ERR("key '%s': CTH_KEY_RULE_PORTS is for a CTH_KEY_PORTS key only",
-			   k->name);
+			   k->flags & ~(unsigned int)KEYS_FLAGS_ALL);
+	for (unsigned int f = 0; f < KEYS_N_FLAGS; f++)
+		if ((k->flags & keys_flags[f].bit) && k->type != keys_flags[f].type)
+			return ERR("key '%s': %s is for a CTH_KEY_%s key only", k->name,
+				   keys_flags[f].name,
+				   keys_flags[f].type == CTH_KEY_PORTS ? "PORTS" : "BOOL");
 	if (k->def && strlen(k->def) > KEYS_DEF_MAX)
 		return ERR("key '%s': default longer than %u bytes", k->name, KEYS_DEF_MAX);
 	if ((rc = keys_decl_size(d, k, &size, err, errlen)) || k->type == CTH_KEY_CUSTOM)

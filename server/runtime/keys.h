@@ -48,6 +48,11 @@ void keys_format(const struct cth_key *k, const void *config, char *buf, size_t 
  * declares no such key. */
 size_t keys_rule_ports(const struct cth_plugin_desc *d, const void *config,
 		       uint16_t *ports, size_t max);
+/* The value in config of d's bool key carrying flag (CTH_KEY_RULE_OUTPUT
+ * or CTH_KEY_RULE_PREROUTING): whether --print-rules attaches the helper
+ * on that hook; def when d declares no such key. */
+bool keys_rule_hook(const struct cth_plugin_desc *d, const void *config,
+		    unsigned int flag, bool def);
 /*
  * Configure an instance of d from section h into config (zeroed,
  * d->config_size bytes): with declared keys, every default, then each of

@@ -151,10 +151,27 @@ static void test_decl(void)
 	CHECK("keys/decl-default-out-of-range", rc == -EINVAL &&
 	      strstr(err, "key 'n': default '4' is not a number in 5..4000000000"), "%s", err);
 	keys[1].def = "5";
-	keys[0].flags = 4;
+	keys[0].flags = 8;
 	rc = keys_decl_check(&d, err, sizeof(err));
-	CHECK("keys/decl-unknown-flag", rc == -EINVAL && strstr(err, "key 'on': unknown flags 0x4"),
+	CHECK("keys/decl-unknown-flag", rc == -EINVAL && strstr(err, "key 'on': unknown flags 0x8"),
 	      "%s", err);
+	/* the link view's hook flags: on a bool key, one key each */
+	keys[0].flags = CTH_KEY_RULE_OUTPUT;
+	rc = keys_decl_check(&d, err, sizeof(err));
+	CHECK("keys/decl-rule-output", rc == 0, "%s", err);
+	keys[0].flags = CTH_KEY_RULE_PREROUTING;
+	rc = keys_decl_check(&d, err, sizeof(err));
+	CHECK("keys/decl-rule-prerouting", rc == 0, "%s", err);
+	keys[1].flags = CTH_KEY_RULE_OUTPUT;
+	rc = keys_decl_check(&d, err, sizeof(err));
+	CHECK("keys/decl-rule-output-not-bool", rc == -EINVAL &&
+	      strstr(err, "key 'n': CTH_KEY_RULE_OUTPUT is for a CTH_KEY_BOOL key only"), "%s", err);
+	keys[1].flags = 0;
+	keys[2].flags = CTH_KEY_RULE_PREROUTING;
+	rc = keys_decl_check(&d, err, sizeof(err));
+	CHECK("keys/decl-rule-prerouting-not-bool", rc == -EINVAL &&
+	      strstr(err, "CTH_KEY_RULE_PREROUTING is for a CTH_KEY_BOOL key only"), "%s", err);
+	keys[2].flags = 0;
 	keys[0].flags = 0;
 	keys[0].name = "plugin";
 	rc = keys_decl_check(&d, err, sizeof(err));
