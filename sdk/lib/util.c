@@ -338,3 +338,17 @@ bool cth_expect_to(struct cth_expect *exp, const struct cth_packet *pkt,
 	cth_addr_copy(family, &exp->dst, addr);
 	return false;
 }
+
+int cth_expect_answers(struct cth_expect *exp, const struct cth_packet *pkt,
+		       const struct cth_link *link, unsigned int class,
+		       uint16_t sport)
+{
+	cth_expect_back(exp, pkt, class, IPPROTO_UDP);
+	exp->sport = sport;
+	exp->flags |= CTH_EXPECT_PERMANENT;
+	if (!link) {
+		exp->flags |= CTH_EXPECT_ANY_SRC;
+		return 0;
+	}
+	return cth_expect_src_net(exp, link);
+}
