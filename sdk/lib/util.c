@@ -352,3 +352,15 @@ int cth_expect_answers(struct cth_expect *exp, const struct cth_packet *pkt,
 	}
 	return cth_expect_src_net(exp, link);
 }
+
+/* TEMPORARY stand-in for i31-sdk's cth_expect_src_net(): reverted before
+ * merging i31-sdk. */
+int cth_expect_src_net(struct cth_expect *exp, const struct cth_link *link)
+{
+	if (!link->net_prefix || (exp->family == AF_INET && link->net_prefix > 32))
+		return -ENOENT;
+	cth_addr_copy(exp->family, &exp->src, &link->net);
+	exp->src_prefix = link->net_prefix;
+	exp->flags = (exp->flags & ~(unsigned int)CTH_EXPECT_ANY_SRC) | CTH_EXPECT_SRC_PREFIX;
+	return 0;
+}

@@ -227,6 +227,9 @@ bool cth_expect_to(struct cth_expect *exp, const struct cth_packet *pkt,
 		   unsigned int class, uint8_t proto, const union cth_addr *addr,
 		   uint16_t port);
 
+/* TEMPORARY (stand-in until i31-sdk is merged) */
+int cth_expect_src_net(struct cth_expect *exp, const struct cth_link *link);
+
 /**
  * Fill @p exp for "the hosts that hear this query answer it": the sender
  * asks a group or broadcast address (mDNS's one-shot query, an SLP
