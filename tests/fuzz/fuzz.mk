@@ -5,7 +5,7 @@ FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_TARGETS := $(filter-out fuzz_replay,$(notdir $(basename $(wildcard tests/fuzz/fuzz_*.c))))
-FUZZ_HOST_SRC := server/host/call.c server/host/packet.c server/host/edit.c server/host/keep.c \
+FUZZ_HOST_SRC := server/host/call.c server/host/link.c server/host/packet.c server/host/edit.c server/host/keep.c \
                  server/host/inflight.c server/runtime/guard.c server/base/log.c
 # a plugin's declared keys, defaults and settings through the daemon's
 # parser (fuzz_hostpath.h fz_instance_init(), fz_configure())
@@ -41,6 +41,15 @@ FUZZ_SRC_fuzz_amanda = $(PLUGTEST_SRC) $(sort $(wildcard plugins/amanda/*.c)) sd
                        $(wildcard plugins/amanda/*.h)
 FUZZ_SRC_fuzz_sane = $(PLUGTEST_SRC) $(sort $(wildcard plugins/sane/*.c)) sdk/lib/util.c \
                      $(wildcard plugins/sane/*.h)
+# the helpers of queries to a group or broadcast address (fuzz_lanq.h):
+# the real plugin through the plugin kit's harness; "=": PLUGTEST_SRC is
+# set after this file is read
+FUZZ_LANQ_SRC = sdk/lib/util.c $(PLUGTEST_SRC) tests/fuzz/fuzz_lanq.h
+FUZZ_SRC_fuzz_mdns = $(sort $(wildcard plugins/mdns/*.c plugins/mdns/*.h)) $(FUZZ_LANQ_SRC)
+FUZZ_SRC_fuzz_slp = $(sort $(wildcard plugins/slp/*.c plugins/slp/*.h)) $(FUZZ_LANQ_SRC)
+FUZZ_SRC_fuzz_dhcpv6 = $(sort $(wildcard plugins/dhcpv6/*.c plugins/dhcpv6/*.h)) $(FUZZ_LANQ_SRC)
+FUZZ_SRC_fuzz_netbios_ns = $(sort $(wildcard plugins/netbios-ns/*.c plugins/netbios-ns/*.h)) \
+                           $(FUZZ_LANQ_SRC)
 
 # fuzz_replay.c, once per plugin: fuzz_replay_PLUGIN is a whole capture
 # through the replay's engine (replay/ but main.c) with the plugin

@@ -246,6 +246,11 @@ static void test_plugins(void)
 		{ "rtsp", "plugins/rtsp.so", "docs/plugins/rtsp.md", "THE RTSP PLUGIN" },
 		{ "amanda", "plugins/amanda.so", "docs/plugins/amanda.md", "THE AMANDA PLUGIN" },
 		{ "sane", "plugins/sane.so", "docs/plugins/sane.md", "THE SANE PLUGIN" },
+		{ "mdns", "plugins/mdns.so", "docs/plugins/mdns.md", "THE MDNS PLUGIN" },
+		{ "slp", "plugins/slp.so", "docs/plugins/slp.md", "THE SLP PLUGIN" },
+		{ "dhcpv6", "plugins/dhcpv6.so", "docs/plugins/dhcpv6.md", "THE DHCPV6 PLUGIN" },
+		{ "netbios-ns", "plugins/netbios-ns.so", "docs/plugins/netbios-ns.md",
+		  "THE NETBIOS-NS PLUGIN" },
 		{ "toydata", "tests/toydata/toydata.so", "sdk/examples/toydata/README.md", NULL },
 	};
 

@@ -174,6 +174,16 @@ static void test_example_all_helpers(void)
 		"ip6tables -t raw -A PREROUTING -p udp --dport 10080 -j CT --helper amanda",
 		"iptables -t raw -A PREROUTING -p tcp --dport 6566 -j CT --helper sane",
 		"ip6tables -t raw -A PREROUTING -p tcp --dport 6566 -j CT --helper sane",
+		"iptables -t raw -A PREROUTING -p udp --dport 5353 -j CT --helper mdns",
+		"ip6tables -t raw -A PREROUTING -p udp --dport 5353 -j CT --helper mdns",
+		"iptables -t raw -A PREROUTING -p udp --dport 427 -j CT --helper slp",
+		"ip6tables -t raw -A PREROUTING -p udp --dport 547 -j CT --helper dhcpv6",
+		/* the link view's helpers also help this host's own queries */
+		"iptables -t raw -A OUTPUT -p udp --dport 5353 -j CT --helper mdns",
+		"ip6tables -t raw -A OUTPUT -p udp --dport 5353 -j CT --helper mdns",
+		"iptables -t raw -A OUTPUT -p udp --dport 427 -j CT --helper slp",
+		"ip6tables -t raw -A OUTPUT -p udp --dport 547 -j CT --helper dhcpv6",
+		"iptables -t raw -A OUTPUT -p udp --dport 137 -j CT --helper netbios-ns",
 	};
 	char conf[] = "/tmp/cth-test-example-XXXXXX", cmd[2048], first[256];
 	char *out;
@@ -191,7 +201,7 @@ static void test_example_all_helpers(void)
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd -n -c %s 2>&1", build_dir, conf);
 	out = run_out(cmd);
-	snprintf(first, sizeof(first), "%s: configuration OK: 9 helper(s), 9 plugin(s)\n", conf);
+	snprintf(first, sizeof(first), "%s: configuration OK: 13 helper(s), 13 plugin(s)\n", conf);
 	CHECK("show/example-all-helpers", strncmp(out, first, strlen(first)) == 0, "%s", out);
 	CHECK_LINE("show/example-rtsp", out, "helper rtsp");
 	CHECK_LINE("show/example-rtsp-queue", out, "  queue       5 (queue_len 4096, fail_open no)");
@@ -218,6 +228,14 @@ static void test_example_all_helpers(void)
 	      strstr(out, "\n  key         master_timeout = 300 (uint, default 300): "), "%s", out);
 	CHECK_LINE("show/example-sane-queue", out, "  queue       11 (queue_len 4096, fail_open no)");
 	CHECK_LINE("show/example-sane-class", out, "  class       sane: max 1, timeout 300 s");
+	CHECK_LINE("show/example-mdns-queue", out, "  queue       7 (queue_len 4096, fail_open no)");
+	CHECK_LINE("show/example-mdns-class", out, "  class       mdns: max 8, timeout 30 s");
+	CHECK("show/example-mdns-key-answers",
+	      strstr(out, "\n  key         answers = link (choice, default link): "), "%s", out);
+	CHECK_LINE("show/example-netbios-ns-class", out,
+		   "  class       netbios-ns: max 1, timeout 3 s");
+	CHECK("show/example-netbios-ns-key-incoming",
+	      strstr(out, "\n  key         incoming = no (bool, default no): "), "%s", out);
 	free(out);
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules iptables -c %s 2>&1", build_dir, conf);
