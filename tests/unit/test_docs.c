@@ -244,6 +244,7 @@ static void test_plugins(void)
 		{ "rpc", "plugins/rpc.so", "docs/plugins/rpc.md", "THE RPC PLUGIN" },
 		{ "tftp", "plugins/tftp.so", "docs/plugins/tftp.md", "THE TFTP PLUGIN" },
 		{ "rtsp", "plugins/rtsp.so", "docs/plugins/rtsp.md", "THE RTSP PLUGIN" },
+		{ "ssdp", "plugins/ssdp.so", "docs/plugins/ssdp.md", "THE SSDP PLUGIN" },
 		{ "toydata", "tests/toydata/toydata.so", "sdk/examples/toydata/README.md", NULL },
 	};
 
