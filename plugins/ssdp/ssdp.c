@@ -169,7 +169,9 @@ static int ssdp_http(struct cth_ctx *ctx, const struct cth_packet *pkt)
 
 /*
  * GENA SUBSCRIBE with CALLBACK: the device will connect to the first
- * callback URL for each event.  Only the subscriber's own address is
+ * callback URL for each event (a new connection each time, usually):
+ * one is expected, helped, and each NOTIFY expects the next.  Only the
+ * subscriber's own address is
  * opened (conntrackd's rule too); under SNAT the URL is rewritten to the
  * NAT address, the port kept (the event connection follows the master to
  * it).  A renewal (SID, no CALLBACK) opens nothing.  The headers may come
@@ -200,7 +202,10 @@ static int ssdp_subscribe(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			     &url.addr, url.port);
 		return ssdp_pass(ctx, SSDP_C_CALLBACK_REFUSED);
 	}
-	exp.flags |= CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER;
+	/* not PERMANENT: the first event connection takes it, and its
+	 * NOTIFY expects the next (ssdp_notify()); a permanent one would
+	 * clash with that renewal and end at the class timeout */
+	exp.flags |= CTH_EXPECT_HELPER;
 	ret = ssdp_callback_rewrite(ctx, pkt, &exp, voff + uoff, &url);
 	if (ret < 0)
 		return ssdp_done(ctx, ret, SSDP_C_CALLBACK, "the CALLBACK");
@@ -224,7 +229,7 @@ static int ssdp_notify(struct cth_ctx *ctx, const struct cth_packet *pkt)
 	from_subscriber.dir = CTH_DIR_REPLY;
 	cth_expect_back(&exp, &from_subscriber, SSDP_CLASS_HTTP, IPPROTO_TCP);
 	exp.dport = pkt->tuple[CTH_DIR_ORIGINAL].dport;
-	exp.flags |= CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER;
+	exp.flags |= CTH_EXPECT_HELPER;
 	return ssdp_done(ctx, cth_expect(ctx, &exp, 0), SSDP_C_NOTIFY, "the next NOTIFY");
 }
 

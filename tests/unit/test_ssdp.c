@@ -525,7 +525,7 @@ static void test_gena(struct plugrun *f)
 	counts_take(f, &before);
 	v = run_text(f, &c, O, CTH_CT_ESTABLISHED, SUBSCRIBE4);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, PERM_HELPER);
+	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, CTH_EXPECT_HELPER);
 	check_no_edit(&ck, f);
 	check_clean(&ck, f);
 	check_counts(&ck, f, &before, "callback=1");
@@ -536,7 +536,7 @@ static void test_gena(struct plugrun *f)
 	http_conn(&c, V6);
 	v = run_text(f, &c, O, CTH_CT_ESTABLISHED,
 		     "subscribe /evt HTTP/1.1\r\ncallback:<http://[fd00:1::2]:49200/cb>\r\n\r\n");
-	check_one(&ck, f, V6, TCP, SSDP_CLASS_HTTP, DEVICE6, QUERIER6, CB_PORT, PERM_HELPER);
+	check_one(&ck, f, V6, TCP, SSDP_CLASS_HTTP, DEVICE6, QUERIER6, CB_PORT, CTH_EXPECT_HELPER);
 	conn_free(&c);
 	check_end(&ck);
 
@@ -567,7 +567,7 @@ static void test_gena(struct plugrun *f)
 	conn_snat(&c, ROUTER_SV4, NAT_PORT);
 	v = run_text(f, &c, O, CTH_CT_ESTABLISHED, SUBSCRIBE4);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, ROUTER_SV4, CB_PORT, PERM_HELPER);
+	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, ROUTER_SV4, CB_PORT, CTH_EXPECT_HELPER);
 	check_exp_nat(&ck, f, 0, R, QUERIER4, CB_PORT);
 	check_out(&ck, f, "SUBSCRIBE /evt HTTP/1.1\r\nHOST: 10.0.1.3:49152\r\n"
 		  "CALLBACK: <http://10.0.2.1:49200/cb>\r\nNT: upnp:event\r\nTIMEOUT: Second-1800\r\n\r\n");
@@ -587,7 +587,7 @@ static void test_gena(struct plugrun *f)
 			   f->keep_off == 0, "first segment: %d, %u exp, keep %d", v, f->n_exp,
 			   f->keep_asked);
 		v = run_stream(f, &c, O, two, strlen(two));
-		check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, PERM_HELPER);
+		check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, CTH_EXPECT_HELPER);
 		check_that(&ck, !f->keep_asked, "kept again");
 	}
 	conn_free(&c);
@@ -610,7 +610,7 @@ static void test_gena(struct plugrun *f)
 	v = run_text(f, &c, O, CTH_CT_ESTABLISHED,
 		     "NOTIFY /cb HTTP/1.1\r\nNT: upnp:event\r\nSEQ: 0\r\n\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, PERM_HELPER);
+	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, CTH_EXPECT_HELPER);
 	check_counts(&ck, f, &before, "notify=1");
 	conn_free(&c);
 	check_end(&ck);
@@ -620,7 +620,7 @@ static void test_gena(struct plugrun *f)
 	conn_dnat(&c, ROUTER_SV4, CB_PORT);
 	c.ct_status = CTH_CT_EXPECTED | CTH_CT_CONFIRMED | CTH_CT_SEEN_REPLY;
 	v = run_text(f, &c, O, CTH_CT_ESTABLISHED, "NOTIFY /cb HTTP/1.1\r\n\r\n");
-	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, ROUTER_SV4, CB_PORT, PERM_HELPER);
+	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, ROUTER_SV4, CB_PORT, CTH_EXPECT_HELPER);
 	check_exp_nat(&ck, f, 0, O, QUERIER4, CB_PORT);
 	conn_free(&c);
 	check_end(&ck);
