@@ -123,13 +123,25 @@ static int ssdp_answer(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			(int)(vlen < 80 ? vlen : 80), (const char *)pkt->payload + voff);
 		return ssdp_pass(ctx, SSDP_C_MALFORMED);
 	}
-	if (!cth_expect_to(&exp, pkt, SSDP_CLASS_HTTP, IPPROTO_TCP, &url.addr, url.port) &&
-	    cfg->location_own) {
+	if (!cth_addr_equal(dev->family, &url.addr, &dev->src) && cfg->location_own) {
 		cth_log_addr(ctx, CTH_LOG_INFO, "answer: LOCATION names another host,", dev->family,
 			     &url.addr, url.port);
 		return ssdp_pass(ctx, SSDP_C_LOCATION_REFUSED);
 	}
-	exp.flags |= CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER;
+	/* From the querier's own address to the URL's as named, never
+	 * following the master: under SNAT of the query the answer's
+	 * source is mapped to the group's address (nf_nat_follow_master
+	 * maps it to the master's destination), while the device's address
+	 * in the URL is real and the firewall's own NAT rules take the new
+	 * connection. */
+	memset(&exp, 0, sizeof(exp));
+	exp.class = SSDP_CLASS_HTTP;
+	exp.flags = CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER;
+	exp.family = dev->family;
+	exp.proto = IPPROTO_TCP;
+	cth_addr_copy(dev->family, &exp.src, &pkt->tuple[CTH_DIR_REPLY].src);
+	cth_addr_copy(dev->family, &exp.dst, &url.addr);
+	exp.dport = url.port;
 	return ssdp_done(ctx, cth_expect(ctx, &exp, 0), SSDP_C_LOCATION, "the LOCATION");
 }
 

@@ -491,6 +491,22 @@ static void test_answer(struct plugrun *f)
 		conn_free(&c);
 	}
 
+	/* the answer to an SNATed query (to the NAT address, mapped back):
+	 * the LOCATION from the querier's own address to the device's, not
+	 * following the master (which maps the source to the group) */
+	check_start(&ck, "answer_to_snat_query");
+	conn_init(&c, V4, UDP, OTHER4, 1900, QUERIER4, QPORT);
+	conn_dnat(&c, ROUTER_SV4, NAT_PORT);
+	c.ct_status = CTH_CT_EXPECTED;
+	v = run_text(f, &c, O, CTH_CT_RELATED,
+		     "HTTP/1.1 200 OK\r\nLOCATION: http://10.0.2.2:49152/d.xml\r\n\r\n");
+	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, QUERIER4, OTHER4, HTTP_PORT, PERM_HELPER);
+	check_that(&ck, f->n_exp == 1 && !(f->exp[0].flags & CTH_EXPECT_NAT) && !f->exp[0].fn,
+		   "follows the master");
+	check_clean(&ck, f);
+	conn_free(&c);
+	check_end(&ck);
+
 	check_start(&ck, "answer_reply_direction");
 	answer_conn(&c, V4);
 	v = run_text(f, &c, R, CTH_CT_ESTABLISHED_REPLY, cases[0].text);
