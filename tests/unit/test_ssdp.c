@@ -6,7 +6,8 @@
  * and zones refused, CALLBACK lists), and the plugin's packet callback on
  * the daemon's host code (plugrun.h): the M-SEARCH to 239.255.255.250,
  * ff02::c and ff05::c (PERMANENT, helped, from anywhere or the link's
- * network), seen twice (the kernel's loop-back clone), under SNAT;
+ * network; none known: nothing), seen twice (the kernel's loop-back
+ * clone), under SNAT;
  * NOTIFY and unicast M-SEARCH (nothing); the answer's LOCATION (own
  * address only, or any with location_own = no; v6; malformed); GENA
  * SUBSCRIBE CALLBACK (own address, NAT rewrite, split across segments,
@@ -345,6 +346,20 @@ static void test_query(struct plugrun *f)
 		check_end(&ck);
 		conn_free(&c);
 	}
+
+	/* answers = link (the default) on a host that shows no network for
+	 * the query's link (plugrun's host has no link view): nothing
+	 * opened rather than answers from anywhere */
+	check_start(&ck, "query_link_unknown");
+	query_conn(&c, V4, GROUP4);
+	counts_take(f, &before);
+	v = run_text(f, &c, O, CTH_CT_NEW, MSEARCH);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "verdict %d, %u exp", v,
+		   f->n_exp);
+	check_clean(&ck, f);
+	check_counts(&ck, f, &before, "no_link=1");
+	check_end(&ck);
+	conn_free(&c);
 
 	/* the kernel loops a clone of a locally sent multicast back through
 	 * POST_ROUTING first: the same query twice, the same expectation */
