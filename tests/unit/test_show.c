@@ -187,7 +187,7 @@ static void test_example_all_helpers(void)
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd -n -c %s 2>&1", build_dir, conf);
 	out = run_out(cmd);
-	snprintf(first, sizeof(first), "%s: configuration OK: 6 helper(s), 6 plugin(s)\n", conf);
+	snprintf(first, sizeof(first), "%s: configuration OK: 7 helper(s), 7 plugin(s)\n", conf);
 	CHECK("show/example-all-helpers", strncmp(out, first, strlen(first)) == 0, "%s", out);
 	CHECK_LINE("show/example-rtsp", out, "helper rtsp");
 	CHECK_LINE("show/example-rtsp-queue", out, "  queue       5 (queue_len 4096, fail_open no)");
@@ -203,6 +203,10 @@ static void test_example_all_helpers(void)
 	CHECK_LINE("show/example-rtsp-counters", out,
 		   "  counters    setups, replies, expectations, expect_errors, teardowns, "
 		   "interleaved, nat_rewrites, untranslated, third_party, oversized, malformed");
+	CHECK_LINE("show/example-ssdp", out, "helper ssdp");
+	CHECK_LINE("show/example-ssdp-class-http", out, "  class       http: max 8, timeout 300 s");
+	CHECK("show/example-ssdp-key-answers",
+	      strstr(out, "\n  key         answers = link (choice, default link): "), "%s", out);
 	free(out);
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules iptables -c %s 2>&1", build_dir, conf);
