@@ -31,6 +31,7 @@ FUZZ_SRC_fuzz_sip := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) plugins/sip/sip.c plugins
 FUZZ_SRC_fuzz_tns := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/tns/*.c)) sdk/lib/util.c
 FUZZ_SRC_fuzz_rpc := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/rpc/*.c)) sdk/lib/util.c
 FUZZ_SRC_fuzz_tftp := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/tftp/*.c)) sdk/lib/util.c
+FUZZ_SRC_fuzz_ssdp := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/ssdp/*.c)) sdk/lib/util.c
 FUZZ_SRC_fuzz_rtsp := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/rtsp/*.c)) sdk/lib/util.c \
                       $(wildcard plugins/rtsp/*.h)
 FUZZ_SRC_fuzz_irc := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/irc/*.c)) sdk/lib/util.c \
@@ -58,6 +59,7 @@ FUZZ_SRC_fuzz_netbios_ns = $(sort $(wildcard plugins/netbios-ns/*.c plugins/netb
 # tests/fuzz/corpus/fuzz_replay_PLUGIN/ (crash regressions) and the replay
 # cases' captures, tests/replay/cases/PLUGIN/*.pcap (tests/run.sh).
 FUZZ_REPLAY := ftp sip tns rpc tftp rtsp irc toydata
+FUZZ_REPLAY := ftp sip tns rpc tftp rtsp ssdp toydata
 FUZZ_REPLAY_SRC := $(filter-out replay/main.c,$(sort $(wildcard replay/*.c))) \
                    $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) sdk/lib/util.c $(wildcard replay/*.h)
 FUZZ_REPLAY_PLUGIN_ftp     := $(wildcard plugins/ftp/*.c plugins/ftp/*.h)
@@ -67,6 +69,7 @@ FUZZ_REPLAY_PLUGIN_rpc     := $(wildcard plugins/rpc/*.c plugins/rpc/*.h)
 FUZZ_REPLAY_PLUGIN_tftp    := $(wildcard plugins/tftp/*.c plugins/tftp/*.h)
 FUZZ_REPLAY_PLUGIN_rtsp    := $(wildcard plugins/rtsp/*.c plugins/rtsp/*.h)
 FUZZ_REPLAY_PLUGIN_irc     := $(wildcard plugins/irc/*.c plugins/irc/*.h)
+FUZZ_REPLAY_PLUGIN_ssdp    := $(wildcard plugins/ssdp/*.c plugins/ssdp/*.h)
 FUZZ_REPLAY_PLUGIN_toydata := sdk/examples/toydata/toydata.c
 FUZZ_REPLAY_DEFS_ftp     := -DFZR_PORT=21 -DFZR_OPTS='"loose=yes"'
 FUZZ_REPLAY_DEFS_sip     := -DFZR_PORT=5060 \
@@ -76,6 +79,7 @@ FUZZ_REPLAY_DEFS_rpc     := -DFZR_PORT=111 -DFZR_OPTS='"permanent=yes"'
 FUZZ_REPLAY_DEFS_tftp    := -DFZR_PORT=69
 FUZZ_REPLAY_DEFS_rtsp    := -DFZR_PORT=554 -DFZR_OPTS='"third_party=yes","reverse=no"'
 FUZZ_REPLAY_DEFS_irc     := -DFZR_PORT=6667
+FUZZ_REPLAY_DEFS_ssdp    := -DFZR_PORT=1900 -DFZR_OPTS='"answers=any","location_own=no"'
 FUZZ_REPLAY_DEFS_toydata := -DFZR_PORT=7000 -DFZR_OPTS='"min_port=1024"'
 FUZZ_REPLAY_LIBS = $(call pkg,--libs,libpcap)
 fuzz: $(FUZZ_REPLAY:%=$(B)/fuzz/fuzz_replay_%)

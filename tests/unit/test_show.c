@@ -184,6 +184,9 @@ static void test_example_all_helpers(void)
 		"iptables -t raw -A OUTPUT -p udp --dport 427 -j CT --helper slp",
 		"ip6tables -t raw -A OUTPUT -p udp --dport 547 -j CT --helper dhcpv6",
 		"iptables -t raw -A OUTPUT -p udp --dport 137 -j CT --helper netbios-ns",
+		"iptables -t raw -A PREROUTING -p udp --dport 1900 -j CT --helper ssdp",
+		"ip6tables -t raw -A OUTPUT -p udp --dport 1900 -j CT --helper ssdp",
+		"iptables -t raw -A PREROUTING -p tcp --dport 1900 -j CT --helper ssdp",
 	};
 	char conf[] = "/tmp/cth-test-example-XXXXXX", cmd[2048], first[256];
 	char *out;
@@ -201,7 +204,7 @@ static void test_example_all_helpers(void)
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd -n -c %s 2>&1", build_dir, conf);
 	out = run_out(cmd);
-	snprintf(first, sizeof(first), "%s: configuration OK: 13 helper(s), 13 plugin(s)\n", conf);
+	snprintf(first, sizeof(first), "%s: configuration OK: 14 helper(s), 14 plugin(s)\n", conf);
 	CHECK("show/example-all-helpers", strncmp(out, first, strlen(first)) == 0, "%s", out);
 	CHECK_LINE("show/example-rtsp", out, "helper rtsp");
 	CHECK_LINE("show/example-rtsp-queue", out, "  queue       5 (queue_len 4096, fail_open no)");
@@ -236,6 +239,10 @@ static void test_example_all_helpers(void)
 		   "  class       netbios-ns: max 1, timeout 3 s");
 	CHECK("show/example-netbios-ns-key-incoming",
 	      strstr(out, "\n  key         incoming = no (bool, default no): "), "%s", out);
+	CHECK_LINE("show/example-ssdp", out, "helper ssdp");
+	CHECK_LINE("show/example-ssdp-class-http", out, "  class       http: max 8, timeout 300 s");
+	CHECK("show/example-ssdp-key-answers",
+	      strstr(out, "\n  key         answers = link (choice, default link): "), "%s", out);
 	free(out);
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules iptables -c %s 2>&1", build_dir, conf);
