@@ -101,7 +101,7 @@ static void row_check(const struct row *r)
 {
 	int f = strchr(r->src, ':') ? AF_INET6 : AF_INET;
 	struct link_pkt p = { .in_ifindex = r->in, .out_ifindex = r->out, .family = f };
-	union cth_addr want = { 0 };
+	union cth_addr want = { .raw = { 0 } };
 	struct cth_link l;
 	struct check c;
 
