@@ -282,6 +282,9 @@ void rp_report_line(struct rp_report *r, bool sub, const char *fmt, ...)
 const char *rp_fmt_tuple(char *buf, size_t len, const struct cth_tuple *t);
 const char *rp_fmt_addr_port(char *buf, size_t len, int family,
 			     const union cth_addr *a, uint16_t port);
+/* A source network: "10.0.1.0/24:any", "[fd00:1::/64]:1900". */
+const char *rp_fmt_net_port(char *buf, size_t len, int family, const union cth_addr *a,
+			    unsigned int prefix, uint16_t port);
 /* The address alone, IPv6 without brackets. */
 const char *rp_fmt_addr(char *buf, size_t len, int family, const union cth_addr *a);
 /* Quoted and escaped, at most max bytes shown ("..." after). */
