@@ -8,6 +8,7 @@
  * verdict leaves it goes to the engine's emit function.  Shared by the
  * tool (main.c) and the fuzz targets (tests/fuzz/fuzz_replay.c).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -122,6 +123,75 @@ static void rp_hex(char *buf, const uint8_t *p, size_t n)
 	buf[2 * n] = 0;
 }
 
+static bool rp_link_is_host(const struct rp_engine *r, int family, const union cth_addr *a);
+
+/*
+ * cth_link() in the replay: a packet from one of the link's addresses is
+ * this host's own (in 0, out lan); any other came in on the lan, and is
+ * delivered here when it is to one of them (out 0), else forwarded out of
+ * the wan side.
+ */
+static int rp_link_fn(struct pkt_call *c, struct cth_link *link)
+{
+	const struct rp_engine *r = c->link_backend;
+	const struct cth_tuple *t = &c->pkt.tuple[c->pkt.dir];
+	struct link_pkt p = { .family = t->family, .src = t->src, .dst = t->dst };
+
+	p.in_ifindex = rp_link_is_host(r, t->family, &t->src) ? 0 : RP_LINK_LAN;
+	p.out_ifindex = !p.in_ifindex ? RP_LINK_LAN :
+			rp_link_is_host(r, t->family, &t->dst) ? 0 : RP_LINK_WAN;
+	c->in_ifindex = p.in_ifindex;
+	c->out_ifindex = p.out_ifindex;
+	link_fill(link, &p, r->link, r->n_link);
+	return 0;
+}
+
+static bool rp_link_is_host(const struct rp_engine *r, int family, const union cth_addr *a)
+{
+	for (size_t i = 0; i < r->n_link; i++)
+		if (r->link[i].family == family &&
+		    link_addr_in(family, &r->link[i].addr, a, family == AF_INET6 ? 128 : 32))
+			return true;
+	return false;
+}
+
+int rp_engine_link_parse(struct rp_engine *r, const char *list)
+{
+	const char *p = list;
+
+	r->n_link = 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char text[INET6_ADDRSTRLEN + 8], *slash, *end;
+		struct link_addr *a;
+		unsigned long prefix;
+
+		if (n == 0 || n >= sizeof(text) || r->n_link == RP_LINK_MAX)
+			return -EINVAL;
+		memcpy(text, p, n);
+		text[n] = '\0';
+		p += n + (p[n] == ',');
+		slash = strchr(text, '/');
+		if (!slash || slash[1] < '0' || slash[1] > '9')
+			return -EINVAL;
+		*slash = '\0';
+		a = &r->link[r->n_link];
+		memset(a, 0, sizeof(*a));
+		a->ifindex = RP_LINK_LAN;
+		a->family = strchr(text, ':') ? AF_INET6 : AF_INET;
+		prefix = strtoul(slash + 1, &end, 10);
+		if (inet_pton(a->family, text, a->addr.raw) != 1 || *end || prefix < 1 ||
+		    prefix > (a->family == AF_INET6 ? 128u : 32u))
+			return -EINVAL;
+		a->prefix = (uint8_t)prefix;
+		/* RT_SCOPE_LINK for fe80::/10, as the kernel lists it */
+		if (a->family == AF_INET6 && a->addr.raw[0] == 0xfe && (a->addr.raw[1] & 0xc0) == 0x80)
+			a->scope = 253;
+		r->n_link++;
+	}
+	return r->n_link ? 0 : -EINVAL;
+}
+
 /* The plugin's call for one packet with payload; returns the verdict and
  * leaves a rewritten packet in r->buf (*mangled, *out_len). */
 static int rp_help(struct rp_engine *r, const struct rp_frame *f, struct rp_conn *c,
@@ -133,6 +203,7 @@ static int rp_help(struct rp_engine *r, const struct rp_frame *f, struct rp_conn
 		.inst = r->inst, .backend = &r->x, .expect_fn = rp_expect_fn,
 		.expect_ctl_fn = rp_expect_ctl_fn, .trace = rp_report_trace,
 		.pkt = *view, .truncated = f->caplen < f->wirelen, .keep = &r->keep,
+		.link_fn = rp_link_fn, .link_backend = r,
 	};
 	char pre[256], kept[32] = "", seq[32] = "", a[2 * CTH_PRIV_MAX + 1], b[2 * CTH_PRIV_MAX + 1];
 	const uint8_t *m;

@@ -23,15 +23,28 @@
 #include <string.h>
 
 #include "replay.h"
+#include "host/link.h"
 
-/* Do two expectations' tuples overlap (expect_clash, masks included)? */
+/* How many leading bits of an expectation's source the kernel matches:
+ * none (any source), a network's prefix, or all of it. */
+static unsigned int rp_src_bits(const struct cth_expect *e)
+{
+	if (e->flags & CTH_EXPECT_ANY_SRC)
+		return 0;
+	if (e->flags & CTH_EXPECT_SRC_PREFIX)
+		return e->src_prefix;
+	return e->family == AF_INET6 ? 128u : 32u;
+}
+
+/* Do two expectations' tuples overlap (expect_clash, masks included:
+ * the sources agree on the bits both masks hold)? */
 static bool rp_expect_overlap(const struct cth_expect *a, const struct cth_expect *b)
 {
-	bool any_src = (a->flags | b->flags) & CTH_EXPECT_ANY_SRC;
+	unsigned int ba = rp_src_bits(a), bb = rp_src_bits(b);
 
 	return a->family == b->family && a->proto == b->proto &&
 	       a->dport == b->dport && rp_addr_eq(&a->dst, &b->dst) &&
-	       (any_src || rp_addr_eq(&a->src, &b->src)) &&
+	       link_addr_in(a->family, &a->src, &b->src, ba < bb ? ba : bb) &&
 	       (!a->sport || !b->sport || a->sport == b->sport);
 }
 
@@ -40,7 +53,7 @@ static bool rp_expect_same_tuple(const struct cth_expect *a, const struct cth_ex
 {
 	return a->family == b->family && a->proto == b->proto &&
 	       a->dport == b->dport && a->sport == b->sport &&
-	       rp_addr_eq(&a->dst, &b->dst) &&
+	       rp_addr_eq(&a->dst, &b->dst) && rp_src_bits(a) == rp_src_bits(b) &&
 	       ((a->flags & CTH_EXPECT_ANY_SRC) || rp_addr_eq(&a->src, &b->src));
 }
 
@@ -225,7 +238,7 @@ static bool rp_expect_matches(const struct rp_exp *x, const struct cth_tuple *t)
 	return !(e->flags & CTH_EXPECT_INACTIVE) && e->family == t->family &&
 	       e->proto == t->proto && (!e->sport || e->sport == t->sport) &&
 	       e->dport == t->dport && rp_addr_eq(&e->dst, &t->dst) &&
-	       ((e->flags & CTH_EXPECT_ANY_SRC) || rp_addr_eq(&e->src, &t->src));
+	       link_addr_in(e->family, &e->src, &t->src, rp_src_bits(e));
 }
 
 struct rp_exp *rp_expect_match(struct rp_expects *x, const struct cth_tuple *t,

@@ -42,6 +42,7 @@ struct rp_opts {
 	uint8_t proto;               /* 0: the plugin's, or the first flow's */
 	bool quiet, debug, strict;
 	const char *snat, *dnat;
+	const char *link;            /* --link ADDR/PREFIX[,...] */
 };
 
 /* The [helper] section the options become, and what each of its lines
@@ -127,7 +128,7 @@ out:
 /* 0, or the exit status to leave with. */
 static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 {
-	enum { OPT_SNAT = 256, OPT_DNAT, OPT_EXPECT, OPT_STRICT, OPT_HELPER };
+	enum { OPT_SNAT = 256, OPT_DNAT, OPT_EXPECT, OPT_STRICT, OPT_HELPER, OPT_LINK };
 	static const struct option longs[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "proto", required_argument, NULL, 'P' },
@@ -138,6 +139,7 @@ static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 		{ "expect", required_argument, NULL, OPT_EXPECT },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "helper", required_argument, NULL, OPT_HELPER },
+		{ "link", required_argument, NULL, OPT_LINK },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "version", no_argument, NULL, 'V' },
@@ -191,6 +193,9 @@ static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 			break;
 		case OPT_HELPER:
 			o->helper = optarg;
+			break;
+		case OPT_LINK:
+			o->link = optarg;
 			break;
 		case 'd':
 			o->debug = true;
@@ -251,6 +256,10 @@ static void rp_usage(FILE *fp)
 		"                           PORT up (default: kept while free)\n"
 		"      --dnat ADDR[:PORT]   the firewall destination-NATs the helped\n"
 		"                           connections to ADDR\n"
+		"      --link ADDR/PREFIX[,ADDR/PREFIX...]\n"
+		"                           the firewall's addresses on its one link (lan):\n"
+		"                           packets from them are its own, the others came\n"
+		"                           in on the lan (what cth_link() tells the plugin)\n"
 		"      --helper NAME        the helper's name (default: the plugin's file name,\n"
 		"                           within the kernel's 15 characters)\n"
 		"  -w, --write OUT.pcap     write the packets as their verdicts leave them\n"
@@ -282,6 +291,11 @@ static int rp_open(struct rp_tool *t, struct runtime **rt)
 	if (rp_runtime_build(o, rt) < 0)
 		return -EINVAL;
 	rp_engine_init(e, &(*rt)->inst[0]);
+	if (o->link && rp_engine_link_parse(e, o->link) < 0) {
+		fprintf(stderr, "%s: --link %s: ADDR/PREFIX[,ADDR/PREFIX...] (at most %u)\n",
+			log_program(), o->link, RP_LINK_MAX);
+		return -EINVAL;
+	}
 	e->rep.debug = o->debug;
 	e->proto = o->proto;
 	memcpy(e->ports, o->ports, sizeof(e->ports));
@@ -463,7 +477,9 @@ static void rp_header(struct rp_tool *t)
 	if (opt->snat && o < sizeof(line))
 		o += (size_t)snprintf(line + o, sizeof(line) - o, ", snat %s", opt->snat);
 	if (opt->dnat && o < sizeof(line))
-		snprintf(line + o, sizeof(line) - o, ", dnat %s", opt->dnat);
+		o += (size_t)snprintf(line + o, sizeof(line) - o, ", dnat %s", opt->dnat);
+	if (opt->link && o < sizeof(line))
+		snprintf(line + o, sizeof(line) - o, ", link %s", opt->link);
 	rp_report_line(&t->e.rep, false, "%s", line);
 	if (t->e.n_ports)
 		rp_engine_header_ports(&t->e);

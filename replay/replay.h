@@ -33,6 +33,7 @@
 
 #include "host/call.h"
 #include "host/keep.h"
+#include "host/link.h"
 #include "host/packet.h"
 #include "runtime/runtime.h"
 
@@ -282,6 +283,9 @@ void rp_report_line(struct rp_report *r, bool sub, const char *fmt, ...)
 const char *rp_fmt_tuple(char *buf, size_t len, const struct cth_tuple *t);
 const char *rp_fmt_addr_port(char *buf, size_t len, int family,
 			     const union cth_addr *a, uint16_t port);
+/* A source network: "10.0.1.0/24:any", "[fd00:1::/64]:1900". */
+const char *rp_fmt_net_port(char *buf, size_t len, int family, const union cth_addr *a,
+			    unsigned int prefix, uint16_t port);
 /* The address alone, IPv6 without brackets. */
 const char *rp_fmt_addr(char *buf, size_t len, int family, const union cth_addr *a);
 /* Quoted and escaped, at most max bytes shown ("..." after). */
@@ -302,8 +306,16 @@ void rp_report_close(struct rp_report *r);
 
 #define RP_PORTS_MAX 16u
 
+/* The emulated host's one link (--link): ifindex 2 "lan"; the other side
+ * of the firewall is ifindex 3 "wan", without addresses. */
+#define RP_LINK_MAX 8u
+#define RP_LINK_LAN 2u
+#define RP_LINK_WAN 3u
+
 struct rp_engine {
 	const struct instance *inst;
+	struct link_addr link[RP_LINK_MAX];
+	size_t n_link;
 	uint16_t ports[RP_PORTS_MAX];   /* 0 of them: the first flow's */
 	size_t n_ports;
 	uint8_t proto;                  /* 0: any of the plugin's */
@@ -326,6 +338,9 @@ void rp_engine_init(struct rp_engine *r, const struct instance *inst);
 bool rp_engine_helps(const struct rp_engine *r, const struct cth_tuple *t);
 void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f);
 void rp_engine_header_ports(struct rp_engine *r);
+/* --link "ADDR/PREFIX[,ADDR/PREFIX...]": the host's addresses on its
+ * link.  0 or -EINVAL. */
+int rp_engine_link_parse(struct rp_engine *r, const char *list);
 void rp_engine_summary(struct rp_engine *r);
 void rp_engine_free(struct rp_engine *r);
 

@@ -54,6 +54,18 @@ const char *rp_fmt_addr_port(char *buf, size_t len, int family,
 	return buf;
 }
 
+const char *rp_fmt_net_port(char *buf, size_t len, int family, const union cth_addr *a,
+			    unsigned int prefix, uint16_t port)
+{
+	char addr[INET6_ADDRSTRLEN] = "?", p[8] = "any";
+
+	inet_ntop(family, a->raw, addr, sizeof(addr));
+	if (port)
+		snprintf(p, sizeof(p), "%u", port);
+	snprintf(buf, len, family == AF_INET6 ? "[%s/%u]:%s" : "%s/%u:%s", addr, prefix, p);
+	return buf;
+}
+
 const char *rp_fmt_addr(char *buf, size_t len, int family, const union cth_addr *a)
 {
 	if (!inet_ntop(family, a->raw, buf, (socklen_t)len))
@@ -129,7 +141,9 @@ const char *rp_fmt_expect(char *buf, size_t len, const struct instance *in,
 	const char *cls = e->class < in->n_classes ? in->classes[e->class].name : "?";
 	int o;
 
-	if (!(e->flags & CTH_EXPECT_ANY_SRC))
+	if (e->flags & CTH_EXPECT_SRC_PREFIX)
+		rp_fmt_net_port(s, sizeof(s), e->family, &e->src, e->src_prefix, e->sport);
+	else if (!(e->flags & CTH_EXPECT_ANY_SRC))
 		rp_fmt_addr_port(s, sizeof(s), e->family, &e->src, e->sport);
 	else if (e->sport)
 		snprintf(s, sizeof(s), "*:%u", e->sport);

@@ -22,6 +22,12 @@
  * script's own cth_keep() answers and what keep_done() leaves in the table
  * are all compared with the model.
  *
+ * The link view (cth_link(), server/host/link.c): an opcode gives the
+ * interfaces, the packet's addresses and a table of up to four interface
+ * addresses, all from the input; the answer must keep plugin.h's promises
+ * (a network no longer than the family, nothing set past its prefix).
+ * Expectations carry a source prefix, read under CTH_EXPECT_SRC_PREFIX.
+ *
  * Input: flags, flags2, packet length (16 bits), the packet, private
  * state length and bytes, with flags bit 64 the kept bytes' length (16
  * bits) and the bytes, then the plugin's script (see fz_plugin()).
@@ -33,6 +39,7 @@
 #include "fuzz_hostpath.h"
 #include "host/keep.h"
 #include "host/edit.h"
+#include "host/link.h"
 
 #define FZ_MAX_OPS 64u
 
@@ -274,7 +281,73 @@ static void fz_expect(struct cth_ctx *ctx)
 	how = fz_u8(&script) % 3;
 	b = fz_u8(&script);
 	expect_answer = b % 4 == 0 ? 0 : b % 4 == 1 ? -EBUSY : b % 4 == 2 ? -EEXIST : -EINVAL;
+	/* read by the host only under CTH_EXPECT_SRC_PREFIX (flags bit 5) */
+	e.src_prefix = fz_u8(&script);
 	(void)cth_expect(ctx, &e, how);
+}
+
+/* cth_link() on the script's interfaces, packet addresses and address
+ * table (host/link.c): whatever they are, the answer keeps its promises
+ * (plugin.h, struct cth_link). */
+static struct link_addr fz_tab[4];
+static size_t fz_n_tab;
+static struct link_pkt fz_lpkt;
+
+static int fz_link_fn(struct pkt_call *c, struct cth_link *l)
+{
+	link_fill(l, &fz_lpkt, fz_tab, fz_n_tab);
+	(void)c;
+	return 0;
+}
+
+static void fz_link(struct cth_ctx *ctx)
+{
+	/* all 16 bytes: "{ 0 }" initialises only a union's first member */
+	static const union cth_addr fz_no_net;
+	struct cth_link l;
+	union cth_addr masked;
+	unsigned int bits;
+
+	call.in_ifindex = fz_u8(&script) % 4;
+	call.out_ifindex = fz_u8(&script) % 4;
+	fz_lpkt = (struct link_pkt){ .in_ifindex = call.in_ifindex,
+				     .out_ifindex = call.out_ifindex,
+				     .family = call.pkt.tuple[0].family };
+	fz_bytes(&script, &fz_lpkt.src, sizeof(fz_lpkt.src));
+	fz_bytes(&script, &fz_lpkt.dst, sizeof(fz_lpkt.dst));
+	if (fz_lpkt.family == AF_INET) {
+		memset(fz_lpkt.src.raw + 4, 0, 12);
+		memset(fz_lpkt.dst.raw + 4, 0, 12);
+	}
+	fz_n_tab = fz_u8(&script) % 5;
+	for (size_t i = 0; i < fz_n_tab; i++) {
+		struct link_addr *a = &fz_tab[i];
+		uint8_t b;
+
+		memset(a, 0, sizeof(*a));
+		a->ifindex = fz_u8(&script) % 4;
+		a->family = fz_u8(&script) & 1 ? AF_INET6 : AF_INET;
+		a->prefix = fz_u8(&script) % (a->family == AF_INET ? 33 : 129);
+		a->scope = fz_u8(&script);
+		b = fz_u8(&script);
+		a->secondary = b & 1;
+		a->has_brd = b & 2;
+		fz_bytes(&script, &a->addr, a->family == AF_INET ? 4 : 16);
+		fz_bytes(&script, &a->brd, 4);
+	}
+	FZ_ASSERT(cth_link(ctx, &l) == 0, "cth_link failed");
+	bits = fz_lpkt.family == AF_INET6 ? 128 : 32;
+	masked = l.net;
+	link_addr_mask(fz_lpkt.family, &masked, l.net_prefix);
+	FZ_ASSERT(l.in_ifindex == call.in_ifindex && l.out_ifindex == call.out_ifindex &&
+		  l.dst_kind <= CTH_DST_BROADCAST_ALL && l.net_prefix <= bits &&
+		  memcmp(&masked, &l.net, sizeof(masked)) == 0 &&
+		  (l.net_prefix || memcmp(&l.net, &fz_no_net, sizeof(l.net)) == 0),
+		  "link: in %u out %u kind %u /%u family %d net %08x %08x", l.in_ifindex,
+		  l.out_ifindex, l.dst_kind, l.net_prefix, fz_lpkt.family, l.net.ip6[0],
+		  l.net.ip6[1]);
+	FZ_ASSERT(fz_lpkt.family == AF_INET6 || l.dst_kind != CTH_DST_BROADCAST ||
+		  fz_n_tab, "a broadcast without an address");
 }
 
 /* cth_keep() at an offset from the script: anywhere in or just past the
@@ -361,6 +434,10 @@ static int fz_plugin(struct cth_ctx *ctx, const struct cth_packet *pkt,
 				fz_keep(ctx, pkt, op);
 				break;
 			}
+			if ((op & 0xe8) == 0xe0) {
+				fz_link(ctx);
+				break;
+			}
 			if (op & 8) {
 				cth_log(ctx, CTH_LOG_INFO, "fuzz %u", (unsigned int)sum);
 				break;
@@ -398,6 +475,19 @@ static int fz_expect_fn(struct pkt_call *c, const struct cth_expect *e,
 		  "expectation passed on unchecked");
 	FZ_ASSERT(!(e->flags & CTH_EXPECT_NAT) || e->nat_dir == CTH_DIR_ORIGINAL ||
 		  e->nat_dir == CTH_DIR_REPLY, "NAT direction passed on unchecked");
+	if (e->flags & CTH_EXPECT_SRC_PREFIX) {
+		union cth_addr net = e->src;
+
+		link_addr_mask(e->family, &net, e->src_prefix);
+		FZ_ASSERT(e->src_prefix >= 1 &&
+			  e->src_prefix <= (e->family == AF_INET6 ? 128 : 32) &&
+			  !(e->flags & CTH_EXPECT_ANY_SRC) &&
+			  memcmp(&net, &e->src, sizeof(net)) == 0,
+			  "source network /%u passed on unchecked or with host bits",
+			  e->src_prefix);
+	} else {
+		FZ_ASSERT(e->src_prefix == 0, "a prefix without its flag passed on");
+	}
 	c->n_expect++;
 	return expect_answer;
 }
@@ -494,6 +584,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	call.inst = &fz_inst;
 	call.expect_fn = fz_expect_fn;
+	call.link_fn = fz_link_fn;
 	call.keep = &table;
 	fz_call_flags(&call, flags);
 	call.pkt.ctinfo = (enum cth_ctinfo)(flags2 % 5);

@@ -8,8 +8,10 @@
  * Invariants: a packet id is reported only when NFQA_PACKET_HDR holds
  * one; a connection read as good has both tuples of the packet's family,
  * a helper name shorter than CTH_NAME_LEN and private state inside NFQA_CT;
- * the packet view stays inside NFQA_PAYLOAD.
+ * the packet view stays inside NFQA_PAYLOAD; the interfaces are
+ * NFQA_IFINDEX_INDEV's and _OUTDEV's values, 0 when absent.
  */
+#include <arpa/inet.h>
 #include <linux/netfilter/nfnetlink.h>
 
 #include "fuzz_common.h"
@@ -40,6 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(m.view.data == p0 &&
 			 m.view.payload_offset + m.view.payload_len <= mnl_attr_get_payload_len(pl) &&
 			 m.view.payload_len > 0);
+		FZ_CHECK(m.in_ifindex == (m.attr[NFQA_IFINDEX_INDEV] ?
+					  ntohl(mnl_attr_get_u32(m.attr[NFQA_IFINDEX_INDEV])) : 0));
+		FZ_CHECK(m.out_ifindex == (m.attr[NFQA_IFINDEX_OUTDEV] ?
+					   ntohl(mnl_attr_get_u32(m.attr[NFQA_IFINDEX_OUTDEV])) : 0));
 		if (qmsg_conn_read(&m) == 0) {
 			const struct nlattr *ct = m.attr[NFQA_CT];
 			const uint8_t *c0 = mnl_attr_get_payload(ct);

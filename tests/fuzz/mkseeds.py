@@ -68,7 +68,23 @@ def keep(off, op=0x5F):
 ACCEPT = bytes([7, 1])
 EXPECT = (bytes([2, 0, 0, 0, 0]) + struct.pack("!HH", 0, 2121) + bytes(16) +
           bytes(16) + bytes([1]) + bytes(16) + struct.pack("!H", 2121) +
-          bytes([1, 1, 0]))
+          bytes([1, 1, 0, 0]))
+# answers to a broadcast from 10.0.0.0/24 (CTH_EXPECT_SRC_PREFIX, host
+# bits left set for the host to clear), UDP to the master's (zero, as
+# this target's tuples are) address, port 40001
+EXPECT_NET = (bytes([2, 0, 0x20, 0, 1]) + struct.pack("!HH", 0, 40001) +
+              bytes([10, 0, 0, 77]) + bytes(12) + bytes(16) +
+              bytes([0]) + bytes(16) + struct.pack("!H", 0) + bytes([0, 0, 0, 24]))
+
+
+def link(in_, out, src, dst, addrs):
+    """cth_link(): interfaces, the packet's addresses (IPv4), and
+    (ifindex, prefix, flags, addr, brd) IPv4 interface addresses."""
+    b = bytes([0xE7, in_, out]) + src.ljust(16, b"\0") + dst.ljust(16, b"\0")
+    b += bytes([len(addrs)])
+    for ifindex, prefix, flags, addr, brd in addrs:
+        b += bytes([ifindex, 0, prefix, 0, flags]) + addr + brd
+    return b
 
 HOST_SEEDS = {
     # IPv6 + Destination Options + TCP, EPRT rewritten under source NAT
@@ -95,6 +111,15 @@ HOST_SEEDS = {
         1,
         packet(True, 17, b"INVITE sip:x@[2001:db8::1] SIP/2.0", HBH_DST_UDP, 0),
         mangle(13, 13, b"[::2]") + ACCEPT),
+    # a NetBIOS-NS-like query this host sends to its subnet's broadcast:
+    # the link view, then the answers from the subnet
+    "seed-v4-udp-link-broadcast": host(
+        0,
+        packet(False, 17, b"\x12\x34\x01\x10\x00\x01", src=bytes([10, 0, 0, 1]),
+               dst=bytes([10, 0, 0, 255]), sport=40001, dport=137),
+        link(0, 2, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 255]),
+             [(2, 24, 2, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 255])),
+              (3, 16, 1, bytes([172, 16, 0, 1]), bytes(4))]) + EXPECT_NET + ACCEPT),
     # GSO and truncated: every edit refused
     "seed-v4-gso": host(
         4 | 16,

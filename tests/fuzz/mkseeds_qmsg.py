@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Write the seed corpus of fuzz_qmsg: queue message attributes as the
 kernel's conntrack glue writes them (IPv4 and IPv6, with and without
-CTA_HELP, a truncated and a GSO packet).
+CTA_HELP, a truncated and a GSO packet, with the interfaces).
 
     tests/fuzz/mkseeds_qmsg.py       # rewrites tests/fuzz/corpus/fuzz_qmsg/
 """
@@ -15,6 +15,7 @@ NESTED = 0x8000
 # uapi numbers (linux/netfilter/nfnetlink_queue.h, nfnetlink_conntrack.h)
 NFQA_PACKET_HDR, NFQA_PAYLOAD, NFQA_CT, NFQA_CT_INFO = 1, 10, 11, 12
 NFQA_CAP_LEN, NFQA_SKB_INFO = 13, 14
+NFQA_IFINDEX_INDEV, NFQA_IFINDEX_OUTDEV = 4, 5
 CTA_TUPLE_ORIG, CTA_TUPLE_REPLY, CTA_STATUS, CTA_HELP, CTA_ID, CTA_ZONE = 1, 2, 3, 5, 12, 18
 CTA_TUPLE_IP, CTA_TUPLE_PROTO = 1, 2
 CTA_IP_V4_SRC, CTA_IP_V4_DST, CTA_IP_V6_SRC, CTA_IP_V6_DST = 1, 2, 3, 4
@@ -79,6 +80,10 @@ def main():
         "v4-nohelp": message(False, help_=False),
         "v6-capped-gso": message(True, extra=attr(NFQA_CAP_LEN, struct.pack(">I", 9000)) +
                                  attr(NFQA_SKB_INFO, struct.pack(">I", 2))),
+        # the link view's interfaces: forwarded (in and out), sent by this host
+        "v4-forwarded-ifaces": message(False, extra=attr(NFQA_IFINDEX_INDEV, struct.pack(">I", 3)) +
+                                       attr(NFQA_IFINDEX_OUTDEV, struct.pack(">I", 2))),
+        "v6-local-outdev": message(True, extra=attr(NFQA_IFINDEX_OUTDEV, struct.pack(">I", 2))),
     }
     for name, data in seeds.items():
         with open(os.path.join(out, "seed-" + name), "wb") as f:

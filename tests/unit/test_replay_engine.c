@@ -8,7 +8,9 @@
  * cth_expect_free_port() would).  Checked on both kinds of capture: a
  * moved port confirmed by the client's answer, a wrong NAT port caught
  * at the answer, a moved port followed in a capture without NAT, and a
- * connection nothing expects said blocked.
+ * connection nothing expects said blocked.  "QUERY" asks for the answers
+ * from the link's network (cth_link(), --link): any host of it gets
+ * through, one outside does not.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -33,6 +35,16 @@ static int annc_packet(struct cth_ctx *ctx, const struct cth_packet *pkt, void *
 	(void)priv;
 	(void)config;
 	snprintf(text, sizeof(text), "%.*s", (int)pkt->payload_len, (const char *)pkt->payload);
+	if (pkt->dir == CTH_DIR_ORIGINAL && strcmp(text, "QUERY") == 0) {
+		struct cth_link l;
+
+		/* a query to the link: answers from any host of its network */
+		cth_expect_back(&e, pkt, 0, IPPROTO_UDP);
+		e.flags |= CTH_EXPECT_PERMANENT;
+		if (cth_link(ctx, &l) == 0 && cth_expect_src_net(&e, &l) == 0)
+			cth_expect(ctx, &e, 0);
+		return CTH_VERDICT_ACCEPT;
+	}
 	if (pkt->dir != CTH_DIR_ORIGINAL || sscanf(text, "ANN %u %u", &dport, &natport) != 2)
 		return CTH_VERDICT_ACCEPT;
 	cth_expect_to(&e, pkt, 0, IPPROTO_UDP, &pkt->tuple[pkt->dir].src, (uint16_t)natport);
@@ -185,5 +197,24 @@ int main(void)
 	has("replay-engine/blocked", r, "#2 conn 2 new udp 10.0.2.2:20 > 10.0.1.2:40001: not "
 	    "related: a firewall that admits only helped traffic blocks it\n", true);
 	run_end(r);
+	/* the firewall's own broadcast query on its link 10.0.1.1/24 */
+	r = run_new(NULL);
+	if (rp_engine_link_parse(&r->e, "10.0.1.1/24,fd00:1::1/64") < 0)
+		abort();
+	send_udp(r, "10.0.1.1", 40000, "10.0.1.255", 7777, "QUERY");
+	send_udp(r, "10.0.1.7", 7777, "10.0.1.1", 40000, "answer");
+	send_udp(r, "10.0.1.9", 7777, "10.0.1.1", 40000, "answer");
+	send_udp(r, "10.0.2.9", 7777, "10.0.1.1", 40000, "answer");
+	has("replay-engine/link-expect-network", r, "class data permanent udp 10.0.1.0/24:any > "
+	    "10.0.1.1:40000", true);
+	has("replay-engine/link-answers-related", r, "#3 conn 3 related udp 10.0.1.9:7777 > "
+	    "10.0.1.1:40000 to conn 1", true);
+	has("replay-engine/link-outside-blocked", r, "#4 conn 4 new udp 10.0.2.9:7777 > "
+	    "10.0.1.1:40000: not related", true);
+	run_end(r);
+	CHECK("replay-engine/link-parse-refused", rp_engine_link_parse(&r->e, "10.0.1.1/33") < 0 &&
+	      rp_engine_link_parse(&r->e, "10.0.1.1") < 0 &&
+	      rp_engine_link_parse(&r->e, "") < 0 &&
+	      rp_engine_link_parse(&r->e, "10.0.1.1/24,,") < 0, "accepted");
 	return check_exit();
 }
