@@ -179,9 +179,10 @@ topo_firewall() {
 # local cases of tests/more: it sends an M-SEARCH, an mDNS or SLP query, a
 # DHCPv6 Solicit, a NetBIOS name query): INPUT policy DROP but for lo,
 # ESTABLISHED,RELATED and ICMP (IPv6 neighbour discovery), so a unicast
-# answer reaches it only as RELATED.  Multicast leaves by r-cl (the
-# client's LAN): a route for 224.0.0.0/4 (IPv4 multicast has no route of
-# its own).  topo_input_open undoes both.
+# answer reaches it only as RELATED.  Multicast and the limited broadcast
+# leave by r-cl (the client's LAN): routes for 224.0.0.0/4 and
+# 255.255.255.255 (the VM has no default route for them to follow).
+# topo_input_open undoes both.
 topo_input_stateful() {
 	local t icmp
 	for t in "$IPT" "$IP6T"; do
@@ -192,7 +193,8 @@ topo_input_stateful() {
 		"$t" -A INPUT -p "$icmp" -j ACCEPT && "$t" -P INPUT DROP ||
 			topo_err "$t INPUT rules failed" || return 1
 	done
-	ip route replace 224.0.0.0/4 dev r-cl || topo_err "multicast route failed"
+	ip route replace 224.0.0.0/4 dev r-cl &&
+	ip route replace 255.255.255.255/32 dev r-cl || topo_err "multicast/broadcast routes failed"
 }
 topo_input_open() {
 	local t
@@ -201,6 +203,7 @@ topo_input_open() {
 		"$t" -F INPUT
 	done
 	ip route del 224.0.0.0/4 dev r-cl 2>/dev/null
+	ip route del 255.255.255.255/32 dev r-cl 2>/dev/null
 	return 0
 }
 
