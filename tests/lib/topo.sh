@@ -181,8 +181,11 @@ topo_firewall() {
 # ESTABLISHED,RELATED and ICMP (IPv6 neighbour discovery), so a unicast
 # answer reaches it only as RELATED.  Multicast and the limited broadcast
 # leave by r-cl (the client's LAN): routes for 224.0.0.0/4 and
-# 255.255.255.255 (the VM has no default route for them to follow).
-# topo_input_open undoes both.
+# 255.255.255.255 (the VM has no default route for them to follow).  The
+# router's address on r-cl gets its broadcast address (brd +: "ip addr
+# add" sets none), which nf_conntrack_broadcast looks for to find the
+# subnet a name query went to (without it the kernel expects nothing).
+# topo_input_open undoes the rules and routes.
 topo_input_stateful() {
 	local t icmp
 	for t in "$IPT" "$IP6T"; do
@@ -193,6 +196,7 @@ topo_input_stateful() {
 		"$t" -A INPUT -p "$icmp" -j ACCEPT && "$t" -P INPUT DROP ||
 			topo_err "$t INPUT rules failed" || return 1
 	done
+	ip addr replace "$R_CL4/24" brd + dev r-cl &&
 	ip route replace 224.0.0.0/4 dev r-cl &&
 	ip route replace 255.255.255.255/32 dev r-cl || topo_err "multicast/broadcast routes failed"
 }

@@ -67,7 +67,7 @@ declare -A HAS=([none]="$CTH_HELPERS pptp" [cthelperd]="$CTH_HELPERS pptp"
 		[kernel]="amanda sane irc netbios-ns")
 # the kernel's modules per helper
 declare -A KMODS=([amanda]="nf_conntrack_amanda nf_nat_amanda" [sane]=nf_conntrack_sane
-		  [irc]="nf_conntrack_irc nf_nat_irc" [netbios-ns]=nf_conntrack_netbios_ns
+		  [irc]="nf_conntrack_irc nf_nat_irc" [netbios-ns]="nf_conntrack_broadcast nf_conntrack_netbios_ns"
 		  [pptp]="nf_conntrack_pptp nf_nat_pptp")
 # a third host (the SSDP LOCATION negative), a port nobody helps
 THIRD4=10.0.2.2 THIRD_PORT=8080
@@ -293,6 +293,7 @@ outcome() {
 		1) CELL[$impl/$case]=blocked; verdict none "$case" "" ;;
 		0) CELL[$impl/$case]="PASSED!"
 		   verdict none "$case" "it got through without a helper (the firewall does not block): $OUT" ;;
+		3) CELL[$impl/$case]="no client"; verdict none "$case" "not run: $OUT" ;;
 		*) CELL[$impl/$case]=error; verdict none "$case" "nothing proven (exit $RC): $OUT" ;;
 		esac
 		return
@@ -301,6 +302,7 @@ outcome() {
 	0) verdict "$impl" "$case" "$extra" ;;
 	1) CELL[$impl/$case]=blocked; verdict "$impl" "$case" "blocked: $OUT${extra:+; $extra}" ;;
 	124) CELL[$impl/$case]=hung; verdict "$impl" "$case" "the client hung past $TRY_BOUND s: $OUT" ;;
+	3) CELL[$impl/$case]="no client"; verdict "$impl" "$case" "not run: $OUT"; return ;;
 	*) CELL[$impl/$case]=error; verdict "$impl" "$case" "exit $RC: $OUT${extra:+; $extra}" ;;
 	esac
 	[ "${CELL[$impl/$case]}" = PASS ] || diagnose "$impl" "$fam"
