@@ -338,3 +338,29 @@ bool cth_expect_to(struct cth_expect *exp, const struct cth_packet *pkt,
 	cth_addr_copy(family, &exp->dst, addr);
 	return false;
 }
+
+int cth_expect_answers(struct cth_expect *exp, const struct cth_packet *pkt,
+		       const struct cth_link *link, unsigned int class,
+		       uint16_t sport)
+{
+	cth_expect_back(exp, pkt, class, IPPROTO_UDP);
+	exp->sport = sport;
+	exp->flags |= CTH_EXPECT_PERMANENT;
+	if (!link) {
+		exp->flags |= CTH_EXPECT_ANY_SRC;
+		return 0;
+	}
+	return cth_expect_src_net(exp, link);
+}
+
+/* TEMPORARY stand-in for i31-sdk's cth_expect_src_net(): reverted before
+ * merging i31-sdk. */
+int cth_expect_src_net(struct cth_expect *exp, const struct cth_link *link)
+{
+	if (!link->net_prefix || (exp->family == AF_INET && link->net_prefix > 32))
+		return -ENOENT;
+	cth_addr_copy(exp->family, &exp->src, &link->net);
+	exp->src_prefix = link->net_prefix;
+	exp->flags = (exp->flags & ~(unsigned int)CTH_EXPECT_ANY_SRC) | CTH_EXPECT_SRC_PREFIX;
+	return 0;
+}

@@ -33,6 +33,15 @@ FUZZ_SRC_fuzz_rpc := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins
 FUZZ_SRC_fuzz_tftp := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/tftp/*.c)) sdk/lib/util.c
 FUZZ_SRC_fuzz_rtsp := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/rtsp/*.c)) sdk/lib/util.c \
                       $(wildcard plugins/rtsp/*.h)
+# the helpers of queries to a group or broadcast address (fuzz_lanq.h):
+# the real plugin through the plugin kit's harness; "=": PLUGTEST_SRC is
+# set after this file is read
+FUZZ_LANQ_SRC = sdk/lib/util.c $(PLUGTEST_SRC) tests/fuzz/fuzz_lanq.h
+FUZZ_SRC_fuzz_mdns = $(sort $(wildcard plugins/mdns/*.c plugins/mdns/*.h)) $(FUZZ_LANQ_SRC)
+FUZZ_SRC_fuzz_slp = $(sort $(wildcard plugins/slp/*.c plugins/slp/*.h)) $(FUZZ_LANQ_SRC)
+FUZZ_SRC_fuzz_dhcpv6 = $(sort $(wildcard plugins/dhcpv6/*.c plugins/dhcpv6/*.h)) $(FUZZ_LANQ_SRC)
+FUZZ_SRC_fuzz_netbios_ns = $(sort $(wildcard plugins/netbios-ns/*.c plugins/netbios-ns/*.h)) \
+                           $(FUZZ_LANQ_SRC)
 
 # fuzz_replay.c, once per plugin: fuzz_replay_PLUGIN is a whole capture
 # through the replay's engine (replay/ but main.c) with the plugin

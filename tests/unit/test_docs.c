@@ -244,6 +244,11 @@ static void test_plugins(void)
 		{ "rpc", "plugins/rpc.so", "docs/plugins/rpc.md", "THE RPC PLUGIN" },
 		{ "tftp", "plugins/tftp.so", "docs/plugins/tftp.md", "THE TFTP PLUGIN" },
 		{ "rtsp", "plugins/rtsp.so", "docs/plugins/rtsp.md", "THE RTSP PLUGIN" },
+		{ "mdns", "plugins/mdns.so", "docs/plugins/mdns.md", "THE MDNS PLUGIN" },
+		{ "slp", "plugins/slp.so", "docs/plugins/slp.md", "THE SLP PLUGIN" },
+		{ "dhcpv6", "plugins/dhcpv6.so", "docs/plugins/dhcpv6.md", "THE DHCPV6 PLUGIN" },
+		{ "netbios-ns", "plugins/netbios-ns.so", "docs/plugins/netbios-ns.md",
+		  "THE NETBIOS-NS PLUGIN" },
 		{ "toydata", "tests/toydata/toydata.so", "sdk/examples/toydata/README.md", NULL },
 	};
 

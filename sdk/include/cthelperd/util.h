@@ -227,6 +227,45 @@ bool cth_expect_to(struct cth_expect *exp, const struct cth_packet *pkt,
 		   unsigned int class, uint8_t proto, const union cth_addr *addr,
 		   uint16_t port);
 
+/* TEMPORARY (stand-in until i31-sdk is merged) */
+int cth_expect_src_net(struct cth_expect *exp, const struct cth_link *link);
+
+/**
+ * Fill @p exp for "the hosts that hear this query answer it": the sender
+ * asks a group or broadcast address (mDNS's one-shot query, an SLP
+ * request, a DHCPv6 Solicit, a NetBIOS name query), and each host that
+ * answers sends a unicast datagram from its own address back to the
+ * sender's address and port.
+ *
+ * Filled as cth_expect_back() fills it for a UDP answer (NAT included),
+ * then: ::CTH_EXPECT_PERMANENT (several hosts answer one query, each
+ * opening its own connection until the class timeout), source port
+ * @p sport, and the answerers' addresses: the network @p link names
+ * (cth_expect_src_net(): any host of cth_link::net / cth_link::net_prefix,
+ * as Linux nf_conntrack_broadcast expects them), or any address when
+ * @p link is NULL (::CTH_EXPECT_ANY_SRC, what conntrackd's helpers do).
+ * A query repeated, or queued twice (Linux clones a locally sent
+ * multicast or broadcast datagram and both copies are queued), fills the
+ * same expectation, which the kernel takes as a replacement of the first:
+ * ask with cth_expect()'s @p how 0, not ::CTH_EXPECT_SYNC, which could
+ * find the first copy's tuple taken.
+ *
+ * A plugin may still change a field after it, e.g. a fixed destination
+ * port (DHCPv6 answers go to port 546).
+ * @param exp   the expectation to fill
+ * @param pkt   the query
+ * @param link  the query's link view (cth_link()), or NULL: from anywhere
+ * @param class index into cth_plugin_desc::classes
+ * @param sport the port the answers come from, 0: any
+ * @return 0, or -ENOENT when @p link knows no network of the query's
+ *         family (cth_link::net_prefix 0): @p exp must not be used, the
+ *         plugin opens nothing (or falls back to @p link NULL if its
+ *         configuration says so)
+ */
+int cth_expect_answers(struct cth_expect *exp, const struct cth_packet *pkt,
+		       const struct cth_link *link, unsigned int class,
+		       uint16_t sport);
+
 #ifdef __cplusplus
 }
 #endif
