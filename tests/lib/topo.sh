@@ -183,8 +183,10 @@ topo_firewall() {
 # leave by r-cl (the client's LAN): routes for 224.0.0.0/4 and
 # 255.255.255.255 (the VM has no default route for them to follow).  The
 # router's address on r-cl gets its broadcast address (brd +: "ip addr
-# add" sets none), which nf_conntrack_broadcast looks for to find the
-# subnet a name query went to (without it the kernel expects nothing).
+# add" sets none, and "ip addr replace" does not change it on an existing
+# address, hence delete and add), which nf_conntrack_broadcast looks for
+# to find the subnet a name query went to (without it the kernel expects
+# nothing).
 # topo_input_open undoes the rules and routes.
 topo_input_stateful() {
 	local t icmp
@@ -196,7 +198,7 @@ topo_input_stateful() {
 		"$t" -A INPUT -p "$icmp" -j ACCEPT && "$t" -P INPUT DROP ||
 			topo_err "$t INPUT rules failed" || return 1
 	done
-	ip addr replace "$R_CL4/24" brd + dev r-cl &&
+	ip addr del "$R_CL4/24" dev r-cl && ip addr add "$R_CL4/24" brd + dev r-cl &&
 	ip route replace 224.0.0.0/4 dev r-cl &&
 	ip route replace 255.255.255.255/32 dev r-cl || topo_err "multicast/broadcast routes failed"
 }

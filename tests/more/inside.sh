@@ -452,6 +452,7 @@ case_pptp() {
 	queued_since "${CTH_QUEUE[irc]}"
 	say "$impl/$case: pptp exit $prc: $pout; gre: ${gre:-none}; cthelperd queues during the call: +$pq; irc exit $RC: $OUT; queue ${CTH_QUEUE[irc]}: +$QD; expectations: $(events_since_mark)"
 	[ "$prc" = 0 ] || why="the PPTP call's GRE did not go both ways (exit $prc): $pout"
+	[ "$pq" = 0 ] || why="${why:+$why; }cthelperd's queues got $pq packets during the PPTP call"
 	[ "$RC" = 0 ] || why="${why:+$why; }the IRC DCC through cthelperd failed next to nf_conntrack_pptp (exit $RC): $OUT"
 	[ "$RC" != 0 ] || [ "$QD" -gt 0 ] || why="${why:+$why; }nothing reached cthelperd's irc queue"
 	[[ $gre == *"dstkey=0x309"* ]] || [ "$prc" != 0 ] || why="${why:+$why; }no GRE entry with the PNS's call id 777 (0x309): ${gre:-none}"
