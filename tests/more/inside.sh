@@ -353,9 +353,12 @@ case_neg_location() {
 	serve_stop ssdp-third
 	tcp=$(tr ';' '\n' <<<"$exps" | grep 'proto=6 ' | grep -F "dst=$THIRD4 " | paste -sd';' -)
 	say "$impl/$case: M-SEARCH exit $RC: $OUT; connection to $THIRD4:$THIRD_PORT: $([ $conn = 124 ] && echo blocked || echo "through ($conn)"); expectations: $exps"
-	if [ -z "$tcp" ] && [ "$conn" = 124 ]; then
+	if [ -z "$tcp" ] && [ "$conn" = 124 ] && [ "$RC" = 0 ]; then
 		CELL[$impl/$case]=nothing
 		verdict "$impl" "$case" ""
+	elif [ -z "$tcp" ] && [ "$conn" = 124 ]; then
+		CELL[$impl/$case]="no answer"
+		verdict "$impl" "$case" "nothing proven: no answer to the M-SEARCH was let in (exit $RC: $OUT)"
 	else
 		CELL[$impl/$case]="opened!"
 		verdict "$impl" "$case" "an answer naming $THIRD4:$THIRD_PORT in LOCATION opened ${tcp:-no expectation but the connection passed (exit $conn)}"
@@ -381,9 +384,12 @@ case_neg_outside() {
 	wait "$fpid"
 	ent=$(timeout 10 conntrack -L -p udp -s "$OUTSIDE4" --sport 137 2>/dev/null | tr -s ' ' | paste -sd';' -)
 	say "$impl/$case: query exit $RC: $OUT; sender: $(tr '\n' ' ' <"$W/outside.out"); entries from $OUTSIDE4:137: ${ent:-none}"
-	if [ -z "$ent" ]; then
+	if [ -z "$ent" ] && [ "$RC" = 0 ]; then
 		CELL[$impl/$case]=nothing
 		verdict "$impl" "$case" ""
+	elif [ -z "$ent" ]; then
+		CELL[$impl/$case]="no answer"
+		verdict "$impl" "$case" "nothing proven: the answer from inside the subnet was not let in either (exit $RC: $OUT)"
 	else
 		CELL[$impl/$case]="let in!"
 		verdict "$impl" "$case" "an answer from outside the subnet got in: $ent"
