@@ -42,7 +42,8 @@
 #
 # Usage: inside.sh [IMPL...]   (default: none cthelperd conntrackd kernel)
 # Environment: CTH_BUILD (default build); MORE_ONLY = an extended regex over
-# case names (the others show "-").
+# case names (the others show "-"); MORE_RULES=own: cthelperd's CT rules
+# from this script (helper_rules) instead of its --print-rules output.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/vmsuite.sh
@@ -528,6 +529,33 @@ write_cthelperd_conf() {
 	} >"$W/cthelperd.conf"
 }
 
+# cth_print_rules: the raw-table rules "cthelperd --print-rules iptables"
+# prints for the configuration (PREROUTING for the forwarded helpers,
+# OUTPUT for the queries this host sends), loaded as printed: what an
+# operator would load.  MORE_RULES=own: the suite's helper_rules instead.
+cth_print_rules() {
+	local cmd args t n=0 h
+	if ! "$CTHELPERD" -c "$W/cthelperd.conf" --print-rules iptables >"$LOGS/print-rules.txt" 2>&1; then
+		START_WHY="cthelperd --print-rules iptables failed: $(head -c 300 "$LOGS/print-rules.txt" | tr '\n' ' ')"
+		return 1
+	fi
+	while read -r cmd args; do
+		case $cmd in iptables) t=$IPT ;; ip6tables) t=$IP6T ;; *) continue ;; esac
+		[[ $args == "-t raw "* ]] || continue
+		read -r -a args <<<"$args"
+		"$t" "${args[@]}" || { START_WHY="$cmd ${args[*]} (from --print-rules) failed"; return 1; }
+		n=$((n + 1))
+	done <"$LOGS/print-rules.txt"
+	say "cthelperd --print-rules: $n raw rules loaded"
+	"$IPT" -t raw -S OUTPUT | grep -- '--helper' | sed 's/^/  | /'
+	"$IP6T" -t raw -S OUTPUT | grep -- '--helper' | sed 's/^/  | /'
+	for h in $CTH_HAVE; do
+		case $h in ssdp|mdns|slp|dhcpv6|netbios-ns) ;; *) continue ;; esac
+		grep -q -- "-t raw -A OUTPUT .*--helper $h\b" "$LOGS/print-rules.txt" ||
+			say "cthelperd --print-rules has no raw OUTPUT rule for $h: its local cases cannot pass"
+	done
+}
+
 delete_helpers() { delete_user_helpers "$CTH_HELPERS" "udp tcp"; }
 
 KERNEL_LOADED=
@@ -576,9 +604,13 @@ impl_start() {
 		local waits=()
 		for h in $CTH_HAVE; do waits+=("$h" 1); done
 		cth_start "$LOGS/cthelperd.log" "$W/cthelperd.conf" "${waits[@]}" || return 1
-		for h in $CTH_HAVE; do
-			helper_rules "$h" 46 || { START_WHY="CT --helper $h rules failed"; return 1; }
-		done ;;
+		if [ "${MORE_RULES:-print}" = print ]; then
+			cth_print_rules || return 1
+		else
+			for h in $CTH_HAVE; do
+				helper_rules "$h" 46 || { START_WHY="CT --helper $h rules failed"; return 1; }
+			done
+		fi ;;
 	conntrackd)
 		conntrackd_start "$REPO/tests/more/conntrackd.conf" "${CTD_SPECS[@]}" || return 1
 		for spec in "${CTD_SPECS[@]}"; do

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/rundir.sh
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
-suite_boot more "${MORE_VM_TIMEOUT:-600}" "CTH_BUILD MORE_ONLY" "$@"
+suite_boot more "${MORE_VM_TIMEOUT:-600}" "CTH_BUILD MORE_ONLY MORE_RULES" "$@"
 rc=$?
 suite_account more "$rc"
 exit $rc
