@@ -421,8 +421,8 @@ case_neg_forged() {
 
 # pptp: nf_conntrack_pptp + nf_nat_pptp loaded, CT --helper pptp on
 # tcp/1723 (next to cthelperd's rules): a call's GRE both ways, then an
-# IRC DCC through cthelperd; none of 1723's packets may reach cthelperd's
-# queues.  Without a helper (none) the GRE must be blocked.
+# IRC DCC through cthelperd (an mDNS query while irc is missing); none of
+# 1723's packets may reach cthelperd's queues.  Without a helper (none) the GRE must be blocked.
 case_pptp() {
 	local impl=$1 case=$2 why='' q sum=0 gre
 	if ! serve_for pptp 4; then
@@ -451,17 +451,24 @@ case_pptp() {
 	for q in "${CTH_QUEUE[@]}"; do queued_since "$q"; sum=$((sum + QD)); done
 	local pq=$sum
 	queue_mark
-	if serve_for irc 4; then
+	# the helper cthelperd serves meanwhile: irc (forwarded TCP, as PPTP's
+	# control connection), or mdns (the router's own query) while irc's
+	# plugin or client is missing
+	local co=irc
+	[[ " $CTH_HAVE " == *" irc "* ]] && [ -e "$LIB/irc.py" ] || co=mdns
+	if ! serve_for "$co" 4; then
+		RC=3 OUT="responder: $WHY"
+	elif [ $co = irc ]; then
 		try client irc.py --to "$SV4"
 	else
-		RC=3 OUT="responder: $WHY"
+		try_case mdns 4 local
 	fi
-	queued_since "${CTH_QUEUE[irc]}"
-	say "$impl/$case: pptp exit $prc: $pout; gre: ${gre:-none}; cthelperd queues during the call: +$pq; irc exit $RC: $OUT; queue ${CTH_QUEUE[irc]}: +$QD; expectations: $(events_since_mark)"
+	queued_since "${CTH_QUEUE[$co]}"
+	say "$impl/$case: pptp exit $prc: $pout; gre: ${gre:-none}; cthelperd queues during the call: +$pq; $co exit $RC: $OUT; queue ${CTH_QUEUE[$co]}: +$QD; expectations: $(events_since_mark)"
 	[ "$prc" = 0 ] || why="the PPTP call's GRE did not go both ways (exit $prc): $pout"
 	[ "$pq" = 0 ] || why="${why:+$why; }cthelperd's queues got $pq packets during the PPTP call"
-	[ "$RC" = 0 ] || why="${why:+$why; }the IRC DCC through cthelperd failed next to nf_conntrack_pptp (exit $RC): $OUT"
-	[ "$RC" != 0 ] || [ "$QD" -gt 0 ] || why="${why:+$why; }nothing reached cthelperd's irc queue"
+	[ "$RC" = 0 ] || why="${why:+$why; }$co through cthelperd failed next to nf_conntrack_pptp (exit $RC): $OUT"
+	[ "$RC" != 0 ] || [ "$QD" -gt 0 ] || why="${why:+$why; }nothing reached cthelperd's $co queue"
 	[[ $gre == *"dstkey=0x309"* ]] || [ "$prc" != 0 ] || why="${why:+$why; }no GRE entry with the PNS's call id 777 (0x309): ${gre:-none}"
 	"$IPT" -t raw -D PREROUTING -p tcp --dport 1723 -j CT --helper pptp
 	topo_flush_conntrack
