@@ -657,7 +657,7 @@ not_run() {
 	esac
 }
 
-CTH_MISSING=
+CTH_MISSING= CTH_HAVE=
 run_impl() {
 	local impl=$1 line name h fam mode kind
 	impl_begin "$impl" || return
