@@ -526,14 +526,41 @@ helper_rules() {
 
 # ------------------------------------------------------------ implementations
 
+# write_cthelperd_conf FILE HELPER...: a configuration of these helpers.
 write_cthelperd_conf() {
-	local h
+	local file=$1 h
+	shift
 	{
 		printf '[server]\nplugin_dir = %s\nlog_level = debug\n' "$BUILD/plugins"
-		for h in $CTH_HAVE; do
+		for h in "$@"; do
 			printf '\n[helper %s]\nplugin = %s\nqueue = %s\n' "$h" "$h" "${CTH_QUEUE[$h]}"
 		done
-	} >"$W/cthelperd.conf"
+	} >"$file"
+}
+
+# cth_usable: CTH_HAVE = the helpers whose plugin is built and which
+# "cthelperd -n" accepts alone (one that does not costs its own cases,
+# not the column); the others into CTH_MISSING with the reason in
+# CTH_WHY[helper].
+declare -A CTH_WHY
+cth_usable() {
+	local h
+	CTH_HAVE='' CTH_MISSING=''
+	for h in $CTH_HELPERS; do
+		if [ ! -e "$BUILD/plugins/$h.so" ]; then
+			CTH_MISSING="$CTH_MISSING $h"
+			CTH_WHY[$h]="$CTH_BUILD/plugins/$h.so is not built"
+			continue
+		fi
+		write_cthelperd_conf "$W/check-$h.conf" "$h"
+		if "$CTHELPERD" -n -c "$W/check-$h.conf" >"$W/check-$h.out" 2>&1; then
+			CTH_HAVE="$CTH_HAVE $h"
+		else
+			CTH_MISSING="$CTH_MISSING $h"
+			CTH_WHY[$h]="cthelperd -n refuses it: $(head -c 300 "$W/check-$h.out" | tr '\n' ' ')"
+			say "${CTH_WHY[$h]}"
+		fi
+	done
 }
 
 # cth_print_rules: the raw-table rules "cthelperd --print-rules iptables"
@@ -598,16 +625,10 @@ impl_start() {
 	none) return 0 ;;
 	cthelperd)
 		[ -x "$CTHELPERD" ] || { START_WHY="$CTH_BUILD/cthelperd is not built"; return 1; }
-		CTH_HAVE=
-		for h in $CTH_HELPERS; do
-			if [ -e "$BUILD/plugins/$h.so" ]; then
-				CTH_HAVE="$CTH_HAVE $h"
-			else
-				CTH_MISSING="$CTH_MISSING $h"
-			fi
-		done
-		[ -n "$CTH_HAVE" ] || { START_WHY="no plugin of issue 31 is built in $CTH_BUILD/plugins"; return 1; }
-		write_cthelperd_conf
+		cth_usable
+		[ -n "$CTH_HAVE" ] || { START_WHY="no plugin of issue 31 is usable in $CTH_BUILD/plugins:$CTH_MISSING"; return 1; }
+		# shellcheck disable=SC2086  # the list
+		write_cthelperd_conf "$W/cthelperd.conf" $CTH_HAVE
 		local waits=()
 		for h in $CTH_HAVE; do waits+=("$h" 1); done
 		cth_start "$LOGS/cthelperd.log" "$W/cthelperd.conf" "${waits[@]}" || return 1
@@ -657,7 +678,7 @@ not_run() {
 	esac
 }
 
-CTH_MISSING= CTH_HAVE=
+CTH_MISSING='' CTH_HAVE=''
 run_impl() {
 	local impl=$1 line name h fam mode kind
 	impl_begin "$impl" || return
@@ -672,7 +693,7 @@ run_impl() {
 		[[ "$impl/$kind" != none/neg-* ]] || continue
 		progress "$impl/$name"
 		if [ "$impl" = cthelperd ] && [[ " $CTH_MISSING " == *" $h "* ]]; then
-			not_run "$impl" "$name" "$CTH_BUILD/plugins/$h.so is not built"
+			not_run "$impl" "$name" "${CTH_WHY[$h]}"
 			continue
 		fi
 		if [ "$impl" = kernel ] && ! kernel_phase "$h"; then
