@@ -28,8 +28,8 @@ static int ssdp_http(struct cth_ctx *ctx, const struct cth_packet *pkt);
 static int ssdp_subscribe(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			  const struct ssdp_msg *msg, bool partial);
 static int ssdp_notify(struct cth_ctx *ctx, const struct cth_packet *pkt);
-static int ssdp_callback_rewrite(struct cth_ctx *ctx, const struct cth_expect *exp,
-				 size_t at, const struct ssdp_url *url);
+static int ssdp_callback_rewrite(struct cth_ctx *ctx, const struct cth_packet *pkt,
+				 const struct cth_expect *exp, size_t at, const struct ssdp_url *url);
 static bool ssdp_query_wanted(struct cth_ctx *ctx, const struct ssdp_config *cfg,
 			      struct cth_link *link);
 static bool ssdp_is_group(const struct cth_tuple *t);
@@ -156,9 +156,13 @@ static int ssdp_http(struct cth_ctx *ctx, const struct cth_packet *pkt)
 	}
 	if (ret == -EINVAL) /* a body, or not HTTP */
 		return ssdp_pass(ctx, SSDP_C_OTHER);
-	if (msg.kind == SSDP_SUBSCRIBE)
+	/* a LOCATION's connection (its master the UDP answer) carries the
+	 * control point's SUBSCRIBE; an event connection (its master a
+	 * SUBSCRIBE's or a NOTIFY's) the device's NOTIFY: not the other
+	 * way round (conntrackd reads both on every connection it helps) */
+	if (msg.kind == SSDP_SUBSCRIBE && pkt->master.proto != IPPROTO_TCP)
 		return ssdp_subscribe(ctx, pkt, &msg, ret == -EAGAIN);
-	if (msg.kind == SSDP_NOTIFY)
+	if (msg.kind == SSDP_NOTIFY && pkt->master.proto != IPPROTO_UDP)
 		return ssdp_notify(ctx, pkt);
 	return ssdp_pass(ctx, SSDP_C_OTHER);
 }
@@ -197,7 +201,7 @@ static int ssdp_subscribe(struct cth_ctx *ctx, const struct cth_packet *pkt,
 		return ssdp_pass(ctx, SSDP_C_CALLBACK_REFUSED);
 	}
 	exp.flags |= CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER;
-	ret = ssdp_callback_rewrite(ctx, &exp, voff + uoff, &url);
+	ret = ssdp_callback_rewrite(ctx, pkt, &exp, voff + uoff, &url);
 	if (ret < 0)
 		return ssdp_done(ctx, ret, SSDP_C_CALLBACK, "the CALLBACK");
 	return ssdp_done(ctx, cth_expect(ctx, &exp, 0), SSDP_C_CALLBACK, "the CALLBACK");
@@ -225,15 +229,20 @@ static int ssdp_notify(struct cth_ctx *ctx, const struct cth_packet *pkt)
 }
 
 /* "ADDR:PORT" of the callback URL at payload offset at, to what the device
- * must connect to (exp's destination) when NAT changed it. */
-static int ssdp_callback_rewrite(struct cth_ctx *ctx, const struct cth_expect *exp,
-				 size_t at, const struct ssdp_url *url)
+ * must connect to (exp's destination) when NAT changed it.  A URL that
+ * began in a segment already forwarded (kept bytes) cannot be rewritten
+ * any more: refused like the host's rule (-EPERM), so the packet passes
+ * and nothing is opened. */
+static int ssdp_callback_rewrite(struct cth_ctx *ctx, const struct cth_packet *pkt,
+				 const struct cth_expect *exp, size_t at, const struct ssdp_url *url)
 {
 	char text[CTH_ADDR_STRLEN + 10], port[8];
 	int n = 0;
 
 	if (cth_addr_equal(exp->family, &exp->dst, &url->addr))
 		return 0;
+	if (at + url->host_off < cth_kept(ctx, pkt))
+		return -EPERM;
 	if (exp->family == AF_INET6)
 		text[n++] = '[';
 	n += cth_addr_format(exp->family, &exp->dst, text + n, CTH_ADDR_STRLEN);

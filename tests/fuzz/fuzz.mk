@@ -31,6 +31,7 @@ FUZZ_SRC_fuzz_sip := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) plugins/sip/sip.c plugins
 FUZZ_SRC_fuzz_tns := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/tns/*.c)) sdk/lib/util.c
 FUZZ_SRC_fuzz_rpc := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/rpc/*.c)) sdk/lib/util.c
 FUZZ_SRC_fuzz_tftp := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/tftp/*.c)) sdk/lib/util.c
+FUZZ_SRC_fuzz_ssdp := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/ssdp/*.c)) sdk/lib/util.c
 FUZZ_SRC_fuzz_rtsp := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins/rtsp/*.c)) sdk/lib/util.c \
                       $(wildcard plugins/rtsp/*.h)
 # the helpers of queries to a group or broadcast address (fuzz_lanq.h):

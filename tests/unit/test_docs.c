@@ -249,6 +249,7 @@ static void test_plugins(void)
 		{ "dhcpv6", "plugins/dhcpv6.so", "docs/plugins/dhcpv6.md", "THE DHCPV6 PLUGIN" },
 		{ "netbios-ns", "plugins/netbios-ns.so", "docs/plugins/netbios-ns.md",
 		  "THE NETBIOS-NS PLUGIN" },
+		{ "ssdp", "plugins/ssdp.so", "docs/plugins/ssdp.md", "THE SSDP PLUGIN" },
 		{ "toydata", "tests/toydata/toydata.so", "sdk/examples/toydata/README.md", NULL },
 	};
 
