@@ -42,7 +42,13 @@ int amanda_parse(const uint8_t *buf, size_t len, struct amanda_msg *msg)
 		return 0;
 	if (amanda_connect_find(buf, len, body, &at, &end) < 0)
 		return 0;
-	return amanda_connect_parse(buf, at, end, msg);
+	ret = amanda_connect_parse(buf, at, end, msg);
+	/* a refused line names no stream, whatever came before the fault */
+	if (ret < 0) {
+		memset(msg->stream, 0, sizeof(msg->stream));
+		msg->n_streams = 0;
+	}
+	return ret;
 }
 
 const char *amanda_stream_name(enum amanda_stream_id id)

@@ -250,6 +250,8 @@ static void test_plugins(void)
 		{ "netbios-ns", "plugins/netbios-ns.so", "docs/plugins/netbios-ns.md",
 		  "THE NETBIOS-NS PLUGIN" },
 		{ "ssdp", "plugins/ssdp.so", "docs/plugins/ssdp.md", "THE SSDP PLUGIN" },
+		{ "amanda", "plugins/amanda.so", "docs/plugins/amanda.md", "THE AMANDA PLUGIN" },
+		{ "sane", "plugins/sane.so", "docs/plugins/sane.md", "THE SANE PLUGIN" },
 		{ "toydata", "tests/toydata/toydata.so", "sdk/examples/toydata/README.md", NULL },
 	};
 
