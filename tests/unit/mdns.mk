@@ -3,4 +3,4 @@
 # "=": PLUGTEST_SRC is read later.
 UNIT_SRC_test_mdns = plugins/mdns/mdns.c plugins/mdns/mdns_parse.c sdk/lib/util.c \
                      $(PLUGTEST_SRC) $(wildcard plugtest/*.h) tests/unit/lanq.h
-UNIT_DEFS_test_mdns := -Iplugtest
+UNIT_DEFS_test_mdns := -Iplugtest -Itests/fuzz

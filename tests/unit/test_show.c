@@ -170,6 +170,10 @@ static void test_example_all_helpers(void)
 		"iptables -t raw -A PREROUTING -p udp --dport 69 -j CT --helper tftp",
 		"iptables -t raw -A PREROUTING -p tcp --dport 554 -j CT --helper rtsp",
 		"ip6tables -t raw -A PREROUTING -p tcp --dport 554 -j CT --helper rtsp",
+		"iptables -t raw -A PREROUTING -p udp --dport 5353 -j CT --helper mdns",
+		"ip6tables -t raw -A PREROUTING -p udp --dport 5353 -j CT --helper mdns",
+		"iptables -t raw -A PREROUTING -p udp --dport 427 -j CT --helper slp",
+		"ip6tables -t raw -A PREROUTING -p udp --dport 547 -j CT --helper dhcpv6",
 	};
 	char conf[] = "/tmp/cth-test-example-XXXXXX", cmd[2048], first[256];
 	char *out;
@@ -187,7 +191,7 @@ static void test_example_all_helpers(void)
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd -n -c %s 2>&1", build_dir, conf);
 	out = run_out(cmd);
-	snprintf(first, sizeof(first), "%s: configuration OK: 6 helper(s), 6 plugin(s)\n", conf);
+	snprintf(first, sizeof(first), "%s: configuration OK: 10 helper(s), 10 plugin(s)\n", conf);
 	CHECK("show/example-all-helpers", strncmp(out, first, strlen(first)) == 0, "%s", out);
 	CHECK_LINE("show/example-rtsp", out, "helper rtsp");
 	CHECK_LINE("show/example-rtsp-queue", out, "  queue       5 (queue_len 4096, fail_open no)");
@@ -203,6 +207,14 @@ static void test_example_all_helpers(void)
 	CHECK_LINE("show/example-rtsp-counters", out,
 		   "  counters    setups, replies, expectations, expect_errors, teardowns, "
 		   "interleaved, nat_rewrites, untranslated, third_party, oversized, malformed");
+	CHECK_LINE("show/example-mdns-queue", out, "  queue       7 (queue_len 4096, fail_open no)");
+	CHECK_LINE("show/example-mdns-class", out, "  class       mdns: max 8, timeout 30 s");
+	CHECK("show/example-mdns-key-answers",
+	      strstr(out, "\n  key         answers = link (choice, default link): "), "%s", out);
+	CHECK_LINE("show/example-netbios-ns-class", out,
+		   "  class       netbios-ns: max 1, timeout 3 s");
+	CHECK("show/example-netbios-ns-key-incoming",
+	      strstr(out, "\n  key         incoming = no (bool, default no): "), "%s", out);
 	free(out);
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules iptables -c %s 2>&1", build_dir, conf);
