@@ -258,7 +258,15 @@ serve_for() {
 	local h=$1 fam=$2 script
 	script=$(client_of "$h")
 	case $h in
-	ssdp|mdns|slp|dhcpv6|netbios-ns)
+	# ssdp.py: the group picks the family; LOCATION names the device's
+	# global address (fd00:1::2; a link-local one has no zone in a URL)
+	# and its HTTP port, one per instance (they all listen)
+	ssdp) if [ "$fam" = 6 ]; then
+		serve_ensure ssdp-6 client ssdp.py --group ff02::c --addr "$CL6" --http-port 49154
+	      else
+		serve_ensure ssdp-4 client ssdp.py --group 239.255.255.250 --http-port 49152
+	      fi ;;
+	mdns|slp|dhcpv6|netbios-ns)
 		serve_ensure "$h-$fam" client "$script" --family "$fam" --iface eth0 ;;
 	pptp) serve_ensure pptp server pptp.py ;;
 	*) serve_ensure "$h" server "$script" ;;
@@ -279,7 +287,14 @@ try_case() {
 		else
 			try router "$script" --iface r-cl --to 10.0.1.255
 		fi ;;
-	ssdp|mdns|slp|dhcpv6) try router "$script" --family "$fam" --iface r-cl ;;
+	# the M-SEARCH, its answer, then the LOCATION fetched (the router's
+	# own TCP connection); IPv6 from the router's global address
+	ssdp) if [ "$fam" = 6 ]; then
+		try router ssdp.py --group ff02::c --bind "$R_CL6"
+	      else
+		try router ssdp.py --group 239.255.255.250
+	      fi ;;
+	mdns|slp|dhcpv6) try router "$script" --family "$fam" --iface r-cl ;;
 	*) try client "$script" --to "$(dial "$fam")" ;;
 	esac
 }
@@ -336,14 +351,14 @@ case_positive() {
 # TCP expectation to THIRD4, and the client's connection stays blocked.
 case_neg_location() {
 	local impl=$1 case=$2 exps tcp conn
-	if ! serve_ensure ssdp-third client ssdp.py --family 4 --iface eth0 \
-			--location "http://$THIRD4:$THIRD_PORT/desc.xml"; then
+	if ! serve_ensure ssdp-third client ssdp.py --group 239.255.255.250 \
+			--location "$THIRD4:$THIRD_PORT" --http-port 49153; then
 		RC=3 OUT="responder: $WHY"
 		outcome "$impl" "$case" 4
 		return
 	fi
 	events_mark
-	try router ssdp.py --family 4 --iface r-cl
+	try router ssdp.py --group 239.255.255.250 --no-fetch
 	# bash's /dev/tcp: refused or connected = it got through (the server
 	# answered), 124 = blocked
 	# shellcheck disable=SC2016  # expanded by the inner bash
