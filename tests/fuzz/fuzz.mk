@@ -43,6 +43,12 @@ FUZZ_SRC_fuzz_slp = $(sort $(wildcard plugins/slp/*.c plugins/slp/*.h)) $(FUZZ_L
 FUZZ_SRC_fuzz_dhcpv6 = $(sort $(wildcard plugins/dhcpv6/*.c plugins/dhcpv6/*.h)) $(FUZZ_LANQ_SRC)
 FUZZ_SRC_fuzz_netbios_ns = $(sort $(wildcard plugins/netbios-ns/*.c plugins/netbios-ns/*.h)) \
                            $(FUZZ_LANQ_SRC)
+# amanda and sane on the plugin kit's driver (cth_plugtest_fuzz(), plugtest/;
+# "=": PLUGTEST_SRC is set later)
+FUZZ_SRC_fuzz_amanda = $(PLUGTEST_SRC) $(sort $(wildcard plugins/amanda/*.c)) sdk/lib/util.c \
+                       $(wildcard plugins/amanda/*.h)
+FUZZ_SRC_fuzz_sane = $(PLUGTEST_SRC) $(sort $(wildcard plugins/sane/*.c)) sdk/lib/util.c \
+                     $(wildcard plugins/sane/*.h)
 
 # fuzz_replay.c, once per plugin: fuzz_replay_PLUGIN is a whole capture
 # through the replay's engine (replay/ but main.c) with the plugin
