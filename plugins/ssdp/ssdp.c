@@ -123,13 +123,25 @@ static int ssdp_answer(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			(int)(vlen < 80 ? vlen : 80), (const char *)pkt->payload + voff);
 		return ssdp_pass(ctx, SSDP_C_MALFORMED);
 	}
-	if (!cth_expect_to(&exp, pkt, SSDP_CLASS_HTTP, IPPROTO_TCP, &url.addr, url.port) &&
-	    cfg->location_own) {
+	if (!cth_addr_equal(dev->family, &url.addr, &dev->src) && cfg->location_own) {
 		cth_log_addr(ctx, CTH_LOG_INFO, "answer: LOCATION names another host,", dev->family,
 			     &url.addr, url.port);
 		return ssdp_pass(ctx, SSDP_C_LOCATION_REFUSED);
 	}
-	exp.flags |= CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER;
+	/* From the querier's own address to the URL's as named, never
+	 * following the master: under SNAT of the query the answer's
+	 * source is mapped to the group's address (nf_nat_follow_master
+	 * maps it to the master's destination), while the device's address
+	 * in the URL is real and the firewall's own NAT rules take the new
+	 * connection. */
+	memset(&exp, 0, sizeof(exp));
+	exp.class = SSDP_CLASS_HTTP;
+	exp.flags = CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER;
+	exp.family = dev->family;
+	exp.proto = IPPROTO_TCP;
+	cth_addr_copy(dev->family, &exp.src, &pkt->tuple[CTH_DIR_REPLY].src);
+	cth_addr_copy(dev->family, &exp.dst, &url.addr);
+	exp.dport = url.port;
 	return ssdp_done(ctx, cth_expect(ctx, &exp, 0), SSDP_C_LOCATION, "the LOCATION");
 }
 
@@ -169,7 +181,9 @@ static int ssdp_http(struct cth_ctx *ctx, const struct cth_packet *pkt)
 
 /*
  * GENA SUBSCRIBE with CALLBACK: the device will connect to the first
- * callback URL for each event.  Only the subscriber's own address is
+ * callback URL for each event (a new connection each time, usually):
+ * one is expected, helped, and each NOTIFY expects the next.  Only the
+ * subscriber's own address is
  * opened (conntrackd's rule too); under SNAT the URL is rewritten to the
  * NAT address, the port kept (the event connection follows the master to
  * it).  A renewal (SID, no CALLBACK) opens nothing.  The headers may come
@@ -200,7 +214,10 @@ static int ssdp_subscribe(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			     &url.addr, url.port);
 		return ssdp_pass(ctx, SSDP_C_CALLBACK_REFUSED);
 	}
-	exp.flags |= CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER;
+	/* not PERMANENT: the first event connection takes it, and its
+	 * NOTIFY expects the next (ssdp_notify()); a permanent one would
+	 * clash with that renewal and end at the class timeout */
+	exp.flags |= CTH_EXPECT_HELPER;
 	ret = ssdp_callback_rewrite(ctx, pkt, &exp, voff + uoff, &url);
 	if (ret < 0)
 		return ssdp_done(ctx, ret, SSDP_C_CALLBACK, "the CALLBACK");
@@ -224,7 +241,7 @@ static int ssdp_notify(struct cth_ctx *ctx, const struct cth_packet *pkt)
 	from_subscriber.dir = CTH_DIR_REPLY;
 	cth_expect_back(&exp, &from_subscriber, SSDP_CLASS_HTTP, IPPROTO_TCP);
 	exp.dport = pkt->tuple[CTH_DIR_ORIGINAL].dport;
-	exp.flags |= CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER;
+	exp.flags |= CTH_EXPECT_HELPER;
 	return ssdp_done(ctx, cth_expect(ctx, &exp, 0), SSDP_C_NOTIFY, "the next NOTIFY");
 }
 

@@ -58,7 +58,7 @@ FUZZ_SRC_fuzz_irc := $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) $(sort $(wildcard plugins
 # the "key=value" settings the input's knobs switch on (FZR_OPTS).  Seeds:
 # tests/fuzz/corpus/fuzz_replay_PLUGIN/ (crash regressions) and the replay
 # cases' captures, tests/replay/cases/PLUGIN/*.pcap (tests/run.sh).
-FUZZ_REPLAY := ftp sip tns rpc tftp rtsp irc toydata
+FUZZ_REPLAY := ftp sip tns rpc tftp rtsp irc ssdp toydata
 FUZZ_REPLAY_SRC := $(filter-out replay/main.c,$(sort $(wildcard replay/*.c))) \
                    $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) sdk/lib/util.c $(wildcard replay/*.h)
 FUZZ_REPLAY_PLUGIN_ftp     := $(wildcard plugins/ftp/*.c plugins/ftp/*.h)
@@ -68,6 +68,7 @@ FUZZ_REPLAY_PLUGIN_rpc     := $(wildcard plugins/rpc/*.c plugins/rpc/*.h)
 FUZZ_REPLAY_PLUGIN_tftp    := $(wildcard plugins/tftp/*.c plugins/tftp/*.h)
 FUZZ_REPLAY_PLUGIN_rtsp    := $(wildcard plugins/rtsp/*.c plugins/rtsp/*.h)
 FUZZ_REPLAY_PLUGIN_irc     := $(wildcard plugins/irc/*.c plugins/irc/*.h)
+FUZZ_REPLAY_PLUGIN_ssdp    := $(wildcard plugins/ssdp/*.c plugins/ssdp/*.h)
 FUZZ_REPLAY_PLUGIN_toydata := sdk/examples/toydata/toydata.c
 FUZZ_REPLAY_DEFS_ftp     := -DFZR_PORT=21 -DFZR_OPTS='"loose=yes"'
 FUZZ_REPLAY_DEFS_sip     := -DFZR_PORT=5060 \
@@ -77,6 +78,7 @@ FUZZ_REPLAY_DEFS_rpc     := -DFZR_PORT=111 -DFZR_OPTS='"permanent=yes"'
 FUZZ_REPLAY_DEFS_tftp    := -DFZR_PORT=69
 FUZZ_REPLAY_DEFS_rtsp    := -DFZR_PORT=554 -DFZR_OPTS='"third_party=yes","reverse=no"'
 FUZZ_REPLAY_DEFS_irc     := -DFZR_PORT=6667
+FUZZ_REPLAY_DEFS_ssdp    := -DFZR_PORT=1900 -DFZR_OPTS='"answers=any","location_own=no"'
 FUZZ_REPLAY_DEFS_toydata := -DFZR_PORT=7000 -DFZR_OPTS='"min_port=1024"'
 FUZZ_REPLAY_LIBS = $(call pkg,--libs,libpcap)
 fuzz: $(FUZZ_REPLAY:%=$(B)/fuzz/fuzz_replay_%)

@@ -11,7 +11,8 @@
  *
  * The plugin calls the host through a table wrapped in fuzz_plugin.h,
  * which holds it to the host's rules; here, on top: at most one
- * expectation a packet, always PERMANENT and helped, and always to the
+ * expectation a packet, always helped (PERMANENT but for the event
+ * connections), and always to the
  * right place: the answers to the querier's address:port as the group
  * sees it, a LOCATION to the answering device (unless location_own = no),
  * a CALLBACK to the subscriber, a NOTIFY's next connection like its own;
@@ -66,8 +67,11 @@ static void fz_check_exp(const struct cth_expect *e, const char *what)
 
 	FZ_ASSERT(e && e->family == f && e->sport == 0, "%s: family or sport", what);
 	FZ_ASSERT(call_expects == 0, "%s: a second expectation for one packet", what);
-	FZ_ASSERT((e->flags & (CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER)) ==
-		  (CTH_EXPECT_PERMANENT | CTH_EXPECT_HELPER), "%s: flags %#x", what, e->flags);
+	/* helped; PERMANENT for the answers and a LOCATION (many of them),
+	 * not for an event connection (each NOTIFY expects the next) */
+	FZ_ASSERT((e->flags & CTH_EXPECT_HELPER) &&
+		  !(e->flags & CTH_EXPECT_PERMANENT) == (kind >= K_HTTP), "%s: flags %#x", what,
+		  e->flags);
 	FZ_ASSERT(cur->dir == CTH_DIR_ORIGINAL, "%s: from the reply direction", what);
 	switch (kind) {
 	case K_QUERY:

@@ -491,6 +491,22 @@ static void test_answer(struct plugrun *f)
 		conn_free(&c);
 	}
 
+	/* the answer to an SNATed query (to the NAT address, mapped back):
+	 * the LOCATION from the querier's own address to the device's, not
+	 * following the master (which maps the source to the group) */
+	check_start(&ck, "answer_to_snat_query");
+	conn_init(&c, V4, UDP, OTHER4, 1900, QUERIER4, QPORT);
+	conn_dnat(&c, ROUTER_SV4, NAT_PORT);
+	c.ct_status = CTH_CT_EXPECTED;
+	v = run_text(f, &c, O, CTH_CT_RELATED,
+		     "HTTP/1.1 200 OK\r\nLOCATION: http://10.0.2.2:49152/d.xml\r\n\r\n");
+	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, QUERIER4, OTHER4, HTTP_PORT, PERM_HELPER);
+	check_that(&ck, f->n_exp == 1 && !(f->exp[0].flags & CTH_EXPECT_NAT) && !f->exp[0].fn,
+		   "follows the master");
+	check_clean(&ck, f);
+	conn_free(&c);
+	check_end(&ck);
+
 	check_start(&ck, "answer_reply_direction");
 	answer_conn(&c, V4);
 	v = run_text(f, &c, R, CTH_CT_ESTABLISHED_REPLY, cases[0].text);
@@ -525,7 +541,7 @@ static void test_gena(struct plugrun *f)
 	counts_take(f, &before);
 	v = run_text(f, &c, O, CTH_CT_ESTABLISHED, SUBSCRIBE4);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, PERM_HELPER);
+	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, CTH_EXPECT_HELPER);
 	check_no_edit(&ck, f);
 	check_clean(&ck, f);
 	check_counts(&ck, f, &before, "callback=1");
@@ -536,7 +552,7 @@ static void test_gena(struct plugrun *f)
 	http_conn(&c, V6);
 	v = run_text(f, &c, O, CTH_CT_ESTABLISHED,
 		     "subscribe /evt HTTP/1.1\r\ncallback:<http://[fd00:1::2]:49200/cb>\r\n\r\n");
-	check_one(&ck, f, V6, TCP, SSDP_CLASS_HTTP, DEVICE6, QUERIER6, CB_PORT, PERM_HELPER);
+	check_one(&ck, f, V6, TCP, SSDP_CLASS_HTTP, DEVICE6, QUERIER6, CB_PORT, CTH_EXPECT_HELPER);
 	conn_free(&c);
 	check_end(&ck);
 
@@ -567,7 +583,7 @@ static void test_gena(struct plugrun *f)
 	conn_snat(&c, ROUTER_SV4, NAT_PORT);
 	v = run_text(f, &c, O, CTH_CT_ESTABLISHED, SUBSCRIBE4);
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, ROUTER_SV4, CB_PORT, PERM_HELPER);
+	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, ROUTER_SV4, CB_PORT, CTH_EXPECT_HELPER);
 	check_exp_nat(&ck, f, 0, R, QUERIER4, CB_PORT);
 	check_out(&ck, f, "SUBSCRIBE /evt HTTP/1.1\r\nHOST: 10.0.1.3:49152\r\n"
 		  "CALLBACK: <http://10.0.2.1:49200/cb>\r\nNT: upnp:event\r\nTIMEOUT: Second-1800\r\n\r\n");
@@ -587,7 +603,7 @@ static void test_gena(struct plugrun *f)
 			   f->keep_off == 0, "first segment: %d, %u exp, keep %d", v, f->n_exp,
 			   f->keep_asked);
 		v = run_stream(f, &c, O, two, strlen(two));
-		check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, PERM_HELPER);
+		check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, CTH_EXPECT_HELPER);
 		check_that(&ck, !f->keep_asked, "kept again");
 	}
 	conn_free(&c);
@@ -610,7 +626,7 @@ static void test_gena(struct plugrun *f)
 	v = run_text(f, &c, O, CTH_CT_ESTABLISHED,
 		     "NOTIFY /cb HTTP/1.1\r\nNT: upnp:event\r\nSEQ: 0\r\n\r\n");
 	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
-	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, PERM_HELPER);
+	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, QUERIER4, CB_PORT, CTH_EXPECT_HELPER);
 	check_counts(&ck, f, &before, "notify=1");
 	conn_free(&c);
 	check_end(&ck);
@@ -620,7 +636,7 @@ static void test_gena(struct plugrun *f)
 	conn_dnat(&c, ROUTER_SV4, CB_PORT);
 	c.ct_status = CTH_CT_EXPECTED | CTH_CT_CONFIRMED | CTH_CT_SEEN_REPLY;
 	v = run_text(f, &c, O, CTH_CT_ESTABLISHED, "NOTIFY /cb HTTP/1.1\r\n\r\n");
-	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, ROUTER_SV4, CB_PORT, PERM_HELPER);
+	check_one(&ck, f, V4, TCP, SSDP_CLASS_HTTP, DEVICE4, ROUTER_SV4, CB_PORT, CTH_EXPECT_HELPER);
 	check_exp_nat(&ck, f, 0, O, QUERIER4, CB_PORT);
 	conn_free(&c);
 	check_end(&ck);
