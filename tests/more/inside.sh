@@ -53,7 +53,7 @@ suite_init more
 LIB=$REPO/tests/lib
 # how long a try waits for its answer or connection (a blocked case
 # costs that), and the bound of the whole command (python under TCG)
-TRY_S=3 TRY_BOUND=25
+TRY_S=4 TRY_BOUND=40
 # cthelperd's queues (conf/cthelperd.conf); conntrackd's in conntrackd.conf
 declare -A CTH_QUEUE=([ssdp]=6 [mdns]=7 [slp]=8 [dhcpv6]=9 [amanda]=10
 		      [sane]=11 [irc]=12 [netbios-ns]=13)
@@ -72,6 +72,8 @@ declare -A KMODS=([amanda]="nf_conntrack_amanda nf_nat_amanda" [sane]=nf_conntra
 		  [pptp]="nf_conntrack_pptp nf_nat_pptp")
 # a third host (the SSDP LOCATION negative), a port nobody helps
 THIRD4=10.0.2.2 THIRD_PORT=8080
+# the server namespace's second address: the IRC DCC peers'
+SV4B=10.0.2.3 SV6B=fd00:2::3
 # a host outside the client's subnet answering a NetBIOS query (server ns)
 OUTSIDE4=10.0.2.2
 NB_SPORT=40137
@@ -195,13 +197,15 @@ in_ns() {
 	esac
 }
 
-# serve_ensure KEY NS SCRIPT ARGS...: tests/lib/SCRIPT serve ARGS in NS,
-# started once and kept for the run (later columns use it too); up to
-# 30 s for its "ready".  1 when it did not start (WHY says why).
+# serve_ensure KEY NS SCRIPT [CMD] ARGS...: tests/lib/SCRIPT CMD ARGS in
+# NS (CMD serve unless "peer"), started once and kept for the run (later
+# columns use it too); up to 30 s for its "ready".  1 when it did not
+# start (WHY says why).
 declare -A SERVE_PID
 serve_ensure() {
-	local key=$1 ns=$2 script=$3 out
+	local key=$1 ns=$2 script=$3 out cmd=serve
 	shift 3
+	[ "${1:-}" != peer ] || { cmd=peer; shift; }
 	out=$W/serve-$key.out
 	if [ -n "${SERVE_PID[$key]:-}" ] && kill -0 "${SERVE_PID[$key]}" 2>/dev/null; then
 		return 0
@@ -211,10 +215,10 @@ serve_ensure() {
 		return 1
 	fi
 	: >"$out"
-	in_ns "$ns" "$PY" -u "$LIB/$script" serve "$@" >"$out" 2>"$LOGS/serve-$key.err" &
+	in_ns "$ns" "$PY" -u "$LIB/$script" "$cmd" "$@" >"$out" 2>"$LOGS/serve-$key.err" &
 	SERVE_PID[$key]=$!
 	if ! wait_line "$out" '^ready' 30000; then
-		WHY="$script serve $* did not say ready within 30 s: $(head -c 300 "$LOGS/serve-$key.err" | tr '\n' ' ')"
+		WHY="$script $cmd $* did not say ready within 30 s: $(head -c 300 "$LOGS/serve-$key.err" | tr '\n' ' ')"
 		kill "${SERVE_PID[$key]}" 2>/dev/null
 		SERVE_PID[$key]=
 		return 1
@@ -269,6 +273,14 @@ serve_for() {
 	mdns|slp|dhcpv6|netbios-ns)
 		serve_ensure "$h-$fam" client "$script" --family "$fam" --iface eth0 ;;
 	pptp) serve_ensure pptp server pptp.py ;;
+	# the IRC server, and a DCC peer per family on the server's second
+	# address (not the IRC server's: the DCC comes from a third host)
+	irc) serve_ensure irc server irc.py &&
+	     if [ "$fam" = 6 ]; then
+		serve_ensure irc-peer6 server irc.py peer "$SV4" --nick peer6 --bind "$SV6B"
+	     else
+		serve_ensure irc-peer4 server irc.py peer "$SV4" --nick peer4 --bind "$SV4B"
+	     fi ;;
 	*) serve_ensure "$h" server "$script" ;;
 	esac
 }
@@ -295,7 +307,8 @@ try_case() {
 		try router ssdp.py --group 239.255.255.250
 	      fi ;;
 	mdns|slp|dhcpv6) try router "$script" --family "$fam" --iface r-cl ;;
-	*) try client "$script" --to "$(dial "$fam")" ;;
+	irc) try client irc.py "$(dial "$fam")" --to "peer$fam" ;;
+	*) try client "$script" "$(dial "$fam")" ;;
 	esac
 }
 
@@ -422,7 +435,7 @@ case_neg_forged() {
 		return
 	fi
 	events_mark
-	try client irc.py --to "$SV4_DIAL" --announce 10.0.1.99
+	try client irc.py "$SV4_DIAL" --to peer4 --announce 10.0.1.99
 	exps=$(events_since_mark)
 	say "$impl/$case: exit $RC: $OUT; expectations: $exps"
 	if [ "$exps" = none ] && [ "$RC" = 1 ]; then
@@ -474,7 +487,7 @@ case_pptp() {
 	if ! serve_for "$co" 4; then
 		RC=3 OUT="responder: $WHY"
 	elif [ $co = irc ]; then
-		try client irc.py --to "$SV4"
+		try client irc.py "$SV4" --to peer4
 	else
 		try_case mdns 4 local
 	fi
@@ -746,6 +759,8 @@ trap cleanup EXIT
 T0=$SECONDS
 progress "topology"
 suite_topology e2e-more more
+ip -n "$TOPO_SV_NS" addr add "$SV4B/24" dev eth0
+ip -n "$TOPO_SV_NS" -6 addr add "$SV6B/64" dev eth0 nodad
 if ! topo_input_stateful; then
 	echo "FAIL e2e-more/topology: the router's INPUT rules failed"
 	exit 1
