@@ -30,6 +30,7 @@
 #include "pktcheck.h"
 #include "host/call.h"
 #include "host/keep.h"
+#include "host/link.h"
 #include "host/packet.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
@@ -39,6 +40,16 @@
 #define PLUGTEST_TCP_ACK_PSH 0x18u
 /* "udp A > B snat A dnat A expected" */
 #define PLUGTEST_CONN_WORDS 9
+
+/* cth_plugtest_link()'s view: one network per family. */
+struct plugtest_link {
+	uint32_t in, out;
+	int dst_kind;                        /* -1: from the packet */
+	uint8_t net_prefix[2];               /* [0] IPv4, [1] IPv6; 0: none */
+	union cth_addr net[2];
+};
+
+#define PLUGTEST_LINK_DEFAULT ((struct plugtest_link){ .in = 1, .out = 2, .dst_kind = -1 })
 
 struct cth_plugtest {
 	const struct cth_plugin_desc *desc;  /* the plugin's, as checked */
@@ -58,6 +69,8 @@ struct cth_plugtest {
 	uint8_t priv[CTH_PRIV_MAX];
 	uint32_t seq[2];
 	struct keep keep;
+	/* what cth_link() returns (cth_plugtest_link()) */
+	struct plugtest_link link;
 	/* the kernel stand-in */
 	int k_rc, k_ctl_rc;
 	unsigned int k_times, k_left;
@@ -81,6 +94,10 @@ static int plugtest_expect_fn(struct pkt_call *c, const struct cth_expect *e, un
 static int plugtest_expect_ctl_fn(struct pkt_call *c, unsigned int op,
 				  const struct cth_expect *e);
 static void plugtest_trace(struct pkt_call *c, const struct pkt_event *ev);
+static int plugtest_link_fn(struct pkt_call *c, struct cth_link *link);
+static int plugtest_link_parse(struct cth_plugtest *t, const char *desc,
+			       struct plugtest_link *l);
+static int plugtest_net(const char *text, struct plugtest_link *l);
 static int plugtest_packet_cb(struct cth_ctx *ctx, const struct cth_packet *pkt, void *priv,
 			      const void *config);
 
@@ -166,6 +183,7 @@ static struct cth_plugtest *plugtest_make(const struct cth_plugin_desc *desc,
 	t->inst.families = desc->families;
 	t->inst.protocols = desc->protocols;
 	t->inst.guard = GUARD_DEFAULT;
+	t->link = PLUGTEST_LINK_DEFAULT;
 	t->inst.n_classes = desc->n_classes;
 	memcpy(t->inst.classes, desc->classes, sizeof(t->inst.classes));
 	if (plugtest_keys_apply(desc, t->config, settings, err, errlen) < 0)
@@ -335,6 +353,112 @@ static int plugtest_endpoint(const char *text, int *family, union cth_addr *a, u
 	return 0;
 }
 
+/* ---------------------------------------------------------------- the link view */
+
+int cth_plugtest_link(struct cth_plugtest *t, const char *desc)
+{
+	struct plugtest_link l = PLUGTEST_LINK_DEFAULT;
+
+	if (desc && plugtest_link_parse(t, desc, &l) < 0)
+		return -EINVAL;
+	t->link = l;
+	return 0;
+}
+
+/* "in N out N net A/P net A/P dst KIND", any part optional. */
+static int plugtest_link_parse(struct cth_plugtest *t, const char *text,
+			       struct plugtest_link *l)
+{
+	static const char *const kinds[] = {
+		[CTH_DST_UNICAST] = "unicast", [CTH_DST_MULTICAST] = "multicast",
+		[CTH_DST_BROADCAST] = "broadcast", [CTH_DST_BROADCAST_ALL] = "broadcast-all",
+	};
+	const char *desc = text;
+	char word[64], value[64];
+	int used, k;
+
+	while (sscanf(desc, "%63s%n", word, &used) == 1) {
+		desc += used;
+		if (sscanf(desc, "%63s%n", value, &used) != 1)
+			goto bad;
+		desc += used;
+		if (strcmp(word, "in") == 0 || strcmp(word, "out") == 0) {
+			char *end;
+			unsigned long n = strtoul(value, &end, 10);
+
+			if (*end || value[0] < '0' || value[0] > '9' || n > UINT32_MAX)
+				goto bad;
+			*(word[0] == 'i' ? &l->in : &l->out) = (uint32_t)n;
+		} else if (strcmp(word, "net") == 0) {
+			if (plugtest_net(value, l) < 0)
+				goto bad;
+		} else if (strcmp(word, "dst") == 0) {
+			for (k = 0; k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++)
+				if (strcmp(value, kinds[k]) == 0)
+					break;
+			if (k == (int)(sizeof(kinds) / sizeof(kinds[0])))
+				goto bad;
+			l->dst_kind = k;
+		} else {
+			goto bad;
+		}
+	}
+	return 0;
+bad:
+	snprintf(t->err, sizeof(t->err), "'%s': [in IFINDEX] [out IFINDEX] [net ADDR/PREFIX] "
+		 "[dst unicast|multicast|broadcast|broadcast-all]", text);
+	return -EINVAL;
+}
+
+/* "ADDR/PREFIX" of either family into its slot, bits past it cleared. */
+static int plugtest_net(const char *text, struct plugtest_link *l)
+{
+	char host[64], *end;
+	const char *slash = strchr(text, '/');
+	unsigned long prefix;
+	union cth_addr a;
+	int family, i;
+
+	if (!slash || slash - text >= (long)sizeof(host) || slash[1] < '0' || slash[1] > '9')
+		return -EINVAL;
+	snprintf(host, sizeof(host), "%.*s", (int)(slash - text), text);
+	memset(&a, 0, sizeof(a));
+	family = strchr(host, ':') ? AF_INET6 : AF_INET;
+	i = family == AF_INET6;
+	prefix = strtoul(slash + 1, &end, 10);
+	if (inet_pton(family, host, a.raw) != 1 || *end || prefix < 1 ||
+	    prefix > (i ? 128u : 32u))
+		return -EINVAL;
+	link_addr_mask(family, &a, (unsigned int)prefix);
+	l->net[i] = a;
+	l->net_prefix[i] = (uint8_t)prefix;
+	return 0;
+}
+
+/* pkt_call::link_fn: the host's own rules (host/link.c) on an interface
+ * that holds the given network, then the test's settings over them. */
+static int plugtest_link_fn(struct pkt_call *c, struct cth_link *link)
+{
+	const struct plugtest_link *l = &((struct cth_plugtest *)c->backend)->link;
+	const struct cth_tuple *tu = &c->pkt.tuple[c->pkt.dir];
+	int i = tu->family == AF_INET6;
+	struct link_addr a = {
+		.ifindex = l->out ? l->out : l->in, .family = tu->family,
+		.prefix = l->net_prefix[i], .addr = l->net[i],
+	};
+	struct link_pkt p = {
+		.in_ifindex = l->in, .out_ifindex = l->out, .family = tu->family,
+		.src = tu->src, .dst = tu->dst,
+	};
+
+	link_fill(link, &p, &a, l->net_prefix[i] ? 1 : 0);
+	link->net_prefix = l->net_prefix[i];
+	link->net = l->net[i];
+	if (l->dst_kind >= 0)
+		link->dst_kind = (uint8_t)l->dst_kind;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- one packet */
 
 int cth_plugtest_packet(struct cth_plugtest *t, enum cth_dir dir, const void *payload,
@@ -343,6 +467,7 @@ int cth_plugtest_packet(struct cth_plugtest *t, enum cth_dir dir, const void *pa
 	struct pkt_call call = {
 		.inst = &t->inst, .backend = t, .expect_fn = plugtest_expect_fn,
 		.expect_ctl_fn = plugtest_expect_ctl_fn, .trace = plugtest_trace,
+		.link_fn = plugtest_link_fn,
 		.keep = &t->keep, .stats = &t->stats,
 	};
 	const struct cth_tuple *tu = &t->t[dir];

@@ -353,13 +353,19 @@ int cth_expect_answers(struct cth_expect *exp, const struct cth_packet *pkt,
 	return cth_expect_src_net(exp, link);
 }
 
-/* TEMPORARY stand-in for i31-sdk's cth_expect_src_net(): reverted before
- * merging i31-sdk. */
+/* The link view keeps no family of its own (the host fills it in the
+ * packet's): an IPv4 network has nothing past its first four bytes and
+ * at most 32 bits, so that much tells. */
 int cth_expect_src_net(struct cth_expect *exp, const struct cth_link *link)
 {
-	if (!link->net_prefix || (exp->family == AF_INET && link->net_prefix > 32))
+	static const uint8_t zero[12];
+	unsigned int bits = exp->family == AF_INET6 ? 128u : 32u;
+
+	if (!link->net_prefix || link->net_prefix > bits ||
+	    (exp->family != AF_INET && exp->family != AF_INET6) ||
+	    (exp->family == AF_INET && memcmp(link->net.raw + 4, zero, sizeof(zero)) != 0))
 		return -ENOENT;
-	cth_addr_copy(exp->family, &exp->src, &link->net);
+	exp->src = link->net;
 	exp->src_prefix = link->net_prefix;
 	exp->flags = (exp->flags & ~(unsigned int)CTH_EXPECT_ANY_SRC) | CTH_EXPECT_SRC_PREFIX;
 	return 0;

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "edit.h"
 #include "inflight.h"
 #include "keep.h"
+#include "link.h"
 #include "base/log.h"
 #include "runtime/guard.h"
 #include "runtime/stats.h"
@@ -37,6 +39,7 @@ static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
 			       const struct cth_expect *e);
 static int pkt_host_keep(struct cth_ctx *ctx, size_t off);
 static void pkt_host_count(struct cth_ctx *ctx, unsigned int counter, uint32_t n);
+static int pkt_host_link(struct cth_ctx *ctx, struct cth_link *link, size_t size);
 
 /* What a plugin calls: cth_expect() and friends (plugin.h). */
 static const struct cth_host pkt_host = {
@@ -51,16 +54,21 @@ static const struct cth_host pkt_host = {
 	.expect_ctl = pkt_host_expect_ctl,
 	.keep = pkt_host_keep,
 	.count = pkt_host_count,
+	.link = pkt_host_link,
 };
 
 static bool pkt_priv_version(struct pkt_call *c, const struct cth_plugin_desc *d);
 static void pkt_priv_unversion(struct pkt_call *c, const struct cth_plugin_desc *d);
+static const struct cth_expect *pkt_expect_own(const struct cth_expect *e,
+					       struct cth_expect *own);
 static bool pkt_expect_valid(const struct pkt_call *c, const struct cth_expect *e);
+static bool pkt_expect_src_ok(const struct cth_expect *e);
 static int pkt_expect_guard(struct pkt_call *c, const struct cth_expect *e);
 static int pkt_expect_ctl_check(struct pkt_call *c, unsigned int op,
 				const struct cth_expect *e);
 static int pkt_keep_do(struct pkt_call *c, size_t off);
 static int pkt_trace(struct pkt_call *c, struct pkt_event ev);
+static unsigned int pkt_addr_bits(int family);
 static struct pkt_call *pkt_call_of(struct cth_ctx *ctx);
 
 /*
@@ -180,14 +188,38 @@ static int pkt_host_expect(struct cth_ctx *ctx, const struct cth_expect *e,
 			   unsigned int how)
 {
 	struct pkt_call *c = pkt_call_of(ctx);
+	struct cth_expect own;
 	int rc = -EINVAL;
 
+	e = pkt_expect_own(e, &own);
 	if (pkt_expect_valid(c, e) && !(how & ~(unsigned)CTH_EXPECT_SYNC))
 		rc = pkt_expect_guard(c, e);
 	if (rc == 0)
 		rc = c->expect_fn(c, e, how);
 	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_EXPECT, .rc = rc,
 						.exp = e, .how = how });
+}
+
+/*
+ * The host's copy of a plugin's expectation (NULL stays NULL): a plugin
+ * built before the link view has no cth_expect::src_prefix, so the field
+ * is read only under CTH_EXPECT_SRC_PREFIX (plugin.h), and the source's
+ * bits past the prefix are cleared here, whatever the plugin left in
+ * them, so that the kernel, the guard and a trace see one network.
+ */
+static const struct cth_expect *pkt_expect_own(const struct cth_expect *e,
+					       struct cth_expect *own)
+{
+	if (!e)
+		return NULL;
+	memset(own, 0, sizeof(*own));
+	memcpy(own, e, offsetof(struct cth_expect, src_prefix));
+	if (!(e->flags & CTH_EXPECT_SRC_PREFIX))
+		return own;
+	own->src_prefix = e->src_prefix;
+	if (own->src_prefix <= pkt_addr_bits(own->family))
+		link_addr_mask(own->family, &own->src, own->src_prefix);
+	return own;
 }
 
 /* An expectation a plugin hands over, to create or to refresh. */
@@ -200,10 +232,21 @@ static bool pkt_expect_valid(const struct pkt_call *c, const struct cth_expect *
 	if ((e->flags & CTH_EXPECT_NAT) &&
 	    e->nat_dir != CTH_DIR_ORIGINAL && e->nat_dir != CTH_DIR_REPLY)
 		return false;
+	if (!pkt_expect_src_ok(e))
+		return false;
 	/* unknown flags are a plugin built for a newer SDK: say so, do not
 	 * half-do it; the function name is copied on every path */
 	return !(e->flags & ~PKT_EXPECT_FLAGS) &&
 	       !(e->fn && strnlen(e->fn, PKT_EXPECT_FN_MAX) >= PKT_EXPECT_FN_MAX);
+}
+
+/* A source network of the expectation's family; "any source" and "a
+ * network of sources" contradict each other. */
+static bool pkt_expect_src_ok(const struct cth_expect *e)
+{
+	return !(e->flags & CTH_EXPECT_SRC_PREFIX) ||
+	       (e->src_prefix > 0 && e->src_prefix <= pkt_addr_bits(e->family) &&
+		!(e->flags & CTH_EXPECT_ANY_SRC));
 }
 
 /* The host's rule for every expectation (guard.h), whatever the plugin:
@@ -312,8 +355,11 @@ static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
 			       const struct cth_expect *e)
 {
 	struct pkt_call *c = pkt_call_of(ctx);
-	int rc = pkt_expect_ctl_check(c, op, e);
+	struct cth_expect own;
+	int rc;
 
+	e = pkt_expect_own(e, &own);
+	rc = pkt_expect_ctl_check(c, op, e);
 	if (rc == 0)
 		rc = c->expect_ctl_fn(c, op, e);
 	return pkt_trace(c, (struct pkt_event){ .type = PKT_EV_EXPECT_CTL, .rc = rc,
@@ -334,7 +380,7 @@ static int pkt_expect_ctl_check(struct pkt_call *c, unsigned int op,
 	} else if (op == CTH_EXPECT_OP_REMOVE) {
 		if (!e || e->family != c->pkt.tuple[0].family ||
 		    (e->proto != IPPROTO_TCP && e->proto != IPPROTO_UDP) ||
-		    (e->flags & ~PKT_EXPECT_FLAGS))
+		    (e->flags & ~PKT_EXPECT_FLAGS) || !pkt_expect_src_ok(e))
 			return -EINVAL;
 	} else {
 		return -EINVAL;
@@ -374,6 +420,26 @@ static int pkt_keep_do(struct pkt_call *c, size_t off)
 	if (off > c->pkt.payload_len)
 		return -EINVAL;
 	return keep_ask(c, off);
+}
+
+/* cth_link(): the caller's view of the interfaces, cut to the plugin's
+ * structure (size: its sizeof, which may be older and shorter). */
+static int pkt_host_link(struct cth_ctx *ctx, struct cth_link *link, size_t size)
+{
+	struct pkt_call *c = pkt_call_of(ctx);
+	struct cth_link l;
+	int rc = -EOPNOTSUPP;
+
+	memset(&l, 0, sizeof(l));
+	if (c->link_fn)
+		rc = c->link_fn(c, &l);
+	memcpy(link, &l, size < sizeof(l) ? size : sizeof(l));
+	return rc;
+}
+
+static unsigned int pkt_addr_bits(int family)
+{
+	return family == AF_INET6 ? 128u : 32u;
 }
 
 /* Hand one host call's answer to the trace, if any; returns rc. */

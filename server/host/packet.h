@@ -71,7 +71,8 @@ struct stats_block;
 #define PKT_EXPECT_TIMEOUT_MAX 604800u
 /* Every cth_expect_flags bit this host knows. */
 #define PKT_EXPECT_FLAGS (CTH_EXPECT_ANY_SRC | CTH_EXPECT_PERMANENT | \
-			  CTH_EXPECT_INACTIVE | CTH_EXPECT_NAT | CTH_EXPECT_HELPER)
+			  CTH_EXPECT_INACTIVE | CTH_EXPECT_NAT | CTH_EXPECT_HELPER | \
+			  CTH_EXPECT_SRC_PREFIX)
 
 /* Most expectations one plugin call may create (cth_expect(): -ENOSPC
  * beyond; plugin.h names the number). */
@@ -84,6 +85,9 @@ typedef int (*pkt_expect_fn)(struct pkt_call *call,
 /* cth_expect_ctl() after the argument checks; NULL: -EOPNOTSUPP. */
 typedef int (*pkt_expect_ctl_fn)(struct pkt_call *call, unsigned int op,
 				 const struct cth_expect *exp);
+/* cth_link(): fill link (zeroed) for call->pkt from the caller's view of
+ * the host's interfaces (host/link.h); NULL: -EOPNOTSUPP. */
+typedef int (*pkt_link_fn)(struct pkt_call *call, struct cth_link *link);
 
 /*
  * Every host function a plugin calls, with what it was answered, for a
@@ -123,6 +127,7 @@ struct pkt_call {
 	void *backend;                /* the expect_fn's own state */
 	pkt_expect_fn expect_fn;
 	pkt_expect_ctl_fn expect_ctl_fn;
+	pkt_link_fn link_fn;
 	pkt_trace_fn trace;           /* NULL: nothing is shown */
 	/* the caller's counter block (runtime/stats.h), counted into at the
 	 * instance's slot by the host itself: state_reset and the plugin's
@@ -134,6 +139,9 @@ struct pkt_call {
 	/* set by the caller: what the kernel said about the packet */
 	bool truncated;               /* NFQA_CAP_LEN: we hold only part of it */
 	bool gso;                     /* NFQA_SKB_GSO: a GSO super-packet */
+	/* NFQA_IFINDEX_INDEV / _OUTDEV, 0 when absent (sent by this host;
+	 * delivered to it): the link view's interfaces */
+	uint32_t in_ifindex, out_ifindex;
 	/* payload edits (edit.c): recorded by cth_mangle(), applied by
 	 * edit_result(); NULL until the first edit */
 	struct edit_list *edits;

@@ -14,6 +14,8 @@ static bool guard_of_master(int family, const struct cth_tuple *orig,
 static bool guard_addr_ok(const struct guard *g, int family, const struct cth_tuple *orig,
 			  const struct cth_tuple *reply, const union cth_addr *a);
 static bool guard_in_nets(const struct guard *g, int family, const union cth_addr *a);
+static bool guard_net_in_nets(const struct guard *g, int family, const union cth_addr *a,
+			      unsigned int prefix);
 static void guard_addr_mask(int family, union cth_addr *a, unsigned int prefix);
 static bool guard_addr_eq(int family, const union cth_addr *a, const union cth_addr *b);
 static size_t guard_addr_len(int family);
@@ -62,12 +64,18 @@ int guard_expect_check(const struct guard *g, const struct cth_tuple *orig,
 {
 	int f = e->family;
 	bool any_src = e->flags & CTH_EXPECT_ANY_SRC;
-	bool src_master = !any_src && guard_of_master(f, orig, reply, &e->src);
+	/* a source network (CTH_EXPECT_SRC_PREFIX) shorter than an address
+	 * is not the master's: it must lie wholly inside expect_networks */
+	bool src_net = (e->flags & CTH_EXPECT_SRC_PREFIX) &&
+		       e->src_prefix < 8 * guard_addr_len(f);
+	bool src_master = !any_src && !src_net && guard_of_master(f, orig, reply, &e->src);
 	bool dst_master = guard_of_master(f, orig, reply, &e->dst);
 
 	if (f != orig->family || (!src_master && !dst_master))
 		return -EPERM;
-	if ((!any_src && !guard_addr_ok(g, f, orig, reply, &e->src)) ||
+	if (src_net && g->n_nets && !guard_net_in_nets(g, f, &e->src, e->src_prefix))
+		return -EPERM;
+	if ((!any_src && !src_net && !guard_addr_ok(g, f, orig, reply, &e->src)) ||
 	    !guard_addr_ok(g, f, orig, reply, &e->dst))
 		return -EPERM;
 	/* nf_nat_follow_master() (Linux 6.1 nf_nat_core.c) maps to the
@@ -142,10 +150,18 @@ static bool guard_addr_ok(const struct guard *g, int family, const struct cth_tu
 
 static bool guard_in_nets(const struct guard *g, int family, const union cth_addr *a)
 {
+	return guard_net_in_nets(g, family, a, 8 * (unsigned int)guard_addr_len(family));
+}
+
+/* Is all of a/prefix inside one of the networks (one as long or longer
+ * holds only part of it)? */
+static bool guard_net_in_nets(const struct guard *g, int family, const union cth_addr *a,
+			      unsigned int prefix)
+{
 	for (unsigned int i = 0; i < g->n_nets; i++) {
 		union cth_addr m = *a;
 
-		if (g->nets[i].family != family)
+		if (g->nets[i].family != family || g->nets[i].prefix > prefix)
 			continue;
 		guard_addr_mask(family, &m, g->nets[i].prefix);
 		if (guard_addr_eq(family, &m, &g->nets[i].addr))

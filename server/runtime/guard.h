@@ -49,7 +49,9 @@ int guard_mark_mask_parse(struct guard *g, const char *v);
  *    destination): a pinhole between two third parties;
  *  - an address of the expectation that is not the master's (its other
  *    end, or a NAT target the kernel would use) lies outside the
- *    helper's expect_networks, when it has some;
+ *    helper's expect_networks, when it has some; a source network
+ *    (CTH_EXPECT_SRC_PREFIX, shorter than an address) is never the
+ *    master's and must lie wholly inside one of them;
  *  - under NAT, the kernel would map it to an address the master does
  *    not have: only nat-follow-master ignores nat_addr (it maps to the
  *    master's own addresses); any other function uses it.

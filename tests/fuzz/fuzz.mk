@@ -5,7 +5,7 @@ FUZZ_CC      ?= clang
 FUZZ_FLAGS   ?= -O1 -g -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_TARGETS := $(filter-out fuzz_replay,$(notdir $(basename $(wildcard tests/fuzz/fuzz_*.c))))
-FUZZ_HOST_SRC := server/host/call.c server/host/packet.c server/host/edit.c server/host/keep.c \
+FUZZ_HOST_SRC := server/host/call.c server/host/link.c server/host/packet.c server/host/edit.c server/host/keep.c \
                  server/host/inflight.c server/runtime/guard.c server/base/log.c
 # a plugin's declared keys, defaults and settings through the daemon's
 # parser (fuzz_hostpath.h fz_instance_init(), fz_configure())

@@ -183,8 +183,46 @@ static void test_mark(void)
 	      guard_mark_mask_parse(&g, "") == -EINVAL, "accepted");
 }
 
+/* A source network (CTH_EXPECT_SRC_PREFIX): never the master's own
+ * address; with expect_networks it must lie wholly inside one. */
+static void test_src_network(void)
+{
+	struct guard g = GUARD_DEFAULT;
+	struct cth_expect e;
+
+	tuples_snat();
+	e = exp_to("192.168.1.10", "198.51.100.0");
+	e.flags = CTH_EXPECT_SRC_PREFIX;
+	e.src_prefix = 24;
+	CHECK("guard/src-net-to-master", guard_expect_check(&g, &orig, &reply, &e) == 0,
+	      "refused");
+	e = exp_to("10.9.9.9", "192.168.1.10");
+	e.flags = CTH_EXPECT_SRC_PREFIX;
+	e.src_prefix = 24;
+	CHECK("guard/src-net-not-master (its first address is)",
+	      guard_expect_check(&g, &orig, &reply, &e) == -EPERM, "allowed");
+	e.src_prefix = 32;
+	CHECK("guard/src-net-full-length-is-an-address",
+	      guard_expect_check(&g, &orig, &reply, &e) == 0, "refused");
+	guard_networks_parse(&g, "198.51.100.0/24, 10.0.0.0/8");
+	e = exp_to("192.168.1.10", "198.51.100.0");
+	e.flags = CTH_EXPECT_SRC_PREFIX;
+	e.src_prefix = 25;
+	CHECK("guard/src-net-inside-networks", guard_expect_check(&g, &orig, &reply, &e) == 0,
+	      "refused");
+	e.src_prefix = 23;
+	CHECK("guard/src-net-wider-than-networks",
+	      guard_expect_check(&g, &orig, &reply, &e) == -EPERM, "allowed");
+	e = exp_to("192.168.1.10", "172.16.0.0");
+	e.flags = CTH_EXPECT_SRC_PREFIX;
+	e.src_prefix = 16;
+	CHECK("guard/src-net-outside-networks",
+	      guard_expect_check(&g, &orig, &reply, &e) == -EPERM, "allowed");
+}
+
 int main(void)
 {
+	test_src_network();
 	test_master_rule();
 	test_nat_target();
 	test_networks();

@@ -12,6 +12,7 @@
  * udpback's own unit test (sdk/examples/udpback/udpback-test.c) runs as
  * test_udpback, linked with the library make install ships.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stddef.h>
@@ -27,7 +28,11 @@
 
 /* what the test plugin below does with a payload's first byte */
 enum { TP_EXPECT = 'e', TP_SYNC = 's', TP_BAD_CLASS = 'c', TP_EDIT = 'm', TP_BAD_EDIT = 'x',
-       TP_VERDICT = 'v', TP_LOG = 'l' };
+       TP_VERDICT = 'v', TP_LOG = 'l', TP_LINK = 'n', TP_PREFIX = 'p' };
+
+/* what cth_link() said to the test plugin's last TP_LINK */
+static struct cth_link tp_link;
+static int tp_link_rc;
 
 /* A plugin made to misbehave on demand: its payload's first byte says how. */
 static int tp_packet(struct cth_ctx *ctx, const struct cth_packet *pkt, void *priv,
@@ -61,6 +66,18 @@ static int tp_packet(struct cth_ctx *ctx, const struct cth_packet *pkt, void *pr
 		return 7;
 	case TP_LOG:
 		cth_log(ctx, CTH_LOG_INFO, "seen %u", (unsigned int)state[0]);
+		return CTH_VERDICT_ACCEPT;
+	case TP_LINK:
+		/* the answers to a query: from the link's network */
+		tp_link_rc = cth_link(ctx, &tp_link);
+		if (cth_expect_src_net(&e, &tp_link) == 0)
+			cth_expect(ctx, &e, 0);
+		return CTH_VERDICT_ACCEPT;
+	case TP_PREFIX:
+		/* "p" PREFIX [ANY]: a source network by hand, host bits set */
+		e.flags |= CTH_EXPECT_SRC_PREFIX | (pkt->payload_len > 2 ? CTH_EXPECT_ANY_SRC : 0);
+		e.src_prefix = pkt->payload_len > 1 ? pkt->payload[1] : 0;
+		cth_expect(ctx, &e, 0);
 		return CTH_VERDICT_ACCEPT;
 	}
 	return CTH_VERDICT_ACCEPT;
@@ -330,6 +347,125 @@ static void test_bugs(void)
 	cth_plugtest_free(t);
 }
 
+static bool tp_addr_is(int family, const union cth_addr *a, const char *text)
+{
+	union cth_addr want;
+
+	memset(&want, 0, sizeof(want));
+	inet_pton(family, text, want.raw);
+	return memcmp(a->raw, want.raw, sizeof(want.raw)) == 0;
+}
+
+/* cth_plugtest_link(): its defaults, the destination's kind worked out,
+ * the settings, and cth_expect_src_net() on what it gives. */
+static void test_link(void)
+{
+	struct cth_plugtest *t = tp_new();
+	const struct cth_plugtest_result *r = cth_plugtest_result(t);
+	struct check c;
+
+	check_start(&c, "plugtest/link-default");
+	cth_plugtest_conn(t, "udp 10.0.1.2:40000 > 10.0.1.255:137");
+	tp_send(t, CTH_DIR_ORIGINAL, "n");
+	check_that(&c, tp_link_rc == 0 && tp_link.in_ifindex == 1 && tp_link.out_ifindex == 2,
+		   "rc %d in %u out %u", tp_link_rc, tp_link.in_ifindex, tp_link.out_ifindex);
+	/* no network given: no broadcast known, no answers expected */
+	check_that(&c, tp_link.net_prefix == 0 && tp_link.dst_kind == CTH_DST_UNICAST,
+		   "prefix %u kind %u", tp_link.net_prefix, tp_link.dst_kind);
+	check_that(&c, r->n_expect == 0 && r->n_bug == 0, "%u expectations", r->n_expect);
+	check_end(&c);
+
+	check_start(&c, "plugtest/link-broadcast-net");
+	check_ret(&c, cth_plugtest_link(t, "in 0 out 3 net 10.0.1.9/24 net fd00:1::/64"), 0);
+	tp_send(t, CTH_DIR_ORIGINAL, "n");
+	check_that(&c, tp_link.in_ifindex == 0 && tp_link.out_ifindex == 3 &&
+		   tp_link.dst_kind == CTH_DST_BROADCAST && tp_link.net_prefix == 24 &&
+		   tp_addr_is(AF_INET, &tp_link.net, "10.0.1.0"), "in %u out %u kind %u /%u",
+		   tp_link.in_ifindex, tp_link.out_ifindex, tp_link.dst_kind, tp_link.net_prefix);
+	check_that(&c, r->n_expect == 1 && r->n_bug == 0 &&
+		   (r->expect[0].flags & CTH_EXPECT_SRC_PREFIX) &&
+		   !(r->expect[0].flags & CTH_EXPECT_ANY_SRC) && r->expect[0].src_prefix == 24 &&
+		   tp_addr_is(AF_INET, &r->expect[0].src, "10.0.1.0") &&
+		   tp_addr_is(AF_INET, &r->expect[0].dst, "10.0.1.2") && r->expect[0].dport == 40000,
+		   "%u expectations, flags %#x /%u, bug %s", r->n_expect, r->expect[0].flags,
+		   r->expect[0].src_prefix, r->bug);
+	check_end(&c);
+
+	check_start(&c, "plugtest/link-dst-kinds");
+	cth_plugtest_conn(t, "udp 10.0.1.2:40000 > 239.255.255.250:1900");
+	tp_send(t, CTH_DIR_ORIGINAL, "n");
+	check_that(&c, tp_link.dst_kind == CTH_DST_MULTICAST, "multicast: %u", tp_link.dst_kind);
+	cth_plugtest_conn(t, "udp 10.0.1.2:40000 > 255.255.255.255:137");
+	tp_send(t, CTH_DIR_ORIGINAL, "n");
+	check_that(&c, tp_link.dst_kind == CTH_DST_BROADCAST_ALL && tp_link.net_prefix == 24,
+		   "255.255.255.255: %u", tp_link.dst_kind);
+	cth_plugtest_conn(t, "udp [fd00:1::2]:40000 > [ff02::c]:1900");
+	tp_send(t, CTH_DIR_ORIGINAL, "n");
+	check_that(&c, tp_link.dst_kind == CTH_DST_MULTICAST && tp_link.net_prefix == 64 &&
+		   tp_addr_is(AF_INET6, &tp_link.net, "fd00:1::") && r->n_expect == 1 &&
+		   r->expect[0].src_prefix == 64, "IPv6: kind %u /%u, %u expectations",
+		   tp_link.dst_kind, tp_link.net_prefix, r->n_expect);
+	check_ret(&c, cth_plugtest_link(t, "dst broadcast"), 0);
+	tp_send(t, CTH_DIR_ORIGINAL, "n");
+	check_that(&c, tp_link.dst_kind == CTH_DST_BROADCAST && tp_link.net_prefix == 0 &&
+		   tp_link.in_ifindex == 1 && r->n_expect == 0, "set: kind %u /%u",
+		   tp_link.dst_kind, tp_link.net_prefix);
+	check_end(&c);
+
+	check_start(&c, "plugtest/link-refused");
+	cth_plugtest_link(t, "out 7");
+	check_ret(&c, cth_plugtest_link(t, "net 10.0.1.0/33"), -EINVAL);
+	check_that(&c, strstr(cth_plugtest_error(t), "net ADDR/PREFIX") != NULL, "%s",
+		   cth_plugtest_error(t));
+	check_ret(&c, cth_plugtest_link(t, "dst anycast"), -EINVAL);
+	check_ret(&c, cth_plugtest_link(t, "in"), -EINVAL);
+	check_ret(&c, cth_plugtest_link(t, "mtu 1500"), -EINVAL);
+	check_ret(&c, cth_plugtest_link(t, "net 10.0.1.0"), -EINVAL);
+	tp_send(t, CTH_DIR_ORIGINAL, "n");
+	check_that(&c, tp_link.out_ifindex == 7, "a refused one changed it: out %u",
+		   tp_link.out_ifindex);
+	check_ret(&c, cth_plugtest_link(t, NULL), 0);
+	tp_send(t, CTH_DIR_ORIGINAL, "n");
+	check_that(&c, tp_link.out_ifindex == 2, "NULL: out %u", tp_link.out_ifindex);
+	check_end(&c);
+	cth_plugtest_free(t);
+}
+
+/* A source network by hand: the host clears the bits past its prefix,
+ * and refuses a prefix out of range or one with "any source". */
+static void test_src_prefix(void)
+{
+	struct cth_plugtest *t = tp_new();
+	const struct cth_plugtest_result *r = cth_plugtest_result(t);
+	struct check c;
+
+	check_start(&c, "plugtest/src-prefix-cleared");
+	cth_plugtest_conn(t, "udp 10.0.1.2:40000 > 10.0.2.77:137");
+	cth_plugtest_packet(t, CTH_DIR_ORIGINAL, "p\x14", 2);
+	check_that(&c, r->n_expect == 1 && r->n_bug == 0 && r->expect[0].src_prefix == 20 &&
+		   tp_addr_is(AF_INET, &r->expect[0].src, "10.0.0.0"), "%u, bug %s, /%u",
+		   r->n_expect, r->bug, r->expect[0].src_prefix);
+	cth_plugtest_conn(t, "udp [fd00:1::2]:40000 > [fd00:2::77]:137");
+	cth_plugtest_packet(t, CTH_DIR_ORIGINAL, "p\x43", 2);
+	check_that(&c, r->n_expect == 1 && r->n_bug == 0 && r->expect[0].src_prefix == 67 &&
+		   tp_addr_is(AF_INET6, &r->expect[0].src, "fd00:2::"), "IPv6: %u, bug %s",
+		   r->n_expect, r->bug);
+	check_end(&c);
+
+	check_start(&c, "plugtest/src-prefix-refused");
+	cth_plugtest_packet(t, CTH_DIR_ORIGINAL, "p\x81", 2);
+	check_that(&c, r->n_bug == 1 && r->n_expect == 0, "/129: %u bugs", r->n_bug);
+	cth_plugtest_conn(t, "udp 10.0.1.2:40000 > 10.0.2.77:137");
+	cth_plugtest_packet(t, CTH_DIR_ORIGINAL, "p\x21", 2);
+	check_that(&c, r->n_bug == 1, "/33: %u bugs", r->n_bug);
+	cth_plugtest_packet(t, CTH_DIR_ORIGINAL, "p\x00", 2);
+	check_that(&c, r->n_bug == 1, "/0: %u bugs", r->n_bug);
+	cth_plugtest_packet(t, CTH_DIR_ORIGINAL, "p\x18" "a", 3);
+	check_that(&c, r->n_bug == 1, "with any source: %u bugs", r->n_bug);
+	check_end(&c);
+	cth_plugtest_free(t);
+}
+
 /* The fuzz driver on every connection shape and packet layout: a correct
  * plugin never trips it (it aborts on a bug). */
 static void test_fuzz_driver(void)
@@ -375,6 +511,8 @@ int main(void)
 	test_conn();
 	test_record();
 	test_bugs();
+	test_link();
+	test_src_prefix();
 	test_fuzz_driver();
 	return check_exit();
 }

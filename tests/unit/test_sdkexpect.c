@@ -9,6 +9,7 @@
  * the saved port).
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -149,8 +150,54 @@ static void row_check(const struct row *r)
 	check_end(&c);
 }
 
+/* cth_expect_src_net(): the link's network as the source, or -ENOENT
+ * with the expectation untouched. */
+static void test_src_net(void)
+{
+	struct cth_link l = { .net_prefix = 24 };
+	struct cth_expect e = { .family = AF_INET, .flags = CTH_EXPECT_ANY_SRC | CTH_EXPECT_NAT };
+	struct cth_expect before;
+	struct check c;
+
+	check_start(&c, "sdkexpect/src-net");
+	inet_pton(AF_INET, "10.0.1.0", l.net.raw);
+	check_ret(&c, cth_expect_src_net(&e, &l), 0);
+	check_that(&c, e.flags == (CTH_EXPECT_SRC_PREFIX | CTH_EXPECT_NAT) && e.src_prefix == 24 &&
+		   addr_is(AF_INET, &e.src, "10.0.1.0"), "flags %#x /%u", e.flags, e.src_prefix);
+	memset(&l, 0, sizeof(l));
+	l.net_prefix = 10;
+	inet_pton(AF_INET6, "fe80::", l.net.raw);
+	e = (struct cth_expect){ .family = AF_INET6 };
+	check_ret(&c, cth_expect_src_net(&e, &l), 0);
+	check_that(&c, e.flags == CTH_EXPECT_SRC_PREFIX && e.src_prefix == 10 &&
+		   addr_is(AF_INET6, &e.src, "fe80::"), "IPv6: flags %#x /%u", e.flags,
+		   e.src_prefix);
+	check_end(&c);
+
+	check_start(&c, "sdkexpect/src-net-none");
+	e = (struct cth_expect){ .family = AF_INET, .flags = CTH_EXPECT_ANY_SRC };
+	before = e;
+	/* an IPv6 network for an IPv4 expectation: what tells (cth_link
+	 * holds no family; the host fills it in the packet's) */
+	l.net_prefix = 64;
+	inet_pton(AF_INET6, "fd00:1::", l.net.raw);
+	check_ret(&c, cth_expect_src_net(&e, &l), -ENOENT);
+	l.net_prefix = 32;
+	inet_pton(AF_INET6, "2001:db8::", l.net.raw);
+	l.net.raw[15] = 1;      /* not a network: still not IPv4 */
+	check_ret(&c, cth_expect_src_net(&e, &l), -ENOENT);
+	l.net_prefix = 0;
+	check_ret(&c, cth_expect_src_net(&e, &l), -ENOENT);
+	e.family = AF_INET6;
+	before.family = AF_INET6;
+	check_ret(&c, cth_expect_src_net(&e, &l), -ENOENT);
+	check_that(&c, memcmp(&e, &before, sizeof(e)) == 0, "changed");
+	check_end(&c);
+}
+
 int main(void)
 {
+	test_src_net();
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		row_check(&rows[i]);
 	return check_exit();

@@ -153,6 +153,21 @@ const void *cth_plugtest_config(const struct cth_plugtest *t);
 int cth_plugtest_conn(struct cth_plugtest *t, const char *desc);
 
 /**
+ * What cth_link() returns for the following packets (of this and later
+ * connections): @p desc is "in IFINDEX out IFINDEX net ADDR/PREFIX dst
+ * unicast|multicast|broadcast|broadcast-all", every part optional, "net"
+ * once per family (the packet's family picks one).  Unset parts: in 1,
+ * out 2, no network (cth_link::net_prefix 0), the destination's kind
+ * worked out from the packet's destination (multicast, 255.255.255.255,
+ * the broadcast address of the IPv4 net given, else unicast).  NULL or
+ * "" sets those defaults.  "in 0" is a packet this host sends, "out 0"
+ * one delivered to it.
+ * @return 0, or -EINVAL (then cth_plugtest_error() says why; the link
+ *         view is left as it was)
+ */
+int cth_plugtest_link(struct cth_plugtest *t, const char *desc);
+
+/**
  * Hand the plugin one packet of the connection in direction @p dir with
  * @p len bytes of payload (TCP: the direction's next segment; an
  * accepted one moves its sequence number on).

@@ -227,7 +227,20 @@ bool cth_expect_to(struct cth_expect *exp, const struct cth_packet *pkt,
 		   unsigned int class, uint8_t proto, const union cth_addr *addr,
 		   uint16_t port);
 
-/* TEMPORARY (stand-in until i31-sdk is merged) */
+/**
+ * Let @p exp come from any host of the network cth_link() found for the
+ * packet (cth_link::net): sets cth_expect::src to it, cth_expect::src_prefix
+ * and ::CTH_EXPECT_SRC_PREFIX, clears ::CTH_EXPECT_ANY_SRC; e.g. the
+ * answers to a broadcast or multicast query, filled first with
+ * cth_expect_back().
+ * @param exp  the expectation, its family set
+ * @param link what cth_link() returned
+ * @return 0, or -ENOENT (@p exp untouched) when the link view found no
+ *         network (cth_link::net_prefix 0) or it cannot be of @p exp's
+ *         family (IPv4: a prefix over 32, bytes set past the fourth);
+ *         cth_link() fills it in the packet's family, which is the
+ *         expectation's unless the plugin changed that
+ */
 int cth_expect_src_net(struct cth_expect *exp, const struct cth_link *link);
 
 /**
