@@ -140,8 +140,9 @@ known_cause() {
 	kernel/sane-dnat) echo " (known: no nf_nat_sane; the expectation names the dialled address, not the server)" ;;
 	kernel/netbios-local-all) echo " (known: nf_conntrack_broadcast finds no netmask for 255.255.255.255 and expects nothing)" ;;
 	conntrackd/ssdp-third-host) echo " (known: its LOCATION expectation admits TCP from anywhere to whatever address the answer names)" ;;
+	conntrackd/amanda) echo " (known: its expectation's port is the request's UDP source port, not the announced one; docs/research/issue31-references.md)" ;;
 	conntrackd/amanda-v6) echo " (known: it reads the UDP header at the IPv4 header's length)" ;;
-	conntrackd/amanda-masq|conntrackd/amanda-dnat) echo " (known: its NAT expectation is built from the pre-NAT tuple; docs/research/issue31-references.md)" ;;
+	conntrackd/amanda-masq|conntrackd/amanda-dnat) echo " (known: under NAT it rewrites all three announced ports to the request's UDP source port and expects that one, from the pre-NAT tuple; docs/research/issue31-references.md)" ;;
 	conntrackd/sane-dnat) echo " (known: the expectation names the dialled address, not the server)" ;;
 	esac
 }
@@ -182,6 +183,25 @@ queue_mark() {
 queued_since() {
 	read_queues
 	QD=$(( ${QSEQ[$1]:-0} - ${QBEFORE[$1]:-0} ))
+}
+
+# The expectation events without a process each (vmsuite.sh's run six:
+# seconds under TCG on a busy host): events_mark / events_since_mark.
+events_mark() {
+	local lines
+	mapfile -t lines <"$EV_LOG"
+	EV_MARK=${#lines[@]}
+}
+events_since_mark() {
+	nap 0.3   # let the listener catch up
+	local lines line f out=''
+	mapfile -t -s "$EV_MARK" lines <"$EV_LOG"
+	for line in "${lines[@]}"; do
+		[[ $line == *'[NEW]'* ]] || continue
+		read -r -a f <<<"${line#*\[NEW\]}"
+		out="${out:+$out;}${f[*]}"
+	done
+	echo "${out:-none}"
 }
 
 # ------------------------------------------------------------ clients
