@@ -779,8 +779,11 @@ trap cleanup EXIT
 T0=$SECONDS
 progress "topology"
 suite_topology e2e-more more
+# the second addresses: secondary (IPv4) and deprecated (IPv6), so that
+# only a socket bound to them uses them (an unbound UDP answer of the
+# Amanda daemon from fd00:2::3 would be a new flow)
 ip -n "$TOPO_SV_NS" addr add "$SV4B/24" dev eth0
-ip -n "$TOPO_SV_NS" -6 addr add "$SV6B/64" dev eth0 nodad
+ip -n "$TOPO_SV_NS" -6 addr add "$SV6B/64" dev eth0 nodad preferred_lft 0
 if ! topo_input_stateful; then
 	echo "FAIL e2e-more/topology: the router's INPUT rules failed"
 	exit 1
