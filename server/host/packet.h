@@ -128,6 +128,7 @@ struct pkt_call {
 	pkt_expect_fn expect_fn;
 	pkt_expect_ctl_fn expect_ctl_fn;
 	pkt_link_fn link_fn;
+	void *link_backend;           /* the link_fn's own state */
 	pkt_trace_fn trace;           /* NULL: nothing is shown */
 	/* the caller's counter block (runtime/stats.h), counted into at the
 	 * instance's slot by the host itself: state_reset and the plugin's

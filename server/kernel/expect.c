@@ -13,6 +13,7 @@ static void expect_ct_set(struct nf_conntrack *ct, int family, int proto,
 			  const union cth_addr *src, const union cth_addr *dst,
 			  uint16_t sport, uint16_t dport);
 static void expect_mask_set(struct nf_conntrack *mask, const struct cth_expect *e);
+static void expect_prefix_mask(union cth_addr *m, unsigned int prefix);
 static unsigned int expect_kernel_flags(unsigned int f);
 static int expect_put_nat(struct nlmsghdr *nlh, const struct cth_expect *e);
 static int expect_put_tuple(struct nlmsghdr *nlh, uint16_t type,
@@ -248,15 +249,53 @@ static void expect_ct_set(struct nf_conntrack *ct, int family, int proto,
 
 static void expect_mask_set(struct nf_conntrack *mask, const struct cth_expect *e)
 {
-	union cth_addr ones, zero;
+	union cth_addr ones, src;
 
 	memset(&ones, 0xff, sizeof(ones));
-	memset(&zero, 0, sizeof(zero));
-	/* only the source half of a mask is used by the kernel; the
-	 * destination must be present for the tuple to parse */
-	expect_ct_set(mask, e->family, e->proto,
-		      (e->flags & CTH_EXPECT_ANY_SRC) ? &zero : &ones, &ones,
-		      e->sport ? 0xffff : 0, 0xffff);
+	memset(&src, 0, sizeof(src));
+	if (e->flags & CTH_EXPECT_SRC_PREFIX)
+		expect_prefix_mask(&src, e->src_prefix);
+	else if (!(e->flags & CTH_EXPECT_ANY_SRC))
+		src = ones;
+	/* only the source half of a mask is used by the kernel (Linux 6.1
+	 * ctnetlink_alloc_expect() copies mask.src alone), any prefix of it,
+	 * measured v4 and v6; the destination must be present for the
+	 * tuple to parse */
+	expect_ct_set(mask, e->family, e->proto, &src, &ones, e->sport ? 0xffff : 0, 0xffff);
+}
+
+int expect_mask_bits(int family, const union cth_addr *m)
+{
+	size_t len = family == AF_INET6 ? 16 : 4;
+	unsigned int bits = 0;
+	size_t i = 0;
+
+	for (; i < len && m->raw[i] == 0xff; i++)
+		bits += 8;
+	if (i < len) {
+		uint8_t b = m->raw[i++];
+
+		for (; b & 0x80; b = (uint8_t)(b << 1))
+			bits++;
+		if (b)
+			return -1;
+	}
+	for (; i < len; i++)
+		if (m->raw[i])
+			return -1;
+	return (int)bits;
+}
+
+/* The first bits of m set: a network mask of prefix bits (the host
+ * checked it against the family, host/call.c). */
+static void expect_prefix_mask(union cth_addr *m, unsigned int prefix)
+{
+	memset(m, 0, sizeof(*m));
+	if (prefix > 8 * sizeof(m->raw))
+		prefix = 8 * sizeof(m->raw);
+	memset(m->raw, 0xff, prefix / 8);
+	if (prefix % 8)
+		m->raw[prefix / 8] = (uint8_t)(0xffu << (8 - prefix % 8));
 }
 
 static unsigned int expect_kernel_flags(unsigned int f)

@@ -26,6 +26,11 @@ int expect_put(struct nlmsghdr *nlh, const struct cth_expect *e,
 	       const struct cth_packet *pkt, const char *helper,
 	       bool with_master);
 
+/* The prefix length of a source mask of family (CTA_EXPECT_MASK, as
+ * expect_build() writes it for CTH_EXPECT_SRC_PREFIX), or -1 when its
+ * set bits are not one leading run. */
+int expect_mask_bits(int family, const union cth_addr *m);
+
 /*
  * An IPCTNL_MSG_EXP_GET answer (expect_master_cb as the nlreq callback):
  * does the kernel's expectation belong to this master and class?

@@ -308,6 +308,7 @@ static void exprepair_expect(const struct nf_expect *exp, const struct cth_tuple
 	uint32_t kf = nfexp_attr_is_set(exp, ATTR_EXP_FLAGS) ?
 		      nfexp_get_attr_u32(exp, ATTR_EXP_FLAGS) : 0;
 	union cth_addr zero = { 0 };
+	int bits;
 
 	memset(e, 0, sizeof(*e));
 	if (mask)
@@ -324,6 +325,12 @@ static void exprepair_expect(const struct nf_expect *exp, const struct cth_tuple
 		   ((kf & NF_CT_EXPECT_PERMANENT) ? CTH_EXPECT_PERMANENT : 0) |
 		   ((kf & NF_CT_EXPECT_INACTIVE) ? CTH_EXPECT_INACTIVE : 0) |
 		   (exprepair_addr_eq(&m.src, &zero, t->family) ? CTH_EXPECT_ANY_SRC : 0);
+	/* a source network (CTH_EXPECT_SRC_PREFIX) keeps its mask */
+	bits = expect_mask_bits(t->family, &m.src);
+	if (bits > 0 && bits < (t->family == AF_INET6 ? 128 : 32)) {
+		e->flags |= CTH_EXPECT_SRC_PREFIX;
+		e->src_prefix = (uint8_t)bits;
+	}
 	e->nat_dir = nat->dir;
 	e->nat_addr = nat->addr;
 	e->nat_port = nat->port;

@@ -135,6 +135,12 @@ static void qmsg_flags(struct qmsg *m)
 		       ntohl(mnl_attr_get_u32(attr[NFQA_CAP_LEN])) >
 		       mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]);
 	m->gso = skbinfo & NFQA_SKB_GSO;
+	/* the interfaces, for the link view (cth_link()): the kernel sends
+	 * each only when the packet has it (no indev for a packet this host
+	 * sends, no outdev at LOCAL_IN); nfq_nlmsg_parse() checked both as
+	 * u32; a bridge port (PHYSINDEV) is not the link the addresses are on */
+	m->in_ifindex = qmsg_u32(attr[NFQA_IFINDEX_INDEV]);
+	m->out_ifindex = qmsg_u32(attr[NFQA_IFINDEX_OUTDEV]);
 }
 
 /* Everything the plugin sees about the connection, from NFQA_CT. */

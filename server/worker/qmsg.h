@@ -27,6 +27,8 @@ struct qmsg {
 	struct cth_packet view;        /* packet, then connection (qmsg_conn_read) */
 	bool truncated;                /* NFQA_CAP_LEN: we hold only part of it */
 	bool gso;                      /* NFQA_SKB_GSO: a GSO super-packet */
+	uint32_t in_ifindex;           /* NFQA_IFINDEX_INDEV, 0: sent by this host */
+	uint32_t out_ifindex;          /* NFQA_IFINDEX_OUTDEV, 0: delivered to it */
 	char helper[CTH_NAME_LEN];     /* the connection's helper, or "" */
 	const uint8_t *kpriv;          /* CTA_HELP_INFO as sent, or NULL */
 	size_t klen;

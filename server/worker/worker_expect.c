@@ -48,6 +48,7 @@ static int worker_expect_defer(struct worker_expect_pkt *wp, const struct cth_ex
 static void worker_expect_listed_add(struct worker_expect_pkt *wp, const struct pkt_call *c,
 				     const struct cth_expect *e);
 static bool worker_expect_same(const struct cth_expect *x, const struct cth_expect *e);
+static unsigned int worker_expect_src_bits(const struct cth_expect *e);
 static void worker_expect_later_del(struct worker_expect_pkt *wp, unsigned int i);
 static void worker_expect_listed_del(struct expect_list *l, unsigned int i);
 static int worker_expect_timeout(struct worker_kreq *k, const struct pkt_call *c,
@@ -450,7 +451,17 @@ static bool worker_expect_same(const struct cth_expect *x, const struct cth_expe
 	       memcmp(&x->dst, &e->dst, n) == 0 &&
 	       ((x->flags & e->flags & CTH_EXPECT_ANY_SRC) ||
 		(!((x->flags | e->flags) & CTH_EXPECT_ANY_SRC) &&
-		 memcmp(&x->src, &e->src, n) == 0));
+		 memcmp(&x->src, &e->src, n) == 0 &&
+		 worker_expect_src_bits(x) == worker_expect_src_bits(e)));
+}
+
+/* How much of the source the kernel matches: a network's prefix (the
+ * host cleared the bits past it, host/call.c), else all of it. */
+static unsigned int worker_expect_src_bits(const struct cth_expect *e)
+{
+	if (e->flags & CTH_EXPECT_SRC_PREFIX)
+		return e->src_prefix;
+	return e->family == AF_INET6 ? 128u : 32u;
 }
 
 /* Drop deferred entry i: the last one moves into its slot, unless it is

@@ -18,6 +18,7 @@
 #include "seqsync.h"
 #include "worker_count.h"
 #include "worker_expect.h"
+#include "worker_link.h"
 
 static void worker_help_msg(struct worker_help *h, const struct nlmsghdr *nlh,
 			    uint64_t now);
@@ -121,6 +122,11 @@ static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t 
 	c.inst = in;
 	c.truncated = m->truncated;
 	c.gso = m->gso;
+	c.in_ifindex = m->in_ifindex;
+	c.out_ifindex = m->out_ifindex;
+	c.link_fn = worker_link_fn;
+	c.link_backend = &h->link;
+	worker_link_now(&h->link, now);
 	c.keep = &h->keep;
 	c.stats = h->stats;
 	worker_kreq_begin(&h->kreq, in);
@@ -214,6 +220,7 @@ int worker_help_init(struct worker_help *h, uint16_t queue, struct runtime *_Ato
 	h->stats = stats;
 	h->keep.stats = h->inflight.stats = stats;
 	worker_detach_init(&h->detach, &h->kreq, stats, rtp);
+	worker_link_init(&h->link, queue);
 	if (worker_kreq_init(&h->kreq, ctnl, &h->verdict, stats) < 0 ||
 	    worker_verdict_init(&h->verdict, queue, nfq, stats) < 0)
 		return -ENOMEM;
@@ -223,6 +230,7 @@ int worker_help_init(struct worker_help *h, uint16_t queue, struct runtime *_Ato
 void worker_help_free(struct worker_help *h)
 {
 	keep_free(&h->keep);
+	worker_link_free(&h->link);
 	worker_kreq_free(&h->kreq);
 	worker_verdict_free(&h->verdict);
 }

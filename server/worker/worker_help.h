@@ -22,6 +22,7 @@
 #include "runtime/runtime.h"
 #include "worker_detach.h"
 #include "worker_kreq.h"
+#include "worker_link.h"
 #include "worker_verdict.h"
 
 struct worker_help {
@@ -34,6 +35,7 @@ struct worker_help {
 	struct worker_detach detach;   /* detaches waiting for expectations (cth_detach) */
 	struct inflight inflight;      /* newest state of connections in flight */
 	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
+	struct worker_link link;       /* the link view's addresses (cth_link) */
 };
 
 /* For the worker of queue, with its counters and sockets (the queue's,

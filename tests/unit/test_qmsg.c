@@ -67,7 +67,7 @@ static size_t pkt4(uint8_t *p)
 
 enum { WITH_REPLY_ADDRS = 1, WITH_HELP = 2, LONG_HELP = 4, BAD_MARK = 8,
        CAPPED = 16, GSO = 32, IPV4 = 64, MASTER = 128, MASTER_PART = 256,
-       DUPS = 512, BIG_CT = 1024 };
+       DUPS = 512, BIG_CT = 1024, IFACES = 2048, BAD_IFACE = 4096 };
 
 static void tuple_put(struct nlmsghdr *nlh, uint16_t type, const char *src,
 		      const char *dst, uint16_t sport, uint16_t dport, bool addrs)
@@ -154,6 +154,13 @@ static const struct nlmsghdr *msg_build(unsigned int how)
 		mnl_attr_put_u32(nlh, NFQA_CAP_LEN, htonl(1500));
 	if (how & GSO)
 		mnl_attr_put_u32(nlh, NFQA_SKB_INFO, htonl(NFQA_SKB_GSO));
+	if (how & IFACES) {
+		mnl_attr_put_u32(nlh, NFQA_IFINDEX_INDEV, htonl(3));
+		mnl_attr_put_u32(nlh, NFQA_IFINDEX_OUTDEV, htonl(0x10002));
+		mnl_attr_put_u32(nlh, NFQA_IFINDEX_PHYSINDEV, htonl(9));
+	}
+	if (how & BAD_IFACE)
+		mnl_attr_put_u16(nlh, NFQA_IFINDEX_OUTDEV, htons(2));   /* a u32 attribute */
 	return nlh;
 }
 
@@ -190,6 +197,18 @@ int main(void)
 	kind = qmsg_read(msg_build(WITH_REPLY_ADDRS | CAPPED | GSO), &m);
 	CHECK("qmsg/truncated-and-gso-flagged", kind == QMSG_PAYLOAD && m.truncated && m.gso,
 	      "kind %d truncated %d gso %d", kind, m.truncated, m.gso);
+
+	/* the link view's interfaces: a bridge port is not one */
+	kind = qmsg_read(msg_build(WITH_REPLY_ADDRS | IFACES), &m);
+	CHECK("qmsg/interfaces", kind == QMSG_PAYLOAD && m.in_ifindex == 3 &&
+	      m.out_ifindex == 0x10002, "kind %d in %u out %u", kind, m.in_ifindex,
+	      m.out_ifindex);
+	kind = qmsg_read(msg_build(WITH_REPLY_ADDRS), &m);
+	CHECK("qmsg/interfaces-absent", kind == QMSG_PAYLOAD && m.in_ifindex == 0 &&
+	      m.out_ifindex == 0, "kind %d in %u out %u", kind, m.in_ifindex, m.out_ifindex);
+	kind = qmsg_read(msg_build(WITH_REPLY_ADDRS | BAD_IFACE), &m);
+	CHECK("qmsg/interface-malformed-still-answered", kind == QMSG_MALFORMED && m.id == 42,
+	      "kind %d id %u", kind, m.id);
 
 	kind = qmsg_read(msg_build(IPV4 | WITH_REPLY_ADDRS | WITH_HELP), &m);
 	rc = qmsg_conn_read(&m);

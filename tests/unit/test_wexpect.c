@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 
 #include "check.h"
+#include "kernel/expect.h"
+#include "kernel/nlreq.h"
 #include "base/log.h"
 #include "nlfake.h"
 #include "worker/worker_detach.h"
@@ -263,9 +265,68 @@ static void test_detach(void)
 	      "refused %lu", wd.table.refused);
 }
 
+/* A source network (CTH_EXPECT_SRC_PREFIX) as the kernel gets it: the
+ * network as the tuple's source, its prefix as CTA_EXPECT_MASK's source
+ * (the only half of the mask Linux keeps), the destination exact. */
+static void test_src_prefix_mask(void)
+{
+	static const char *const nets[2] = { "10.0.1.0", "fd00:1::" };
+	static const unsigned int bits[2] = { 24, 61 };
+	char buf[NLREQ_BUF];
+	struct check ck;
+
+	check_start(&ck, "wexpect/src-prefix-mask");
+	for (int v6 = 0; v6 < 2; v6++) {
+		int f = v6 ? AF_INET6 : AF_INET;
+		struct cth_expect e = { .family = (uint8_t)f, .proto = IPPROTO_UDP, .dport = 40000,
+					.flags = CTH_EXPECT_SRC_PREFIX | CTH_EXPECT_PERMANENT,
+					.src_prefix = (uint8_t)bits[v6] };
+		struct cth_packet pkt = { .tuple = { { .family = (uint8_t)f, .proto = IPPROTO_UDP,
+						      .sport = 40000, .dport = 1900 } } };
+		struct nlmsghdr *nlh;
+		struct nf_expect *exp = nfexp_new();
+		const struct nf_conntrack *mask, *tuple;
+		struct cth_tuple m = { 0 }, t = { 0 };
+		union cth_addr net = { 0 };
+
+		inet_pton(f, nets[v6], e.src.raw);
+		inet_pton(f, v6 ? "fd00:1::2" : "10.0.1.2", e.dst.raw);
+		net = e.src;
+		pkt.tuple[1] = pkt.tuple[0];
+		nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTNETLINK_EXP, IPCTNL_MSG_EXP_NEW, 0,
+				    (uint8_t)f);
+		check_ret(&ck, expect_put(nlh, &e, &pkt, "ssdp", true), 0);
+		check_that(&ck, exp && nfexp_nlmsg_parse(nlh, exp) == 0, "does not parse");
+		mask = exp ? nfexp_get_attr(exp, ATTR_EXP_MASK) : NULL;
+		tuple = exp ? nfexp_get_attr(exp, ATTR_EXP_EXPECTED) : NULL;
+		check_that(&ck, mask && tuple, "no mask or tuple");
+		if (mask && tuple) {
+			expect_ct_get_tuple(mask, false, &m);
+			expect_ct_get_tuple(tuple, false, &t);
+			check_that(&ck, expect_mask_bits(f, &m.src) == (int)bits[v6],
+				   "family %d: mask of %d bits", f, expect_mask_bits(f, &m.src));
+			check_that(&ck, expect_mask_bits(f, &m.dst) == (v6 ? 128 : 32),
+				   "family %d: destination not exact", f);
+			check_that(&ck, memcmp(&t.src, &net, sizeof(net)) == 0 && m.sport == 0 &&
+				   m.dport == 0xffff, "family %d: tuple", f);
+		}
+		if (exp)
+			nfexp_destroy(exp);
+	}
+	{
+		union cth_addr x = { .raw = { 0xff, 0xfe } };
+
+		check_that(&ck, expect_mask_bits(AF_INET, &x) == 15, "ff.fe.0.0");
+		x.raw[3] = 1;
+		check_that(&ck, expect_mask_bits(AF_INET, &x) == -1, "ff.fe.0.1 is no prefix");
+	}
+	check_end(&ck);
+}
+
 int main(void)
 {
 	log_init(LOG_L_ERR, 0);
+	test_src_prefix_mask();
 	test_flush_one_dump();
 	test_kernel_cap();
 	test_over_limit();
