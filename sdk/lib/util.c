@@ -339,20 +339,6 @@ bool cth_expect_to(struct cth_expect *exp, const struct cth_packet *pkt,
 	return false;
 }
 
-int cth_expect_answers(struct cth_expect *exp, const struct cth_packet *pkt,
-		       const struct cth_link *link, unsigned int class,
-		       uint16_t sport)
-{
-	cth_expect_back(exp, pkt, class, IPPROTO_UDP);
-	exp->sport = sport;
-	exp->flags |= CTH_EXPECT_PERMANENT;
-	if (!link) {
-		exp->flags |= CTH_EXPECT_ANY_SRC;
-		return 0;
-	}
-	return cth_expect_src_net(exp, link);
-}
-
 /* The link view keeps no family of its own (the host fills it in the
  * packet's): an IPv4 network has nothing past its first four bytes and
  * at most 32 bits, so that much tells. */
@@ -369,4 +355,18 @@ int cth_expect_src_net(struct cth_expect *exp, const struct cth_link *link)
 	exp->src_prefix = link->net_prefix;
 	exp->flags = (exp->flags & ~(unsigned int)CTH_EXPECT_ANY_SRC) | CTH_EXPECT_SRC_PREFIX;
 	return 0;
+}
+
+int cth_expect_answers(struct cth_expect *exp, const struct cth_packet *pkt,
+		       const struct cth_link *link, unsigned int class,
+		       uint16_t sport)
+{
+	cth_expect_back(exp, pkt, class, IPPROTO_UDP);
+	exp->sport = sport;
+	exp->flags |= CTH_EXPECT_PERMANENT;
+	if (!link) {
+		exp->flags |= CTH_EXPECT_ANY_SRC;
+		return 0;
+	}
+	return cth_expect_src_net(exp, link);
 }
