@@ -174,6 +174,10 @@ static void test_example_all_helpers(void)
 		"ip6tables -t raw -A PREROUTING -p udp --dport 5353 -j CT --helper mdns",
 		"iptables -t raw -A PREROUTING -p udp --dport 427 -j CT --helper slp",
 		"ip6tables -t raw -A PREROUTING -p udp --dport 547 -j CT --helper dhcpv6",
+		"iptables -t raw -A PREROUTING -p udp --dport 10080 -j CT --helper amanda",
+		"ip6tables -t raw -A PREROUTING -p udp --dport 10080 -j CT --helper amanda",
+		"iptables -t raw -A PREROUTING -p tcp --dport 6566 -j CT --helper sane",
+		"ip6tables -t raw -A PREROUTING -p tcp --dport 6566 -j CT --helper sane",
 	};
 	char conf[] = "/tmp/cth-test-example-XXXXXX", cmd[2048], first[256];
 	char *out;
@@ -215,6 +219,12 @@ static void test_example_all_helpers(void)
 		   "  class       netbios-ns: max 1, timeout 3 s");
 	CHECK("show/example-netbios-ns-key-incoming",
 	      strstr(out, "\n  key         incoming = no (bool, default no): "), "%s", out);
+	CHECK_LINE("show/example-amanda-queue", out, "  queue       10 (queue_len 4096, fail_open no)");
+	CHECK_LINE("show/example-amanda-class", out, "  class       amanda: max 3, timeout 180 s");
+	CHECK("show/example-amanda-key-master_timeout",
+	      strstr(out, "\n  key         master_timeout = 300 (uint, default 300): "), "%s", out);
+	CHECK_LINE("show/example-sane-queue", out, "  queue       11 (queue_len 4096, fail_open no)");
+	CHECK_LINE("show/example-sane-class", out, "  class       sane: max 1, timeout 300 s");
 	free(out);
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules iptables -c %s 2>&1", build_dir, conf);
