@@ -619,6 +619,20 @@ static void test_nat(struct run *r)
 	check_out(&c, r->f, send_line(ROUTER_SV6, 5310));
 	check_end(&c);
 
+	/* the NAT address is longer in decimal (192.0.2.1, ten digits) and
+	 * the free port has one more digit: the segment grows */
+	conn4(r);
+	conn_snat(&r->c, "192.0.2.1", NAT_PORT);
+	r->f->busy[r->f->n_busy++] = 9999;
+	tx(r, O, fmt("%sPING :x\r\n", send_line(CLIENT4_DEC, 9999)));
+	check_start(&c, "nat_rewrite_grows");
+	check_that(&c, r->v == CTH_VERDICT_ACCEPT && r->f->n_bad == 0, "verdict");
+	check_dcc(&c, r->f, r->f->n_exp - 1, "192.0.2.1", 10000);
+	check_out(&c, r->f, fmt("%sPING :x\r\n", send_line("3221225985", 10000)));
+	check_that(&c, r->f->out_len == strlen(send_line(CLIENT4_DEC, 9999)) + 9 + 2, "length %zu",
+		   r->f->out_len);
+	check_end(&c);
+
 	/* DNAT of the server only: the client's address stands */
 	conn4(r);
 	conn_dnat(&r->c, "192.0.2.10", 6667);

@@ -225,6 +225,11 @@ static void test_example_all_helpers(void)
 	      strstr(out, "\n  key         master_timeout = 300 (uint, default 300): "), "%s", out);
 	CHECK_LINE("show/example-sane-queue", out, "  queue       11 (queue_len 4096, fail_open no)");
 	CHECK_LINE("show/example-sane-class", out, "  class       sane: max 1, timeout 300 s");
+	CHECK_LINE("show/example-irc", out, "helper irc");
+	CHECK_LINE("show/example-irc-queue", out, "  queue       12 (queue_len 4096, fail_open no)");
+	CHECK_LINE("show/example-irc-class", out, "  class       irc: max 8, timeout 300 s");
+	CHECK("show/example-irc-key-ports",
+	      strstr(out, "\n  key         ports = 6667 (ports, default 6667): "), "%s", out);
 	free(out);
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules iptables -c %s 2>&1", build_dir, conf);
