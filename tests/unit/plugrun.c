@@ -34,6 +34,7 @@ static void run_view_fill(struct cth_packet *p, const struct conn *c, enum cth_d
 static void plugrun_clear(struct plugrun *f);
 static void plugrun_out(struct plugrun *f, struct pkt_call *c, const void *text, size_t len);
 static int plugrun_expect(struct pkt_call *c, const struct cth_expect *e, unsigned int how);
+static int plugrun_link(struct pkt_call *c, struct cth_link *link);
 static int plugrun_expect_ctl(struct pkt_call *c, unsigned int op, const struct cth_expect *e);
 static void plugrun_trace(struct pkt_call *c, const struct pkt_event *ev);
 static const struct plugin *plugrun_plugin(void);
@@ -57,6 +58,7 @@ int run_state(struct plugrun *f, struct conn *c, enum cth_dir dir, enum cth_ctin
 		.inst = &in, .backend = f, .expect_fn = plugrun_expect,
 		.expect_ctl_fn = plugrun_expect_ctl, .trace = plugrun_trace,
 		.keep = f->old_host ? NULL : &c->keep, .stats = &f->stats,
+		.link_fn = f->has_link ? plugrun_link : NULL,
 	};
 	int family = c->t[CTH_DIR_ORIGINAL].family, verdict;
 	size_t plen;
@@ -518,4 +520,11 @@ static const struct plugin *plugrun_plugin(void)
 		desc.packet = plugrun_packet;
 	}
 	return &pl;
+}
+
+/* The link view a test set (plugrun::link), as the host hands it on. */
+static int plugrun_link(struct pkt_call *c, struct cth_link *link)
+{
+	*link = ((struct plugrun *)c->backend)->link;
+	return 0;
 }

@@ -67,6 +67,8 @@ struct plugrun {
 	int mangle_err;
 	int detach_err;
 	bool old_host;               /* a host from before cth_keep() */
+	bool has_link;               /* cth_link() answers #link (else -EOPNOTSUPP) */
+	struct cth_link link;
 	/* cth_detach() is expected of the plugin: counted in n_detach;
 	 * otherwise a detach is counted in n_bad too */
 	bool detach_ok;

@@ -195,7 +195,7 @@ static void test_example_all_helpers(void)
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd -n -c %s 2>&1", build_dir, conf);
 	out = run_out(cmd);
-	snprintf(first, sizeof(first), "%s: configuration OK: 10 helper(s), 10 plugin(s)\n", conf);
+	snprintf(first, sizeof(first), "%s: configuration OK: 14 helper(s), 14 plugin(s)\n", conf);
 	CHECK("show/example-all-helpers", strncmp(out, first, strlen(first)) == 0, "%s", out);
 	CHECK_LINE("show/example-rtsp", out, "helper rtsp");
 	CHECK_LINE("show/example-rtsp-queue", out, "  queue       5 (queue_len 4096, fail_open no)");
@@ -230,6 +230,10 @@ static void test_example_all_helpers(void)
 	CHECK_LINE("show/example-irc-class", out, "  class       irc: max 8, timeout 300 s");
 	CHECK("show/example-irc-key-ports",
 	      strstr(out, "\n  key         ports = 6667 (ports, default 6667): "), "%s", out);
+	CHECK_LINE("show/example-ssdp", out, "helper ssdp");
+	CHECK_LINE("show/example-ssdp-class-http", out, "  class       http: max 8, timeout 300 s");
+	CHECK("show/example-ssdp-key-answers",
+	      strstr(out, "\n  key         answers = link (choice, default link): "), "%s", out);
 	free(out);
 
 	snprintf(cmd, sizeof(cmd), "%s/cthelperd --print-rules iptables -c %s 2>&1", build_dir, conf);

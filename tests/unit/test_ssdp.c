@@ -6,7 +6,8 @@
  * and zones refused, CALLBACK lists), and the plugin's packet callback on
  * the daemon's host code (plugrun.h): the M-SEARCH to 239.255.255.250,
  * ff02::c and ff05::c (PERMANENT, helped, from anywhere or the link's
- * network), seen twice (the kernel's loop-back clone), under SNAT;
+ * network; none known: nothing), seen twice (the kernel's loop-back
+ * clone), under SNAT;
  * NOTIFY and unicast M-SEARCH (nothing); the answer's LOCATION (own
  * address only, or any with location_own = no; v6; malformed); GENA
  * SUBSCRIBE CALLBACK (own address, NAT rewrite, split across segments,
@@ -344,6 +345,74 @@ static void test_query(struct plugrun *f)
 		check_counts(&ck, f, &before, "msearch=1");
 		check_end(&ck);
 		conn_free(&c);
+	}
+
+	/* answers = link (the default) on a host that shows no network for
+	 * the query's link (plugrun's host has no link view): nothing
+	 * opened rather than answers from anywhere */
+	check_start(&ck, "query_link_unknown");
+	query_conn(&c, V4, GROUP4);
+	counts_take(f, &before);
+	v = run_text(f, &c, O, CTH_CT_NEW, MSEARCH);
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_exp == 0, "verdict %d, %u exp", v,
+		   f->n_exp);
+	check_clean(&ck, f);
+	check_counts(&ck, f, &before, "no_link=1");
+	check_end(&ck);
+	conn_free(&c);
+
+	/* answers = link: from the network cth_link() names, masked */
+	{
+		static const struct {
+			const char *name, *group, *net, *want;
+			int family;
+			uint32_t in;
+			const char *key, *val, *counter;
+		} links[] = {
+			{ "link_v4_local", GROUP4, "10.0.1.0", "10.0.1.0", V4, 0, NULL, NULL,
+			  "msearch=1" },
+			{ "link_v4_arrived", GROUP4, "10.0.1.0", "10.0.1.0", V4, 2, NULL, NULL,
+			  "msearch=1" },
+			{ "link_v6", GROUP6, "fd00:1::", "fd00:1::", V6, 0, NULL, NULL, "msearch=1" },
+			{ "link_outgoing_no", GROUP4, "10.0.1.0", NULL, V4, 0, "outgoing", "no",
+			  "other=1" },
+			{ "link_incoming_no", GROUP4, "10.0.1.0", NULL, V4, 2, "incoming", "no",
+			  "other=1" },
+			{ "link_incoming_no_local", GROUP4, "10.0.1.0", "10.0.1.0", V4, 0, "incoming",
+			  "no", "msearch=1" },
+		};
+
+		for (size_t i = 0; i < ARRAY_LEN(links); i++) {
+			check_start(&ck, "query_%s", links[i].name);
+			query_conn(&c, links[i].family, links[i].group);
+			if (links[i].key)
+				conn_configure(&c, links[i].key, links[i].val);
+			memset(&f->link, 0, sizeof(f->link));
+			f->has_link = true;
+			f->link.in_ifindex = links[i].in;
+			f->link.out_ifindex = links[i].in ? 0 : 2;
+			f->link.dst_kind = CTH_DST_MULTICAST;
+			f->link.net_prefix = links[i].family == V6 ? 64 : 24;
+			f->link.net = addr_of(links[i].family, links[i].net);
+			counts_take(f, &before);
+			v = run_text(f, &c, O, CTH_CT_NEW, MSEARCH);
+			f->has_link = false;
+			check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+			if (links[i].want) {
+				check_one(&ck, f, links[i].family, UDP, SSDP_CLASS, links[i].want,
+					  links[i].family == V6 ? QUERIER6 : QUERIER4, QPORT,
+					  PERM_HELPER | CTH_EXPECT_SRC_PREFIX);
+				check_that(&ck, f->n_exp == 1 &&
+					   f->exp[0].src_prefix == f->link.net_prefix,
+					   "prefix %u", f->n_exp ? f->exp[0].src_prefix : 0);
+			} else {
+				check_that(&ck, f->n_exp == 0, "%u expectations", f->n_exp);
+			}
+			check_clean(&ck, f);
+			check_counts(&ck, f, &before, links[i].counter);
+			check_end(&ck);
+			conn_free(&c);
+		}
 	}
 
 	/* the kernel loops a clone of a locally sent multicast back through
