@@ -2,7 +2,8 @@
 # Issue 31's helpers end to end (ssdp, mdns, slp, dhcpv6, amanda, sane,
 # irc, netbios-ns) and PPTP next to cthelperd, run inside the test VM by
 # tests/more/run.sh (one boot for everything).  Each case runs against
-# each implementation that has its helper, in this order:
+# each implementation that has its helper (default order: none,
+# conntrackd, kernel, cthelperd; see IMPLS):
 #
 #   none        no helper, no CT rule: the answer / the data connection /
 #               the GRE must be blocked; counted: e2e-more/none/<case>
