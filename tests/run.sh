@@ -123,6 +123,7 @@ VM_SUITES=(
 	"tnsrpc: Oracle TNS and SunRPC (redirects, rpcbind, conntrackd's helpers)"
 	"tftp: TFTP read and write, NAT, IPv6, side by side with conntrackd and the kernel"
 	"rtsp: RTSP streams (GStreamer, ffmpeg, own client/server), TEARDOWN, NAT, IPv6, with and without the helper"
+	"more: SSDP, mDNS, SLP, DHCPv6, Amanda, SANE, IRC, NetBIOS-NS side by side with conntrackd and the kernel; PPTP next to cthelperd"
 	"ha: a firewall pair with conntrackd state sync, failover in FTP and SIP"
 	"ops: live reload under load, broken reloads, privilege drop, /metrics, install"
 )

@@ -12,7 +12,7 @@
 # a helper created an expectation for it.
 #
 #   topo_setup                  modules, namespaces, addresses, firewall (ftp)
-#   topo_firewall ftp|sip|tnsrpc|toy|tftp|rtsp  which NEW connections FORWARD admits and
+#   topo_firewall ftp|sip|tnsrpc|toy|tftp|rtsp|more  which NEW connections FORWARD admits and
 #                               which ports topo_ct_add hands to the helper
 #   topo_mode plain|masq|dnat|masq6   routing/NAT variant (see topo_mode)
 #   topo_replay_nat 4|6         that variant's NAT as cthelper-replay options
@@ -26,7 +26,11 @@
 #                               port only (profiles whose ports go to
 #                               different helpers, e.g. tnsrpc); families:
 #                               4, 6 or 46 (default)
-#   topo_ct_del                 remove those rules (before deleting a helper!)
+#   topo_ct_del                 remove those rules and raw OUTPUT's (before
+#                               deleting a helper!)
+#   topo_input_stateful / topo_input_open
+#                               the router's INPUT DROP but for replies and
+#                               RELATED, a multicast route out of r-cl / undone
 #   topo_flush_conntrack        forget connections and expectations
 #   topo_assert_no_kernel_helper NAME   fail loudly if nf_conntrack_NAME
 #                               (or nf_nat_NAME) is loaded
@@ -142,6 +146,11 @@ TOPO_CTL_PORTS=
 #        comes from another port of its own, passes only as RELATED
 #   rtsp tcp/554, from the client side only: the media (RTP and RTCP over
 #        UDP, either way) passes only as RELATED
+#   more tcp/6667 (IRC), udp/10080 (Amanda), tcp/6566 (SANE), tcp/1723
+#        (PPTP), from the client side only: a DCC connection, Amanda's
+#        data connections, SANE's data connection and PPTP's GRE pass
+#        only as RELATED (tests/more; its helpers differ by port:
+#        topo_ct_add_port)
 topo_firewall() {
 	local profile=$1 side=() t p
 	case $profile in
@@ -151,6 +160,7 @@ topo_firewall() {
 	toy) TOPO_CTL_PORTS="tcp:7000"; side=(-i r-cl) ;;
 	tftp) TOPO_CTL_PORTS="udp:69"; side=(-i r-cl) ;;
 	rtsp) TOPO_CTL_PORTS="tcp:554"; side=(-i r-cl) ;;
+	more) TOPO_CTL_PORTS="tcp:6667 udp:10080 tcp:6566 tcp:1723"; side=(-i r-cl) ;;
 	*) topo_err "unknown firewall profile $profile"; return 1 ;;
 	esac
 	for t in "$IPT" "$IP6T"; do
@@ -163,6 +173,44 @@ topo_firewall() {
 				topo_err "$t FORWARD rule for $p failed" || return 1
 		done
 	done
+}
+
+# topo_input_stateful: the router as a host that asks the LAN itself (the
+# local cases of tests/more: it sends an M-SEARCH, an mDNS or SLP query, a
+# DHCPv6 Solicit, a NetBIOS name query): INPUT policy DROP but for lo,
+# ESTABLISHED,RELATED and ICMP (IPv6 neighbour discovery), so a unicast
+# answer reaches it only as RELATED.  Multicast and the limited broadcast
+# leave by r-cl (the client's LAN): routes for 224.0.0.0/4 and
+# 255.255.255.255 (the VM has no default route for them to follow).  The
+# router's address on r-cl gets its broadcast address (brd +: "ip addr
+# add" sets none, and "ip addr replace" does not change it on an existing
+# address, hence delete and add), which nf_conntrack_broadcast looks for
+# to find the subnet a name query went to (without it the kernel expects
+# nothing).
+# topo_input_open undoes the rules and routes.
+topo_input_stateful() {
+	local t icmp
+	for t in "$IPT" "$IP6T"; do
+		icmp=icmp
+		[ "$t" = "$IP6T" ] && icmp=ipv6-icmp
+		"$t" -F INPUT && "$t" -A INPUT -i lo -j ACCEPT &&
+		"$t" -A INPUT -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT &&
+		"$t" -A INPUT -p "$icmp" -j ACCEPT && "$t" -P INPUT DROP ||
+			topo_err "$t INPUT rules failed" || return 1
+	done
+	ip addr del "$R_CL4/24" dev r-cl && ip addr add "$R_CL4/24" brd + dev r-cl &&
+	ip route replace 224.0.0.0/4 dev r-cl &&
+	ip route replace 255.255.255.255/32 dev r-cl || topo_err "multicast/broadcast routes failed"
+}
+topo_input_open() {
+	local t
+	for t in "$IPT" "$IP6T"; do
+		"$t" -P INPUT ACCEPT
+		"$t" -F INPUT
+	done
+	ip route del 224.0.0.0/4 dev r-cl 2>/dev/null
+	ip route del 255.255.255.255/32 dev r-cl 2>/dev/null
+	return 0
 }
 
 # veth and IPv6 need a moment after "up"; ping both families both ways.
@@ -291,6 +339,7 @@ topo_ct_del() {
 	local t
 	for t in "$IPT" "$IP6T"; do
 		"$t" -t raw -F PREROUTING
+		"$t" -t raw -F OUTPUT	# tests/more's local cases
 	done
 }
 
