@@ -243,17 +243,19 @@ serve_ensure() {
 	in_ns "$ns" "$PY" -u "$LIB/$script" "$cmd" "$@" >"$out" 2>"$LOGS/serve-$key.err" &
 	SERVE_PID[$key]=$!
 	if ! wait_line "$out" '^ready' 30000; then
-		WHY="$script $cmd $* did not say ready within 30 s: $(head -c 300 "$LOGS/serve-$key.err" | tr '\n' ' ')"
-		kill "${SERVE_PID[$key]}" 2>/dev/null
-		SERVE_PID[$key]=
+		WHY="$script $cmd $* did not say ready within 30 s: $(tail -c 300 "$LOGS/serve-$key.err" | tr '\n' ' ')"
+		serve_stop "$key"
 		return 1
 	fi
 }
 serve_stop() {
-	local key=$1
-	[ -n "${SERVE_PID[$key]:-}" ] || return 0
-	kill "${SERVE_PID[$key]}" 2>/dev/null
-	wait "${SERVE_PID[$key]}" 2>/dev/null
+	local key=$1 pid=${SERVE_PID[$1]:-}
+	[ -n "$pid" ] || return 0
+	# the job is a subshell (in_ns is a function): the server is its
+	# child, and would keep its ports if only the subshell went
+	pkill -P "$pid" 2>/dev/null
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
 	SERVE_PID[$key]=
 }
 
@@ -525,8 +527,17 @@ case_pptp() {
 	[[ $gre == *"dstkey=0x309"* ]] || [ "$prc" != 0 ] || why="${why:+$why; }no GRE entry with the PNS's call id 777 (0x309): ${gre:-none}"
 	"$IPT" -t raw -D PREROUTING -p tcp --dport 1723 -j CT --helper pptp
 	topo_flush_conntrack
-	# shellcheck disable=SC2086
-	rmmod nf_nat_pptp nf_conntrack_pptp 2>&1 | sed 's/^/  rmmod: /'
+	# Not while cthelperd's CT rules are loaded (measured: its helpers then
+	# stay undeletable, EBUSY): unloading a helper module bumps the
+	# conntrack extension generation (Linux 6.1 nf_ct_iterate_destroy() ->
+	# nf_ct_ext_bump_genid()), which also hides the helper extension of the
+	# CT rules' templates, so removing a rule no longer puts its helper
+	# (xt_ct_tg_destroy() finds no nfct_help()).  impl_stop unloads them
+	# after the rules are gone.
+	PPTP_UNLOAD=1
+	if [ "$impl" != cthelperd ]; then
+		pptp_unload
+	fi
 	if [ -z "$why" ]; then
 		CELL[$impl/$case]="PASS"
 		verdict "$impl" "$case" ""
@@ -719,7 +730,17 @@ impl_stop() {
 	conntrackd) conntrackd_stop ;;
 	kernel) kernel_phase_end ;;
 	esac
+	pptp_unload
 	helpers_gone_or_say e2e-more "$impl"
+}
+
+# pptp_unload: nf_nat_pptp and nf_conntrack_pptp out, if case_pptp loaded
+# them (see there why not while cthelperd's rules are loaded).
+PPTP_UNLOAD=
+pptp_unload() {
+	[ -n "$PPTP_UNLOAD" ] || return 0
+	rmmod nf_nat_pptp nf_conntrack_pptp 2>&1 | sed 's/^/  rmmod: /'
+	PPTP_UNLOAD=
 }
 
 not_run() {
@@ -773,7 +794,7 @@ cleanup() {
 	local k
 	suite_cleanup
 	for k in "${!SERVE_PID[@]}"; do
-		[ -z "${SERVE_PID[$k]}" ] || kill "${SERVE_PID[$k]}" 2>/dev/null
+		serve_stop "$k"
 	done
 	kernel_phase_end >/dev/null 2>&1
 	topo_input_open

@@ -8,14 +8,14 @@
 # CTH_BUILD (default build): the daemon's build dir, passed into the VM, e.g.
 #   make B=build-more all && CTH_BUILD=build-more tests/more/run.sh
 # MORE_ONLY: an extended regex over case names; MORE_VM_TIMEOUT (default
-# 600 s) bounds the VM.
+# 900 s) bounds the VM.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/rundir.sh
 . tests/vm/rundir.sh
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
-suite_boot more "${MORE_VM_TIMEOUT:-600}" "CTH_BUILD MORE_ONLY MORE_RULES" "$@"
+suite_boot more "${MORE_VM_TIMEOUT:-900}" "CTH_BUILD MORE_ONLY MORE_RULES" "$@"
 rc=$?
 suite_account more "$rc"
 exit $rc
