@@ -58,8 +58,7 @@ FUZZ_SRC_fuzz_netbios_ns = $(sort $(wildcard plugins/netbios-ns/*.c plugins/netb
 # the "key=value" settings the input's knobs switch on (FZR_OPTS).  Seeds:
 # tests/fuzz/corpus/fuzz_replay_PLUGIN/ (crash regressions) and the replay
 # cases' captures, tests/replay/cases/PLUGIN/*.pcap (tests/run.sh).
-FUZZ_REPLAY := ftp sip tns rpc tftp rtsp irc toydata
-FUZZ_REPLAY := ftp sip tns rpc tftp rtsp ssdp toydata
+FUZZ_REPLAY := ftp sip tns rpc tftp rtsp irc ssdp toydata
 FUZZ_REPLAY_SRC := $(filter-out replay/main.c,$(sort $(wildcard replay/*.c))) \
                    $(FUZZ_HOST_SRC) $(FUZZ_KEYS_SRC) sdk/lib/util.c $(wildcard replay/*.h)
 FUZZ_REPLAY_PLUGIN_ftp     := $(wildcard plugins/ftp/*.c plugins/ftp/*.h)
