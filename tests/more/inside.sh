@@ -80,10 +80,10 @@ OUTSIDE4=10.0.2.2
 NB_SPORT=40137
 
 IMPLS=("$@")
-# cthelperd last: after its column its helpers could not be deleted
-# (EBUSY, see README "Findings"), which would stop the references'
-# columns; the kernel's modules are unloaded after each helper's cases,
-# so cthelperd can register the names afterwards
+# cthelperd last: the kernel's modules own the names amanda, sane, irc
+# and netbios-ns while loaded and are unloaded after each helper's cases,
+# so cthelperd registers the names afterwards (and no helper module is
+# unloaded while its rules are loaded: see case_pptp)
 [ ${#IMPLS[@]} -gt 0 ] || IMPLS=(none conntrackd kernel cthelperd)
 check_impls e2e-more none cthelperd conntrackd kernel
 
