@@ -33,7 +33,7 @@ static unsigned int rp_src_bits(const struct cth_expect *e)
 		return 0;
 	if (e->flags & CTH_EXPECT_SRC_PREFIX)
 		return e->src_prefix;
-	return e->family == AF_INET6 ? 128u : 32u;
+	return link_addr_bits(e->family);
 }
 
 /* Do two expectations' tuples overlap (expect_clash, masks included:

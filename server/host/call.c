@@ -68,7 +68,6 @@ static int pkt_expect_ctl_check(struct pkt_call *c, unsigned int op,
 				const struct cth_expect *e);
 static int pkt_keep_do(struct pkt_call *c, size_t off);
 static int pkt_trace(struct pkt_call *c, struct pkt_event ev);
-static unsigned int pkt_addr_bits(int family);
 static struct pkt_call *pkt_call_of(struct cth_ctx *ctx);
 
 /*
@@ -217,7 +216,7 @@ static const struct cth_expect *pkt_expect_own(const struct cth_expect *e,
 	if (!(e->flags & CTH_EXPECT_SRC_PREFIX))
 		return own;
 	own->src_prefix = e->src_prefix;
-	if (own->src_prefix <= pkt_addr_bits(own->family))
+	if (own->src_prefix <= link_addr_bits(own->family))
 		link_addr_mask(own->family, &own->src, own->src_prefix);
 	return own;
 }
@@ -245,7 +244,7 @@ static bool pkt_expect_valid(const struct pkt_call *c, const struct cth_expect *
 static bool pkt_expect_src_ok(const struct cth_expect *e)
 {
 	return !(e->flags & CTH_EXPECT_SRC_PREFIX) ||
-	       (e->src_prefix > 0 && e->src_prefix <= pkt_addr_bits(e->family) &&
+	       (e->src_prefix > 0 && e->src_prefix <= link_addr_bits(e->family) &&
 		!(e->flags & CTH_EXPECT_ANY_SRC));
 }
 
@@ -435,11 +434,6 @@ static int pkt_host_link(struct cth_ctx *ctx, struct cth_link *link, size_t size
 		rc = c->link_fn(c, &l);
 	memcpy(link, &l, size < sizeof(l) ? size : sizeof(l));
 	return rc;
-}
-
-static unsigned int pkt_addr_bits(int family)
-{
-	return family == AF_INET6 ? 128u : 32u;
 }
 
 /* Hand one host call's answer to the trace, if any; returns rc. */

@@ -21,7 +21,6 @@ static const struct link_addr *link_first(const struct link_pkt *p, uint32_t sid
 					  const struct link_addr *tab, size_t n);
 static void link_net_set(struct cth_link *l, int family, const union cth_addr *a,
 			 unsigned int prefix);
-static unsigned int link_addr_bits(int family);
 
 void link_fill(struct cth_link *l, const struct link_pkt *p, const struct link_addr *tab,
 	       size_t n)
@@ -170,7 +169,7 @@ static void link_net_set(struct cth_link *l, int family, const union cth_addr *a
 	link_addr_mask(family, &l->net, prefix);
 }
 
-static unsigned int link_addr_bits(int family)
+unsigned int link_addr_bits(int family)
 {
 	return family == AF_INET ? 32u : 128u;
 }

@@ -52,6 +52,8 @@ bool link_brd(const struct link_addr *a, union cth_addr *brd);
 
 /* Clear the bits of a past prefix (family's address length). */
 void link_addr_mask(int family, union cth_addr *a, unsigned int prefix);
+/* The bits of an address of family: 32 (AF_INET), else 128. */
+unsigned int link_addr_bits(int family);
 
 /* Do a and b agree in their first prefix bits? */
 bool link_addr_in(int family, const union cth_addr *a, const union cth_addr *b,
