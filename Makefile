@@ -92,7 +92,7 @@ PKG_LIBS   = $(eval PKG_LIBS := $(call pkg,--libs,$(PKGS)) -lev -ldl -lpthread)$
 deps_of = $(CC) $(1) -MM -MP -MT $@ -MF $@.d $(filter %.c,$^)
 
 .PHONY: all deps check unit unit-asan demo bench clean install uninstall layers
-all: $(B)/cthelperd $(B)/cthelperctl $(B)/cthelper-replay $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so) \
+all: $(B)/cthelperd $(B)/cthelperd-sandbox $(B)/cthelperctl $(B)/cthelper-replay $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so) \
      $(B)/libcthelperd-plugtest.a
 
 # --- SDK utility library: linked statically into plugins (PIC) ---------
@@ -119,13 +119,24 @@ $(B)/plugins/%.so: $$(wildcard plugins/%/*.c) $(B)/libcthsdk.a
 # --- daemon -------------------------------------------------------------
 SERVER_DEFS = -DCTH_VERSION='"$(VERSION)"' -DCTH_PLUGIN_DIR='"$(PLUGIN_DIR)"' \
               -DCTH_DEFAULT_CONFIG='"$(SYSCONFDIR)/cthelperd.conf"' \
-              -DCTH_RUNSTATEDIR='"$(RUNSTATEDIR)"'
+              -DCTH_RUNSTATEDIR='"$(RUNSTATEDIR)"' \
+              -DCTH_SANDBOX_PROGRAM='"$(PLUGIN_DIR)/cthelperd-sandbox"'
 $(B)/server/%.o: server/%.c $(PATHS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -fvisibility=hidden $(SDK_INC) -Iserver $(PKG_CFLAGS) \
 	  $(SERVER_DEFS) -c -o $@ $<
 $(B)/cthelperd: $(SERVER_SRC:%.c=$(B)/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+# the sandbox program (docs/security.md): the spawner and each helper's
+# sandbox run it; the plugin host and the channel, no netlink, no kernel/
+SANDBOXD_SRC := $(sort $(wildcard sandboxd/*.c)) server/sandbox/chan.c server/sandbox/confine.c
+SANDBOXD_LIBS = $(eval SANDBOXD_LIBS := $(call pkg,--libs,inih libcap-ng libnetfilter_queue) -ldl)$(SANDBOXD_LIBS)
+$(B)/sandboxd/%.o: sandboxd/%.c $(PATHS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -fvisibility=hidden $(SDK_INC) -Iserver $(PKG_CFLAGS) \
+	  $(SERVER_DEFS) -c -o $@ $<
+$(B)/cthelperd-sandbox: $(patsubst %.c,$(B)/%.o,$(SANDBOXD_SRC) $(HOST_SRC))
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SANDBOXD_LIBS)
 # the replay tool: the daemon's plugin host (server/host/ and what it
 # stands on) with an emulated kernel (replay/)
 REPLAY_SRC  := $(sort $(wildcard replay/*.c))
@@ -264,7 +275,7 @@ install:
 	  echo "  make B=$(B) PREFIX=$(PREFIX) && make B=$(B) PREFIX=$(PREFIX) install" >&2; \
 	  echo "(with the same SYSCONFDIR, PLUGIN_DIR, RUNSTATEDIR if you set them)" >&2; \
 	  exit 1; fi
-	@for f in $(INST_SBIN) $(INST_PLUGINS) $(B)/libcthsdk.a $(B)/libcthelperd-plugtest.a; do \
+	@for f in $(INST_SBIN) $(B)/cthelperd-sandbox $(INST_PLUGINS) $(B)/libcthsdk.a $(B)/libcthelperd-plugtest.a; do \
 	  [ -f "$$f" ] || { echo "install: $$f missing: run make B=$(B) first" >&2; exit 1; }; done
 	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(SYSCONFDIR) \
 	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man1 \
@@ -274,6 +285,7 @@ ifneq ($(INST_BIN),)
 	$(INSTALL) -m 0755 $(INST_BIN) $(DESTDIR)$(BINDIR)/
 endif
 	$(INSTALL) -m 0644 $(INST_PLUGINS) $(DESTDIR)$(PLUGIN_DIR)/
+	$(INSTALL) -m 0755 $(B)/cthelperd-sandbox $(DESTDIR)$(PLUGIN_DIR)/
 	@for m in $(INST_MAN8) $(INST_MAN5) $(INST_MAN1); do \
 	  d=$(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/}; echo "sed ... $$m > $$d"; \
 	  sed $(INST_SED) $$m > $$d && chmod 0644 $$d || exit 1; done
@@ -306,7 +318,7 @@ endif
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/cthelperd $(DESTDIR)$(SBINDIR)/cthelperctl
 	rm -f $(DESTDIR)$(BINDIR)/cthelper-replay
-	rm -f $(PLUGINS:%=$(DESTDIR)$(PLUGIN_DIR)/%.so)
+	rm -f $(PLUGINS:%=$(DESTDIR)$(PLUGIN_DIR)/%.so) $(DESTDIR)$(PLUGIN_DIR)/cthelperd-sandbox
 	-rmdir $(DESTDIR)$(PLUGIN_DIR) 2>/dev/null
 	rm -f $(INST_MAN8:docs/man/%=$(DESTDIR)$(MANDIR)/man8/%)
 	rm -f $(INST_MAN5:docs/man/%=$(DESTDIR)$(MANDIR)/man5/%)

@@ -691,6 +691,7 @@ static void plugtest_trace(struct pkt_call *c, const struct pkt_event *ev)
 		break;
 	case PKT_EV_MARK:
 	case PKT_EV_DETACH:
+	case PKT_EV_COUNT:
 		break;
 	}
 	t->reached = false;

@@ -293,6 +293,8 @@ void rp_report_trace(struct pkt_call *c, const struct pkt_event *ev)
 		if (ev->value < CTH_LOG_DEBUG || r->debug)
 			rp_report_line(r, true, "log %s %s", rp_level_name(ev->value), ev->text);
 		break;
+	case PKT_EV_COUNT:	/* shown with the counters, not per call */
+		break;
 	}
 }
 

@@ -19,17 +19,19 @@ set -u
 cd "$(dirname "$0")/.."
 
 declare -A ALLOW=(
-	[daemon]="daemon control worker kernel host runtime base"
+	[daemon]="daemon control worker sandbox kernel host runtime base"
 	[control]="control runtime base"
-	[worker]="worker host kernel runtime base"
+	[worker]="worker sandbox host kernel runtime base"
+	[sandbox]="sandbox host runtime base"
 	[kernel]="kernel runtime base"
 	[host]="host runtime base"
 	[runtime]="runtime base"
 	[base]="base"
 	[replay]="host runtime base"
 	[plugtest]="host runtime base"
+	[sandboxd]="sandbox host runtime base"
 )
-FOLDERS="daemon control worker kernel host runtime base"
+FOLDERS="daemon control worker sandbox kernel host runtime base"
 fails=0
 
 # check_rule NAME FILES...: every quoted include of FILES must resolve to
@@ -119,7 +121,7 @@ check_sdk_side() {
 check_doc_map() {
 	local f bad=0 map
 	map=$(sed -n '/^## Source map/,/^## /p' docs/architecture.md)
-	for f in server/*/*.c replay/*.c plugtest/*.c; do
+	for f in server/*/*.c replay/*.c plugtest/*.c sandboxd/*.c; do
 		grep -qF "| \`$f\` |" <<<"$map" && continue
 		fail doc-map "$f is not in docs/architecture.md's source map"
 		bad=1
@@ -135,6 +137,7 @@ check_doc_map() {
 check_server
 check_linked replay
 check_linked plugtest
+check_linked sandboxd
 check_doc_map
 for p in plugins/*/; do
 	p=${p%/}

@@ -50,6 +50,8 @@ int main(int argc, char **argv)
 	/* --release reports every helper at notice: never hide that */
 	log_init(o.release && cfg->log_level < LOG_L_NOTICE ? LOG_L_NOTICE : cfg->log_level,
 		 false);
+	/* serving: sandboxed plugins are set up in their sandboxes (serve.c) */
+	cfg->sandbox_init = !o.release && o.rules < 0 && !o.check;
 	if (runtime_build(cfg, &rt) < 0)
 		return 1;
 	if (!o.release && o.rules < 0 && main_metrics_check(rt->cfg) < 0) {

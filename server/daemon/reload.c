@@ -26,6 +26,8 @@
 #include "kernel/cthelper_reload.h"
 #include "notify.h"
 #include "reload.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/spawn.h"
 #include "reload_plan.h"
 #include "runtime/config_load.h"
 
@@ -45,6 +47,7 @@ static void reload_queues_tune(struct daemon *d, const struct runtime *nrt);
 static void reload_queues_close(struct daemon *d, const struct runtime *nrt);
 static bool reload_has_queue(const struct runtime *rt, uint16_t q);
 static void reload_retire(struct daemon *d, struct runtime *old);
+static int reload_sandboxes_start(struct runtime *nrt);
 static bool reload_grace(struct daemon *d);
 static uint64_t reload_ms(void);
 
@@ -125,6 +128,7 @@ static int reload_prepare(struct daemon *d, const struct runtime *old,
 	if ((rc = cfg_load(d->file, &cfg)) < 0)
 		return rc;
 	*why = "a helper or its plugin has errors";
+	cfg->sandbox_init = true;
 	if ((rc = runtime_build(cfg, &nrt)) < 0)
 		return rc;
 	*why = "a setting needs a restart";
@@ -138,13 +142,39 @@ static int reload_prepare(struct daemon *d, const struct runtime *old,
 		runtime_free(nrt);
 		return rc;
 	}
+	/* before the queues: a helper is never enabled without its sandbox;
+	 * a replaced .so is loaded by the new sandboxes, the old ones end
+	 * with the old configuration */
+	*why = "a sandbox cannot be started";
+	if ((rc = reload_sandboxes_start(nrt)) < 0) {
+		runtime_free(nrt);
+		return rc;
+	}
 	*why = "a new queue cannot be bound";
 	if ((rc = reload_queues_open(d, nrt)) < 0) {
+		sandbox_stop_all(nrt);
 		runtime_free(nrt);
 		return rc;
 	}
 	*out = nrt;
 	return 0;
+}
+
+/* The new configuration's sandboxes, set up before anything changes. */
+static int reload_sandboxes_start(struct runtime *nrt)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < nrt->n_inst; i++)
+		any |= nrt->inst[i].sandbox.on;
+	if (!any)
+		return 0;
+	if (!spawn_is_open()) {
+		log_err("reload: sandboxed helpers need the spawner, which did not start "
+			"with the daemon (see the start's log): restart the daemon");
+		return -ENOENT;
+	}
+	return sandbox_start_all(nrt, NULL);
 }
 
 /* Bind and start a worker for every queue nrt adds (before the swap, so
@@ -276,6 +306,7 @@ static bool reload_has_queue(const struct runtime *rt, uint16_t q)
 static void reload_retire(struct daemon *d, struct runtime *old)
 {
 	if (reload_grace(d)) {
+		sandbox_stop_all(old);
 		runtime_free(old);
 		return;
 	}

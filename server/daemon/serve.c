@@ -18,9 +18,12 @@
 #include "notify.h"
 #include "privdrop.h"
 #include "reload.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/spawn.h"
 #include "serve.h"
 #include "worker/watchdog.h"
 
+static int serve_sandboxes_start(struct daemon *d);
 static int serve_workers_open(struct daemon *d);
 static int serve_control_open(struct daemon *d, struct ev_loop *loop);
 static void serve_on_stop(struct ev_loop *loop, ev_signal *w, int revents);
@@ -41,6 +44,10 @@ int serve_run(struct daemon *d, bool detach)
 		log_err("cannot create the event loop");
 		return 1;
 	}
+	/* first: the spawner is forked while this is one thread, and the
+	 * sandboxes are set up before any helper can queue to them */
+	if (serve_sandboxes_start(d) < 0)
+		return 1;
 	if ((rc = nlreq_open(&d->ctl)) < 0) {
 		log_err("cannot open a netfilter netlink socket: %s", strerror(-rc));
 		return 1;
@@ -95,6 +102,33 @@ int serve_run(struct daemon *d, bool detach)
 	ev_timer_stop(loop, &watch);
 	serve_shutdown(d);
 	log_notice("stopped");
+	return 0;
+}
+
+/*
+ * The spawner (sandbox/spawn.h) and every sandboxed helper's sandbox.
+ * The spawner starts even when no helper is sandboxed yet, so that a
+ * reload may add one; without sandboxed helpers, its failure is only
+ * worth a warning (and such a reload then fails).
+ */
+static int serve_sandboxes_start(struct daemon *d)
+{
+	struct runtime *rt = d->rt;
+	bool any = false;
+
+	for (size_t i = 0; i < rt->n_inst; i++)
+		any |= rt->inst[i].sandbox.on;
+	if (spawn_open(rt->cfg) < 0) {
+		if (!any) {
+			log_warn("sandbox: no spawner: a reload cannot add a sandboxed helper");
+			return 0;
+		}
+		return -1;
+	}
+	if (any && sandbox_start_all(rt, &d->host_stats) < 0) {
+		spawn_close();
+		return -1;
+	}
 	return 0;
 }
 
@@ -158,6 +192,7 @@ static void serve_watch_cb(struct ev_loop *loop, ev_timer *t, int revents)
 
 	(void)loop;
 	(void)revents;
+	sandbox_tick_all(atomic_load(&d->rt), now, &d->host_stats);
 	for (size_t i = 0; i < d->n_workers; i++) {
 		struct worker *w = d->workers[i];
 
@@ -205,9 +240,13 @@ static void serve_shutdown(struct daemon *d)
 			"unloading the plugins", d->n_abandoned);
 		return;
 	}
+	sandbox_stop_all(d->rt);
 	runtime_free(d->rt);
-	for (size_t i = 0; i < d->n_retired; i++)
+	for (size_t i = 0; i < d->n_retired; i++) {
+		sandbox_stop_all(d->retired[i]);
 		runtime_free(d->retired[i]);
+	}
+	spawn_close();
 }
 
 /* cthelperctl reload: as SIGHUP, answered when it is done. */

@@ -68,6 +68,9 @@ static int pkt_expect_ctl_check(struct pkt_call *c, unsigned int op,
 				const struct cth_expect *e);
 static int pkt_keep_do(struct pkt_call *c, size_t off);
 static int pkt_trace(struct pkt_call *c, struct pkt_event ev);
+static bool pkt_log_allow(int level);
+static void pkt_log_line(int level, const char *tag, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static struct pkt_call *pkt_call_of(struct cth_ctx *ctx);
 
 /*
@@ -137,6 +140,12 @@ bool pkt_call_priv_differs(const struct pkt_call *c, const uint8_t *priv,
 const uint8_t *pkt_call_mangled(struct pkt_call *c, size_t *len)
 {
 	return edit_result(c, len);
+}
+
+const struct cth_host *pkt_call_host(struct pkt_call *c)
+{
+	c->pub.host = &pkt_host;
+	return &pkt_host;
 }
 
 void pkt_call_release(struct pkt_call *c)
@@ -319,11 +328,7 @@ static int pkt_host_detach(struct cth_ctx *ctx)
 static void pkt_host_vlog(struct cth_ctx *ctx, int level, const char *fmt,
 			  va_list ap)
 {
-	static __thread time_t second;
-	static __thread unsigned int used, dropped;
 	struct pkt_call *c = pkt_call_of(ctx);
-	const char *tag = c->inst->name;
-	time_t now;
 
 	if (c->trace) {
 		char line[1024];
@@ -333,8 +338,34 @@ static void pkt_host_vlog(struct cth_ctx *ctx, int level, const char *fmt,
 						 .value = (uint32_t)level, .text = line });
 		return;
 	}
+	if (pkt_log_allow(level))
+		log_vmsg(level, c->inst->name, fmt, ap);
+}
+
+void pkt_call_log(struct pkt_call *c, int level, const char *line)
+{
+	if (pkt_log_allow(level))
+		pkt_log_line(level, c->inst->name, "%s", line);
+}
+
+static void pkt_log_line(int level, const char *tag, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vmsg(level, tag, fmt, ap);
+	va_end(ap);
+}
+
+/* May this thread write one more plugin line now? */
+static bool pkt_log_allow(int level)
+{
+	static __thread time_t second;
+	static __thread unsigned int used, dropped;
+	time_t now;
+
 	if (!log_enabled(level))
-		return;
+		return false;
 	now = time(NULL);
 	if (now != second) {
 		if (dropped)
@@ -344,10 +375,10 @@ static void pkt_host_vlog(struct cth_ctx *ctx, int level, const char *fmt,
 	}
 	if (used >= PKT_LOG_BURST) {
 		dropped++;
-		return;
+		return false;
 	}
 	used++;
-	log_vmsg(level, tag, fmt, ap);
+	return true;
 }
 
 static int pkt_host_expect_ctl(struct cth_ctx *ctx, unsigned int op,
@@ -403,6 +434,7 @@ static void pkt_host_count(struct cth_ctx *ctx, unsigned int counter, uint32_t n
 
 	if (c->stats && counter < c->inst->pl->desc->n_counters)
 		stats_add(&c->stats->pc[c->inst->slot][counter], n);
+	pkt_trace(c, (struct pkt_event){ .type = PKT_EV_COUNT, .value = counter, .len = n });
 }
 
 /*

@@ -34,6 +34,16 @@ bool pkt_call_priv_differs(const struct pkt_call *c, const uint8_t *priv,
 			   size_t priv_len);
 /* The packet to send back when mangled, else NULL. */
 const uint8_t *pkt_call_mangled(struct pkt_call *c, size_t *len);
+/*
+ * The host functions themselves, for a caller that runs the plugin
+ * elsewhere and makes its calls here (server/sandbox/: a sandboxed
+ * plugin's calls, checked by the very code that checks an in-process
+ * plugin's).  Sets c->pub.host.
+ */
+const struct cth_host *pkt_call_host(struct pkt_call *c);
+/* A plugin log line formatted elsewhere (a sandbox's), under the same
+ * per-thread rate limit as an in-process plugin's. */
+void pkt_call_log(struct pkt_call *c, int level, const char *line);
 /* Free what the call holds (edits, kept and joined bytes). */
 void pkt_call_release(struct pkt_call *c);
 

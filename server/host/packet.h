@@ -102,6 +102,7 @@ enum pkt_event_type {
 	PKT_EV_MARK,            /* value */
 	PKT_EV_DETACH,          /* rc */
 	PKT_EV_LOG,             /* value: level, text */
+	PKT_EV_COUNT,           /* value: counter, len: n */
 };
 
 struct pkt_event {

@@ -65,6 +65,7 @@ void cfg_free(struct cfg *cfg)
 		}
 	}
 	free(cfg->plugin_dir);
+	free(cfg->sandbox_user);
 	free(cfg->control_socket);
 	free(cfg->share_dir);
 	free(cfg->runtime_dir);

@@ -55,6 +55,18 @@ struct cfg_policy {
  * entries at load (cfg_load): shard 0 has the section's name and queue,
  * shard k the name "NAME.k" and queue + k, everything else the same.
  */
+/* A helper's sandbox settings (docs/security.md): its plugin runs in a
+ * process of its own unless on is false. */
+struct cfg_sandbox {
+	bool on;
+	bool drop;            /* sandbox_verdict = drop: packets it lost are dropped */
+	uint32_t timeout_ms;  /* budget of one plugin call */
+	uint32_t memory_mb;   /* its address space (RLIMIT_AS) */
+};
+#define CFG_SANDBOX_TIMEOUT_MS 200u
+#define CFG_SANDBOX_MEMORY_MB 256u
+#define CFG_SANDBOX_USER "cthelperd-sandbox"
+
 struct cfg_helper {
 	char name[CTH_NAME_LEN];
 	char *plugin;
@@ -69,6 +81,7 @@ struct cfg_helper {
 	uint32_t queue_len;
 	bool fail_open;
 	struct guard guard;   /* mark_mask, expect_networks (guard.h) */
+	struct cfg_sandbox sandbox; /* sandbox, sandbox_* keys (server/sandbox/) */
 	size_t n_rule_ports;  /* rule_ports: read by --print-rules only */
 	uint16_t rule_ports[CFG_MAX_RULE_PORTS];
 	size_t n_policies;
@@ -90,6 +103,13 @@ struct cfg {
 	char *share_dir;          /* share.h; NULL: helpers not shared */
 	char *runtime_dir;        /* record.h; NULL: no record kept */
 	long uid, gid;            /* user's, from getpwnam() at load; -1: unset */
+	/* [server] sandbox_user, resolved at load; NULL and -1: not set (the
+	 * sandboxes' start resolves the default, server/sandbox/spawn.c) */
+	char *sandbox_user;
+	long sandbox_uid, sandbox_gid;
+	/* not a key: set by a daemon that serves, before runtime_build(), so
+	 * that sandboxed plugins' init() runs in their sandboxes */
+	bool sandbox_init;
 	size_t n_helpers;
 	struct cfg_helper helpers[CFG_MAX_HELPERS];
 	size_t n_errors;

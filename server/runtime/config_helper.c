@@ -21,6 +21,10 @@ static int cfg_helper_rule_ports(struct cfg_parse *p, const char *k, const char 
 static int cfg_helper_shards(struct cfg_parse *p, const char *k, const char *v);
 static int cfg_helper_mark_mask(struct cfg_parse *p, const char *k, const char *v);
 static int cfg_helper_expect_networks(struct cfg_parse *p, const char *k, const char *v);
+static int cfg_helper_sandbox(struct cfg_parse *p, const char *k, const char *v);
+static int cfg_helper_sandbox_timeout(struct cfg_parse *p, const char *k, const char *v);
+static int cfg_helper_sandbox_verdict(struct cfg_parse *p, const char *k, const char *v);
+static int cfg_helper_sandbox_memory(struct cfg_parse *p, const char *k, const char *v);
 static void cfg_helper_policy(struct cfg_parse *p, const char *k, const char *v);
 static struct cfg_policy *cfg_helper_policy_get(struct cfg_parse *p, const char *cls);
 static int cfg_helper_option(struct cfg_parse *p, const char *k, const char *v);
@@ -39,6 +43,10 @@ const struct cfg_key cfg_helper_keys[] = {
 	{ .name = "shards", .set = cfg_helper_shards },
 	{ .name = "mark_mask", .set = cfg_helper_mark_mask },
 	{ .name = "expect_networks", .set = cfg_helper_expect_networks },
+	{ .name = "sandbox", .set = cfg_helper_sandbox },
+	{ .name = "sandbox_timeout_ms", .set = cfg_helper_sandbox_timeout },
+	{ .name = "sandbox_verdict", .set = cfg_helper_sandbox_verdict },
+	{ .name = "sandbox_memory", .set = cfg_helper_sandbox_memory },
 	{ .name = NULL },
 };
 
@@ -109,6 +117,42 @@ static int cfg_helper_fail_open(struct cfg_parse *p, const char *k, const char *
 	(void)k;
 	if (cfg_bool_parse(v, &p->cur->fail_open))
 		cfg_error(p->cfg, p->line, "fail_open: '%s' is not yes or no", v);
+	return 0;
+}
+
+/* sandbox = no trusts the plugin with the firewall (docs/security.md). */
+static int cfg_helper_sandbox(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	if (cfg_bool_parse(v, &p->cur->sandbox.on))
+		cfg_error(p->cfg, p->line, "sandbox: '%s' is not yes or no", v);
+	return 0;
+}
+
+static int cfg_helper_sandbox_timeout(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	if (cfg_u32_parse(v, 1, 60000, &p->cur->sandbox.timeout_ms))
+		cfg_error(p->cfg, p->line, "sandbox_timeout_ms: '%s' is not a number in 1..60000", v);
+	return 0;
+}
+
+static int cfg_helper_sandbox_verdict(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	if (strcmp(v, "accept") == 0 || strcmp(v, "drop") == 0)
+		p->cur->sandbox.drop = v[0] == 'd';
+	else
+		cfg_error(p->cfg, p->line, "sandbox_verdict: '%s' is not accept or drop", v);
+	return 0;
+}
+
+/* 16 MiB: less does not hold libc, the plugin and the channel. */
+static int cfg_helper_sandbox_memory(struct cfg_parse *p, const char *k, const char *v)
+{
+	(void)k;
+	if (cfg_u32_parse(v, 16, 4096, &p->cur->sandbox.memory_mb))
+		cfg_error(p->cfg, p->line, "sandbox_memory: '%s' is not a number of MiB in 16..4096", v);
 	return 0;
 }
 

@@ -60,6 +60,7 @@ int cfg_load_fp(const char *name, FILE *fp, struct cfg **out)
 	cfg->control_mode = 0600;
 	cfg->control_gid = -1;
 	cfg->uid = cfg->gid = -1;
+	cfg->sandbox_uid = cfg->sandbox_gid = -1;
 	p.cfg = cfg;
 	p.fp = fp;
 	rc = ini_parse_stream(cfg_load_reader, &p, cfg_load_handler, &p);
@@ -153,6 +154,8 @@ static void cfg_load_section(struct cfg_parse *p, const char *section)
 	p->cur->queue_len = CFG_DEFAULT_QUEUE_LEN;
 	p->cur->shards = 1;
 	p->cur->guard = GUARD_DEFAULT;
+	p->cur->sandbox = (struct cfg_sandbox){ .on = true, .timeout_ms = CFG_SANDBOX_TIMEOUT_MS,
+						.memory_mb = CFG_SANDBOX_MEMORY_MB };
 }
 
 static int cfg_load_handler(void *user, const char *section, const char *k,

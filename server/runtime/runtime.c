@@ -120,6 +120,8 @@ static int runtime_inst_build(struct runtime *rt, struct instance *in,
 	in->slot = (unsigned int)(in - rt->inst);
 	in->fail_open = h->fail_open;
 	in->guard = h->guard;
+	in->sandbox = h->sandbox;
+	pthread_mutex_init(&in->sb_status.lock, NULL);
 	if (runtime_classes_apply(rt, in, h))
 		return -EINVAL;
 	return runtime_opts_apply(rt, in, h);
@@ -219,6 +221,10 @@ static int runtime_inst_start(struct runtime *rt, struct instance *in,
 			  in->name, d->name, why[0] ? why : strerror(rc < 0 ? -rc : EINVAL));
 		return -EINVAL;
 	}
+	/* a sandboxed plugin's init() runs in its sandbox (server/sandbox/),
+	 * never in the daemon that serves */
+	if (in->sandbox.on && rt->cfg->sandbox_init)
+		return 0;
 	if (d->init && (rc = d->init(in->config, in->name)) != 0) {
 		cfg_error(rt->cfg, h->line, "helper '%s': plugin '%s' could not set it up (init): %s",
 			  in->name, d->name, strerror(rc < 0 ? -rc : EINVAL));

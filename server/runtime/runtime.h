@@ -2,12 +2,29 @@
 #ifndef CTH_RUNTIME_H
 #define CTH_RUNTIME_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "config.h"
 #include "guard.h"
 #include "loader.h"
+
+struct sandbox;
+
+/*
+ * What status shows of a helper's sandbox: written by server/sandbox/
+ * (whichever thread starts or loses it), read by the control socket,
+ * under lock.
+ */
+struct instance_sandbox {
+	pthread_mutex_t lock;
+	int pid;                      /* 0: none running */
+	bool up;                      /* started and serving */
+	uint64_t since_ms;            /* monotonic: of the start, or of the death */
+	uint64_t retry_ms;            /* monotonic: next start, while down */
+	char reason[96];              /* the last death's, "" before any */
+};
 
 /* One configured helper: a plugin plus this section's settings. */
 struct instance {
@@ -24,6 +41,9 @@ struct instance {
 	bool started;                 /* its plugin's init() succeeded: fini() is due */
 	unsigned int n_classes;
 	struct cth_expect_class classes[CTH_CLASS_MAX];
+	struct cfg_sandbox sandbox;   /* sandbox.on: the plugin runs in sb */
+	struct sandbox *sb;           /* server/sandbox/sandbox.h; NULL: not started */
+	struct instance_sandbox sb_status;
 };
 
 /*

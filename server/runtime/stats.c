@@ -38,6 +38,20 @@ const struct stats_info stats_helper_info[STATS_H_N] = {
 		"Expectation table dumps made for the helper (flushes and listings: at most one per packet)." },
 	[STATS_H_STATE_RESET] = { "state_reset",
 		"Connections whose private state the plugin was handed zeroed: it held another layout version than the plugin declares (priv_version), or the plugin's priv_valid refused it." },
+	[STATS_H_SANDBOX_STARTS] = { "sandbox_starts",
+		"Times the helper's sandbox process was started and set up (restarts included)." },
+	[STATS_H_SANDBOX_RESTARTS] = { "sandbox_restarts",
+		"Sandbox starts after the previous sandbox died or was killed." },
+	[STATS_H_SANDBOX_CRASHES] = { "sandbox_crashes",
+		"Sandbox deaths by a signal (SIGSEGV, SIGABRT...) or an exit of its own." },
+	[STATS_H_SANDBOX_TIMEOUTS] = { "sandbox_timeouts",
+		"Sandboxes killed because one plugin call took longer than sandbox_timeout_ms." },
+	[STATS_H_SANDBOX_SECCOMP] = { "sandbox_seccomp_kills",
+		"Sandboxes ended by their system call filter: the plugin tried a call the sandbox refuses." },
+	[STATS_H_SANDBOX_CHANNEL] = { "sandbox_channel_kills",
+		"Sandboxes killed because what they sent back broke the channel's rules." },
+	[STATS_H_SANDBOX_LOST] = { "sandbox_packets_lost",
+		"Packets given the helper's sandbox_verdict because its sandbox died, was down or timed out." },
 };
 
 const struct stats_info stats_queue_info[STATS_Q_N] = {

@@ -39,6 +39,14 @@ enum stats_helper_counter {
 	STATS_H_KERNEL_CAPPED,    /* kernel requests refused: the per-packet bound */
 	STATS_H_EXPECT_DUMPS,     /* expectation dumps (a flush, a listing) */
 	STATS_H_STATE_RESET,      /* state of another version zeroed (host/call.c) */
+	/* the helper's sandbox (server/sandbox/sandbox.c) */
+	STATS_H_SANDBOX_STARTS,   /* started and set up, restarts included */
+	STATS_H_SANDBOX_RESTARTS, /* of those, after a death */
+	STATS_H_SANDBOX_CRASHES,  /* died of a signal or exited */
+	STATS_H_SANDBOX_TIMEOUTS, /* killed: a call past sandbox_timeout_ms */
+	STATS_H_SANDBOX_SECCOMP,  /* killed: a system call its filter refuses */
+	STATS_H_SANDBOX_CHANNEL,  /* killed: broke the channel's rules */
+	STATS_H_SANDBOX_LOST,     /* packets given sandbox_verdict instead */
 	STATS_H_N,
 };
 

@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "host/call.h"
 #include "qmsg.h"
+#include "sandbox/sandbox.h"
 #include "seqsync.h"
 #include "worker_count.h"
 #include "worker_expect.h"
@@ -23,6 +24,9 @@
 static void worker_help_msg(struct worker_help *h, const struct nlmsghdr *nlh,
 			    uint64_t now);
 static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t now);
+static int worker_help_sandboxed(struct worker_help *h, struct pkt_call *c,
+				 struct worker_expect_pkt *wp, const struct qmsg *m,
+				 uint64_t now);
 static void worker_help_seqsync(struct worker_help *h, const struct pkt_call *c);
 static void worker_help_cut(struct worker_help *h, struct nlmsghdr *nlh, size_t len);
 static void worker_help_count(struct worker_help *h, uint32_t id);
@@ -130,9 +134,13 @@ static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t 
 	c.keep = &h->keep;
 	c.stats = h->stats;
 	worker_kreq_begin(&h->kreq, in);
-	keep_join(&h->keep, &c, now);
-	verdict = pkt_call_run_newest(&c, &h->inflight, m->kpriv, m->klen, now);
-	keep_done(&h->keep, &c, verdict, now);
+	if (in->sb) {
+		verdict = worker_help_sandboxed(h, &c, &wp, m, now);
+	} else {
+		keep_join(&h->keep, &c, now);
+		verdict = pkt_call_run_newest(&c, &h->inflight, m->kpriv, m->klen, now);
+		keep_done(&h->keep, &c, verdict, now);
+	}
 	worker_count(h->stats, in, STATS_H_PAYLOAD);
 	worker_count(h->stats, in, verdict == CTH_VERDICT_DROP ? STATS_H_DROPS : STATS_H_ACCEPTS);
 	if (c.n_refused)
@@ -153,6 +161,31 @@ out:
 		worker_help_seqsync(h, &c);
 	worker_kreq_end(&h->kreq);
 	pkt_call_release(&c);
+}
+
+/*
+ * The plugin in its sandbox (sandbox.h), kept bytes and the in-flight
+ * state there too.  A sandbox that could not answer leaves nothing of the
+ * call to do (what it had asked for is forgotten: its edits, the
+ * expectation held for the verdict) and the packet gets the helper's
+ * sandbox_verdict, unhelped.
+ */
+static int worker_help_sandboxed(struct worker_help *h, struct pkt_call *c,
+				 struct worker_expect_pkt *wp, const struct qmsg *m,
+				 uint64_t now)
+{
+	int v = sandbox_run(c->inst->sb, c, m->kpriv, m->klen, now, h->stats);
+
+	if (v >= 0)
+		return v;
+	pkt_call_release(c);
+	c->has_timeout = c->has_mark = c->detach = false;
+	c->priv_changed = false;
+	c->n_refused = 0;
+	c->mark_masked = false;
+	wp->has_exp = wp->exp_pinned = wp->exp_unanswered = false;
+	wp->n_later = 0;
+	return c->inst->sandbox.drop ? CTH_VERDICT_DROP : CTH_VERDICT_ACCEPT;
 }
 
 /* After a verdict that changed a TCP payload's length: a no-op update,

@@ -453,6 +453,8 @@ static void plugrun_trace(struct pkt_call *c, const struct pkt_event *ev)
 		f->n_log++;
 		snprintf(f->log, sizeof(f->log), "%s", ev->text);
 		break;
+	case PKT_EV_COUNT:	/* shown with the counters, not per call */
+		break;
 	}
 	f->reached = false;
 }

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One helper's sandbox (server/sandbox/chan.h, docs/security.md).  In this
+ * order: confined for loading (limits, landlock to the library paths,
+ * seccomp's loading set), the plugin loaded and its init() run, confined
+ * for serving (no file system, seccomp's serving set), then packets until
+ * the worker's end closes.
+ *
+ * The plugin runs through host/call.c as in the daemon: the host
+ * functions a plugin can be answered here (edits, kept bytes, marks,
+ * timeouts, counters, logs) are answered here and recorded for the
+ * worker, which does them again through its own checks; the ones that
+ * need the firewall (expectations, the link view) are calls the worker
+ * answers while the plugin waits.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host/call.h"
+#include "host/inflight.h"
+#include "host/keep.h"
+#include "runtime/runtime.h"
+#include "sandbox/chan.h"
+#include "sandbox/confine.h"
+#include "sbx.h"
+
+#define SBX_CHAN_FD 3
+#define SBX_MEM_FD 4
+
+struct sbx {
+	struct chan_shm *shm;
+	struct instance inst;
+	struct plugin *pl;
+	struct inflight inflight;
+	struct keep keep;
+	unsigned int n_log;     /* lines of this packet sent */
+	uint32_t log_dropped;
+};
+
+static struct sbx sbx;
+
+static int sbx_setup(struct sbx *s, struct chan_setup *set, char *err, size_t len);
+static int sbx_load(struct sbx *s, const struct chan_setup *set, char *err, size_t len);
+static void sbx_ready(struct sbx *s, int status, const char *err);
+static void sbx_packet(struct sbx *s);
+static int sbx_expect(struct pkt_call *c, const struct cth_expect *e, unsigned int how);
+static int sbx_expect_ctl(struct pkt_call *c, unsigned int op, const struct cth_expect *e);
+static int sbx_link(struct pkt_call *c, struct cth_link *link);
+static int sbx_call(struct sbx *s, uint32_t op, uint32_t how, const struct cth_expect *e);
+static void sbx_trace(struct pkt_call *c, const struct pkt_event *ev);
+static void sbx_rec(struct sbx *s, uint16_t type, const void *a, size_t alen,
+		    const void *b, size_t blen);
+
+int sbx_serve_main(void)
+{
+	struct chan_setup set;
+	char err[256] = "";
+	int rc;
+
+	if (chan_shm_map(SBX_MEM_FD, &sbx.shm) < 0)
+		return 2;
+	close(SBX_MEM_FD);
+	/* read once: the daemon wrote it before the start */
+	memcpy(&set, &sbx.shm->setup, sizeof(set));
+	set.plugin_dir[sizeof(set.plugin_dir) - 1] = '\0';
+	set.plugin[sizeof(set.plugin) - 1] = '\0';
+	set.name[sizeof(set.name) - 1] = '\0';
+	rc = sbx_setup(&sbx, &set, err, sizeof(err));
+	sbx_ready(&sbx, rc, err);
+	if (rc < 0)
+		return 1;
+	for (;;) {
+		uint32_t word;
+
+		if (chan_ring_wait(SBX_CHAN_FD, -1, &word) < 0)
+			return 0;        /* the worker's end closed: stop */
+		if (word != CHAN_RING_REQ)
+			return 3;
+		sbx_packet(&sbx);
+		if (chan_ring(SBX_CHAN_FD, CHAN_RING_DONE) < 0)
+			return 0;
+	}
+}
+
+/*
+ * Confined before any plugin code runs (its constructors included), in
+ * confine.h's order: the descriptor limit leaves no fd to open, so the
+ * limits come once the plugin is loaded.
+ */
+static int sbx_setup(struct sbx *s, struct chan_setup *set, char *err, size_t len)
+{
+	const char *const lib_paths[] = { set->plugin_dir, "/lib", "/lib64", "/usr/lib",
+					  "/usr/lib64", "/etc/ld.so.cache", NULL };
+	int abi, rc;
+
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	confine_sigsys_report(&s->shm->sigsys_nr);
+	abi = confine_landlock_abi();
+	s->shm->setup.landlock_abi = abi > 0 ? (uint32_t)abi : 0;
+	if (abi > 0 && (rc = confine_landlock_paths(lib_paths)) < 0) {
+		snprintf(err, len, "landlock: %s", strerror(-rc));
+		return rc;
+	}
+	if ((rc = confine_seccomp(CONFINE_LOAD)) < 0) {
+		snprintf(err, len, "seccomp: %s", strerror(-rc));
+		return rc;
+	}
+	if ((rc = sbx_load(s, set, err, len)) < 0)
+		return rc;
+	if ((abi > 0 && (rc = confine_landlock_none()) < 0) ||
+	    (rc = confine_limits(set->memory)) < 0 ||
+	    (rc = confine_seccomp(CONFINE_SERVE)) < 0) {
+		snprintf(err, len, "confining for serving: %s", strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+/* The plugin the daemon checked (same file), its configuration block as
+ * the daemon built it, then its init(). */
+static int sbx_load(struct sbx *s, const struct chan_setup *set, char *err, size_t len)
+{
+	struct instance *in = &s->inst;
+	const struct cth_plugin_desc *d;
+	struct stat st;
+	int rc;
+
+	if ((rc = loader_load(set->plugin_dir, set->plugin, &s->pl, err, len)) < 0)
+		return rc;
+	if (stat(s->pl->path, &st) < 0 || (uint64_t)st.st_dev != set->dev ||
+	    (uint64_t)st.st_ino != set->ino) {
+		snprintf(err, len, "%s is not the file the daemon checked (replaced meanwhile?)",
+			 s->pl->path);
+		return -ESTALE;
+	}
+	d = s->pl->desc;
+	if (set->config_len != d->config_size || set->config_len > CHAN_CONFIG_MAX ||
+	    set->n_classes > CTH_CLASS_MAX) {
+		snprintf(err, len, "configuration block of %u bytes, the plugin's is %zu",
+			 set->config_len, d->config_size);
+		return -EPROTO;
+	}
+	snprintf(in->name, sizeof(in->name), "%s", set->name);
+	in->pl = s->pl;
+	in->config = calloc(1, d->config_size ? d->config_size : 1);
+	if (!in->config)
+		return -ENOMEM;
+	memcpy(in->config, s->shm->pkt, set->config_len);
+	in->guard = set->guard;
+	in->n_classes = set->n_classes;
+	memcpy(in->classes, set->classes, sizeof(in->classes));
+	for (unsigned int i = 0; i < in->n_classes; i++)
+		in->classes[i].name = set->class_names[i];
+	if (d->init && (rc = d->init(in->config, in->name)) != 0) {
+		snprintf(err, len, "plugin '%s' could not set it up (init): %s", d->name,
+			 strerror(rc < 0 ? -rc : EINVAL));
+		return rc < 0 ? rc : -EINVAL;
+	}
+	return 0;
+}
+
+static void sbx_ready(struct sbx *s, int status, const char *err)
+{
+	s->shm->setup.status = status;
+	snprintf(s->shm->setup.err, sizeof(s->shm->setup.err), "%s", err);
+	chan_ring(SBX_CHAN_FD, CHAN_RING_READY);
+}
+
+static void sbx_packet(struct sbx *s)
+{
+	const struct chan_req *r = &s->shm->req;
+	struct chan_res *res = &s->shm->res;
+	struct pkt_call c = { .inst = &s->inst, .expect_fn = sbx_expect,
+			      .expect_ctl_fn = sbx_expect_ctl, .link_fn = sbx_link,
+			      .trace = sbx_trace, .keep = &s->keep };
+	size_t n = s->pl->desc->priv_size;
+	uint32_t klen = r->klen < CTH_PRIV_MAX ? r->klen : CTH_PRIV_MAX;
+	int verdict = CTH_VERDICT_ACCEPT;
+
+	res->rec_used = 0;
+	res->kept = 0;
+	res->n_refused = 0;
+	s->n_log = 0;
+	s->log_dropped = 0;
+	c.pkt = r->view;
+	c.truncated = r->truncated;
+	c.gso = r->gso;
+	c.in_ifindex = r->in_ifindex;
+	c.out_ifindex = r->out_ifindex;
+	if (r->pkt_len <= CHAN_PKT_MAX &&
+	    pkt_view_parse(&c.pkt, s->shm->pkt, r->pkt_len, (int)r->family) == 0) {
+		keep_join(&s->keep, &c, r->now_ms);
+		res->kept = (uint32_t)c.pkt.kept;
+		verdict = pkt_call_run_newest(&c, &s->inflight, r->kpriv, klen, r->now_ms);
+		keep_done(&s->keep, &c, verdict, r->now_ms);
+	} else {
+		memcpy(c.priv, r->kpriv, klen < n ? klen : n);
+	}
+	res->kept = (uint32_t)c.pkt.kept;
+	res->verdict = verdict;
+	memcpy(res->priv, c.priv, n);
+	res->priv_changed = c.priv_changed;
+	res->state_reset = c.state_reset;
+	res->n_refused = c.n_refused;
+	res->log_dropped = s->log_dropped;
+	pkt_call_release(&c);
+}
+
+static int sbx_expect(struct pkt_call *c, const struct cth_expect *e, unsigned int how)
+{
+	(void)c;
+	return sbx_call(&sbx, CHAN_OP_EXPECT, how, e);
+}
+
+static int sbx_expect_ctl(struct pkt_call *c, unsigned int op, const struct cth_expect *e)
+{
+	(void)c;
+	return sbx_call(&sbx, CHAN_OP_EXPECT_CTL, op, e);
+}
+
+static int sbx_link(struct pkt_call *c, struct cth_link *link)
+{
+	int rc;
+
+	(void)c;
+	rc = sbx_call(&sbx, CHAN_OP_LINK, 0, NULL);
+	*link = sbx.shm->ans.link;
+	return rc;
+}
+
+/* The worker does what was recorded so far, then this call; the plugin
+ * waits for the answer. */
+static int sbx_call(struct sbx *s, uint32_t op, uint32_t how, const struct cth_expect *e)
+{
+	struct chan_res *res = &s->shm->res;
+	uint32_t word;
+
+	memset(&res->call, 0, sizeof(res->call));
+	res->call.op = op;
+	res->call.how = how;
+	if (e) {
+		res->call.has_exp = 1;
+		chan_expect_put(&res->call.exp, e);
+	}
+	if (chan_ring(SBX_CHAN_FD, CHAN_RING_CALL) < 0 ||
+	    chan_ring_wait(SBX_CHAN_FD, -1, &word) < 0 || word != CHAN_RING_ANSWER)
+		_exit(0);               /* the worker is gone or gave up on us */
+	res->rec_used = 0;
+	return s->shm->ans.rc;
+}
+
+/* What the worker must do again, in order: whatever the plugin was told
+ * here, the worker's own checks decide what happens. */
+static void sbx_trace(struct pkt_call *c, const struct pkt_event *ev)
+{
+	struct sbx *s = &sbx;
+	uint32_t v[3];
+	int32_t level;
+
+	(void)c;
+	switch (ev->type) {
+	case PKT_EV_MANGLE:
+		if (ev->rc != 0)
+			break;
+		v[0] = (uint32_t)ev->off;
+		v[1] = (uint32_t)ev->len;
+		v[2] = (uint32_t)ev->repl_len;
+		sbx_rec(s, CHAN_REC_MANGLE, v, sizeof(v), ev->repl, ev->repl_len);
+		break;
+	case PKT_EV_TIMEOUT:
+		sbx_rec(s, CHAN_REC_TIMEOUT, &ev->value, sizeof(ev->value), NULL, 0);
+		break;
+	case PKT_EV_MARK:
+		sbx_rec(s, CHAN_REC_MARK, &ev->value, sizeof(ev->value), NULL, 0);
+		break;
+	case PKT_EV_DETACH:
+		if (ev->rc == 0)
+			sbx_rec(s, CHAN_REC_DETACH, NULL, 0, NULL, 0);
+		break;
+	case PKT_EV_COUNT:
+		v[0] = ev->value;
+		v[1] = (uint32_t)ev->len;
+		sbx_rec(s, CHAN_REC_COUNT, v, 2 * sizeof(v[0]), NULL, 0);
+		break;
+	case PKT_EV_LOG:
+		if (s->n_log >= CHAN_LOG_PER_PACKET) {
+			s->log_dropped++;
+			break;
+		}
+		s->n_log++;
+		level = (int32_t)ev->value;
+		sbx_rec(s, CHAN_REC_LOG, &level, sizeof(level), ev->text,
+			strnlen(ev->text, CHAN_LOG_MAX - 1));
+		break;
+	default:
+		/* expectations and the link view went to the worker as
+		 * calls; kept bytes stay here */
+		break;
+	}
+}
+
+/* A full area goes to the worker first (a call with nothing to do). */
+static void sbx_rec(struct sbx *s, uint16_t type, const void *a, size_t alen,
+		    const void *b, size_t blen)
+{
+	if (chan_rec_put(&s->shm->res, type, a, alen, b, blen) == 0)
+		return;
+	sbx_call(s, CHAN_OP_FLUSH, 0, NULL);
+	chan_rec_put(&s->shm->res, type, a, alen, b, blen);
+}

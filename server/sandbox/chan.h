@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The channel between a worker and a helper's sandbox (docs/security.md):
+ * one shared memory file (struct chan_shm, no pointers in it, sizes fixed)
+ * and one SOCK_SEQPACKET socket pair, the doorbell.  Turns alternate:
+ *
+ *   worker: request + packet bytes in, ring   (CHAN_RING_REQ)
+ *   sandbox: runs the plugin; a host call that needs the firewall is a
+ *            CHAN_CALL (ring, wait for the answer); then CHAN_DONE
+ *   worker: answers a call (ring), or takes the result
+ *
+ * Everything the sandbox writes is hostile to the worker: it copies a
+ * result out of shared memory once (chan_res_take()) and checks the copy;
+ * the host functions of host/call.c check what the plugin asked for, as
+ * they do in process.  A dead sandbox closes its end: the worker's poll()
+ * sees it at once.
+ */
+#ifndef CTH_CHAN_H
+#define CTH_CHAN_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cthelperd/plugin.h>
+
+#include "host/packet.h"
+#include "runtime/guard.h"
+#include "runtime/loader.h"
+
+#define CHAN_MAGIC 0x43544853u          /* "CTHS" */
+#define CHAN_VERSION 1u
+/* the packet bytes: NFQA_PAYLOAD's most (a 16-bit attribute length) */
+#define CHAN_PKT_MAX 65536u
+/* a plugin's configuration block travels in the packet area at setup */
+#define CHAN_CONFIG_MAX CHAN_PKT_MAX
+/* recorded host calls of one turn; a full area is sent with a
+ * CHAN_OP_FLUSH call first, so this bounds a turn, not a packet */
+#define CHAN_REC_BYTES (96u * 1024u)
+/* longest plugin log line carried (the in-process host's too) */
+#define CHAN_LOG_MAX 1024u
+/* plugin log lines one packet may send; more are counted, not sent */
+#define CHAN_LOG_PER_PACKET 32u
+
+/* The doorbell's words (the socket carries a uint32_t a turn). */
+enum chan_ring {
+	CHAN_RING_READY = 1,    /* sandbox: set up (setup.status says how) */
+	CHAN_RING_REQ,          /* worker: a packet is posted */
+	CHAN_RING_CALL,         /* sandbox: a host call waits (res.call) */
+	CHAN_RING_ANSWER,       /* worker: the call is answered (ans) */
+	CHAN_RING_DONE,         /* sandbox: the packet's result is in res */
+};
+
+/* Host calls that need the worker now (res.call.op). */
+enum chan_op {
+	CHAN_OP_EXPECT = 1,     /* cth_expect(): how, exp */
+	CHAN_OP_EXPECT_CTL,     /* cth_expect_ctl(): how = op, exp if has_exp */
+	CHAN_OP_LINK,           /* cth_link(): answered in ans.link */
+	CHAN_OP_FLUSH,          /* nothing: the records area was full */
+};
+
+/* Host calls answered in the sandbox, recorded for the worker to do
+ * (struct chan_rec then its body). */
+enum chan_rec_type {
+	CHAN_REC_MANGLE = 1,    /* u32 off, len, repl_len, then repl_len bytes */
+	CHAN_REC_TIMEOUT,       /* u32 seconds */
+	CHAN_REC_MARK,          /* u32 mark */
+	CHAN_REC_DETACH,        /* nothing */
+	CHAN_REC_COUNT,         /* u32 counter, n */
+	CHAN_REC_LOG,           /* i32 level, then the text (no NUL) */
+};
+
+struct chan_rec {
+	uint16_t type;
+	uint16_t len;           /* body bytes after this header */
+};
+
+/* struct cth_expect without its pointer: the function name inline. */
+struct chan_expect {
+	struct cth_expect e;    /* e.fn: ignored, NULL on the way out */
+	uint8_t has_fn;
+	char fn[PKT_EXPECT_FN_MAX];
+};
+
+/* What a sandbox needs to run its instance (written once, before it
+ * starts; the configuration block is in the packet area). */
+struct chan_setup {
+	char plugin_dir[PATH_MAX];
+	char plugin[PLUGIN_NAME_LEN + 1];
+	uint64_t dev, ino;      /* of the file the daemon checked */
+	char name[CTH_NAME_LEN];
+	uint32_t config_len;
+	uint32_t n_classes;
+	struct cth_expect_class classes[CTH_CLASS_MAX];
+	char class_names[CTH_CLASS_MAX][CTH_NAME_LEN + 1];
+	struct guard guard;
+	uint64_t memory;        /* bytes of address space */
+	/* the sandbox's answer with CHAN_RING_READY */
+	int32_t status;         /* 0, or a negative errno */
+	char err[256];
+	uint32_t landlock_abi;  /* 0: none */
+};
+
+struct chan_req {
+	uint32_t family;
+	uint32_t pkt_len;
+	uint32_t klen;          /* bytes of kpriv the kernel sent */
+	uint8_t truncated, gso;
+	uint32_t in_ifindex, out_ifindex;
+	uint64_t now_ms;
+	struct cth_packet view; /* its pointers mean nothing here */
+	uint8_t kpriv[CTH_PRIV_MAX];
+};
+
+struct chan_call {
+	uint32_t op;            /* enum chan_op */
+	uint32_t how;
+	uint8_t has_exp;
+	struct chan_expect exp;
+};
+
+/* The sandbox's turn.  rec_used bytes of records were done since its last
+ * turn; the rest holds with CHAN_RING_DONE only. */
+struct chan_res {
+	uint32_t kept;          /* cth_packet::kept the plugin saw */
+	uint32_t rec_used;
+	int32_t verdict;
+	uint8_t priv_changed, state_reset;
+	uint32_t n_refused;     /* expectations its host refused itself */
+	uint32_t log_dropped;
+	uint8_t priv[CTH_PRIV_MAX];
+	struct chan_call call;  /* with CHAN_RING_CALL */
+	uint8_t rec[CHAN_REC_BYTES];
+};
+
+struct chan_ans {
+	int32_t rc;
+	struct cth_link link;
+};
+
+struct chan_shm {
+	uint32_t magic, version;
+	/* the SIGSYS handler's report (server/sandbox/confine.h): which
+	 * system call the filter refused; informational, written by the
+	 * dying sandbox */
+	volatile uint32_t sigsys_nr;
+	struct chan_setup setup;
+	struct chan_req req;
+	struct chan_ans ans;
+	struct chan_res res;
+	uint8_t pkt[CHAN_PKT_MAX];
+};
+
+/* A fresh mapping of a new memfd: 0 and *shm, *fd, or a negative errno. */
+int chan_shm_create(struct chan_shm **shm, int *fd);
+/* Map what fd holds (the sandbox's side): 0 or a negative errno. */
+int chan_shm_map(int fd, struct chan_shm **shm);
+void chan_shm_unmap(struct chan_shm *shm);
+
+/* One doorbell word each way: 0, -EPIPE when the other end is gone, or
+ * a negative errno.  chan_ring_wait() waits at most ms (-1: forever):
+ * -ETIMEDOUT. */
+int chan_ring(int fd, uint32_t word);
+int chan_ring_wait(int fd, int ms, uint32_t *word);
+
+/* Records (sandbox side): append one; -ENOSPC when the area is full. */
+int chan_rec_put(struct chan_res *res, uint16_t type, const void *a, size_t alen,
+		 const void *b, size_t blen);
+
+/* cth_expect <-> its wire form.  chan_expect_get() points out->fn into w. */
+void chan_expect_put(struct chan_expect *w, const struct cth_expect *e);
+void chan_expect_get(struct chan_expect *w, struct cth_expect *out);
+
+#endif

@@ -1,0 +1,641 @@
+/* SPDX-License-Identifier: MIT */
+/* A helper instance's sandbox, the daemon's side (sandbox.h). */
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "chan.h"
+#include "confine.h"
+#include "host/call.h"
+#include "host/keep.h"
+#include "sandbox.h"
+#include "spawn.h"
+
+enum sandbox_state {
+	SANDBOX_DOWN,           /* none running: retry_ms says when */
+	SANDBOX_STARTING,       /* started, not set up yet */
+	SANDBOX_UP,
+};
+
+struct sandbox {
+	pthread_mutex_t lock;
+	struct instance *in;
+	const char *plugin_dir;
+	enum sandbox_state state;
+	int sock;               /* our end of the doorbell, -1: none */
+	struct chan_shm *shm;
+	pid_t pid;
+	uint64_t started_ms, retry_ms;
+	uint32_t backoff_ms;
+	unsigned int starts;
+	/* what the worker reads of shared memory, copied once */
+	struct chan_res res;
+};
+
+/* Why a sandbox is ended, for the counter and the log. */
+enum sandbox_end {
+	SANDBOX_END_DIED,       /* on its own: a signal, an exit */
+	SANDBOX_END_TIMEOUT,
+	SANDBOX_END_CHANNEL,
+	SANDBOX_END_SETUP,
+	SANDBOX_END_STOP,
+};
+
+static int sandbox_spawn(struct sandbox *sb, uint64_t now);
+static int sandbox_setup_write(struct sandbox *sb);
+static int sandbox_ready_take(struct sandbox *sb, int ms, uint64_t now, struct stats_block *st);
+static bool sandbox_usable(struct sandbox *sb, uint64_t now, struct stats_block *st);
+static void sandbox_post(struct sandbox *sb, const struct pkt_call *c,
+			 const uint8_t *kpriv, size_t klen, uint64_t now);
+static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, struct stats_block *st,
+			 const char **why);
+static int sandbox_res_take(struct sandbox *sb, struct pkt_call *c, const char **why);
+static int sandbox_recs_do(struct sandbox *sb, struct pkt_call *c, const char **why);
+static int sandbox_call_answer(struct sandbox *sb, struct pkt_call *c, const char **why);
+static int sandbox_done(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
+			size_t klen, struct stats_block *st, const char **why);
+static void sandbox_end(struct sandbox *sb, enum sandbox_end how, const char *why,
+			uint64_t now, struct stats_block *st);
+static void sandbox_reason(struct sandbox *sb, enum sandbox_end how, const char *why,
+			   int status, char *out, size_t len);
+static void sandbox_status_set(struct sandbox *sb, const char *reason, uint64_t now);
+static void sandbox_count(struct stats_block *st, const struct instance *in,
+			  enum stats_helper_counter k);
+static uint64_t sandbox_now_ms(void);
+
+int sandbox_start_all(struct runtime *rt, struct stats_block *st)
+{
+	uint64_t now = sandbox_now_ms();
+	int rc = 0;
+
+	for (size_t i = 0; i < rt->n_inst && !rc; i++) {
+		struct instance *in = &rt->inst[i];
+		struct sandbox *sb;
+
+		if (!in->sandbox.on)
+			continue;
+		sb = calloc(1, sizeof(*sb));
+		if (!sb) {
+			rc = -ENOMEM;
+			break;
+		}
+		pthread_mutex_init(&sb->lock, NULL);
+		sb->in = in;
+		sb->plugin_dir = rt->cfg->plugin_dir;
+		sb->sock = -1;
+		sb->backoff_ms = SANDBOX_BACKOFF_FIRST_MS;
+		in->sb = sb;
+		rc = sandbox_spawn(sb, now);
+	}
+	/* all started first: they load in parallel */
+	for (size_t i = 0; i < rt->n_inst && !rc; i++) {
+		struct sandbox *sb = rt->inst[i].sb;
+
+		if (sb)
+			rc = sandbox_ready_take(sb, SANDBOX_SETUP_MS, now, st);
+	}
+	if (rc) {
+		for (size_t i = 0; i < rt->n_inst; i++)
+			if (rt->inst[i].sb && rt->inst[i].sb->state != SANDBOX_UP &&
+			    rt->inst[i].sb->in->sb_status.reason[0])
+				log_err("helper '%s': sandbox not started: %s", rt->inst[i].name,
+					rt->inst[i].sb_status.reason);
+		sandbox_stop_all(rt);
+	}
+	return rc;
+}
+
+void sandbox_stop_all(struct runtime *rt)
+{
+	for (size_t i = 0; i < rt->n_inst; i++) {
+		struct sandbox *sb = rt->inst[i].sb;
+
+		if (!sb)
+			continue;
+		pthread_mutex_lock(&sb->lock);
+		sandbox_end(sb, SANDBOX_END_STOP, "stopped", sandbox_now_ms(), NULL);
+		pthread_mutex_unlock(&sb->lock);
+		pthread_mutex_destroy(&sb->lock);
+		chan_shm_unmap(sb->shm);
+		rt->inst[i].sb = NULL;
+		free(sb);
+	}
+}
+
+void sandbox_tick_all(struct runtime *rt, uint64_t now, struct stats_block *st)
+{
+	for (size_t i = 0; i < rt->n_inst; i++) {
+		struct sandbox *sb = rt->inst[i].sb;
+
+		if (!sb || pthread_mutex_trylock(&sb->lock) != 0)
+			continue;
+		sandbox_usable(sb, now, st);
+		pthread_mutex_unlock(&sb->lock);
+	}
+}
+
+int sandbox_run(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
+		size_t klen, uint64_t now, struct stats_block *st)
+{
+	const char *why = NULL;
+	int rc;
+
+	pthread_mutex_lock(&sb->lock);
+	if (!sandbox_usable(sb, now, st)) {
+		pthread_mutex_unlock(&sb->lock);
+		sandbox_count(st, c->inst, STATS_H_SANDBOX_LOST);
+		return -EAGAIN;
+	}
+	pkt_call_host(c);
+	sandbox_post(sb, c, kpriv, klen, now);
+	rc = sandbox_turns(sb, c, st, &why);
+	if (rc == 0)
+		rc = sandbox_done(sb, c, kpriv, klen, st, &why);
+	if (rc < 0) {
+		enum sandbox_end how = rc == -ETIMEDOUT ? SANDBOX_END_TIMEOUT :
+				       rc == -EPIPE ? SANDBOX_END_DIED : SANDBOX_END_CHANNEL;
+
+		sandbox_end(sb, how, why, sandbox_now_ms(), st);
+		sandbox_count(st, c->inst, STATS_H_SANDBOX_LOST);
+	}
+	pthread_mutex_unlock(&sb->lock);
+	return rc;
+}
+
+/* A new process on a new channel: nothing of the last one is reused, so
+ * whatever a dead sandbox left in its memory is gone with it. */
+static int sandbox_spawn(struct sandbox *sb, uint64_t now)
+{
+	int sv[2], memfd, rc;
+
+	chan_shm_unmap(sb->shm);
+	sb->shm = NULL;
+	if ((rc = chan_shm_create(&sb->shm, &memfd)) < 0)
+		goto fail;
+	if ((rc = sandbox_setup_write(sb)) < 0) {
+		close(memfd);
+		goto fail;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		rc = -errno;
+		close(memfd);
+		goto fail;
+	}
+	rc = spawn_start(sv[1], memfd, &sb->pid);
+	close(sv[1]);
+	close(memfd);
+	if (rc < 0) {
+		close(sv[0]);
+		goto fail;
+	}
+	sb->sock = sv[0];
+	sb->state = SANDBOX_STARTING;
+	sb->started_ms = now;
+	return 0;
+fail:
+	sb->state = SANDBOX_DOWN;
+	sb->retry_ms = now + sb->backoff_ms;
+	log_err("helper '%s': cannot start its sandbox: %s", sb->in->name, strerror(-rc));
+	return rc;
+}
+
+/* What the sandbox needs to run this instance (chan.h struct chan_setup). */
+static int sandbox_setup_write(struct sandbox *sb)
+{
+	const struct instance *in = sb->in;
+	const struct cth_plugin_desc *d = in->pl->desc;
+	struct chan_setup *s = &sb->shm->setup;
+	struct stat st;
+
+	if (stat(in->pl->path, &st) < 0)
+		return -errno;
+	if (d->config_size > CHAN_CONFIG_MAX)
+		return -E2BIG;
+	snprintf(s->plugin_dir, sizeof(s->plugin_dir), "%s", sb->plugin_dir);
+	snprintf(s->plugin, sizeof(s->plugin), "%s", in->pl->name);
+	s->dev = (uint64_t)st.st_dev;
+	s->ino = (uint64_t)st.st_ino;
+	snprintf(s->name, sizeof(s->name), "%s", in->name);
+	s->config_len = (uint32_t)d->config_size;
+	memcpy(sb->shm->pkt, in->config, d->config_size);
+	s->n_classes = in->n_classes;
+	memcpy(s->classes, in->classes, sizeof(s->classes));
+	for (unsigned int i = 0; i < in->n_classes; i++) {
+		snprintf(s->class_names[i], sizeof(s->class_names[i]), "%s",
+			 in->classes[i].name ? in->classes[i].name : "");
+		s->classes[i].name = NULL;
+	}
+	s->guard = in->guard;
+	s->memory = (uint64_t)in->sandbox.memory_mb << 20;
+	s->status = -EINPROGRESS;
+	return 0;
+}
+
+/* The sandbox's word that it is set up (or why not), waiting at most ms. */
+static int sandbox_ready_take(struct sandbox *sb, int ms, uint64_t now, struct stats_block *st)
+{
+	char err[sizeof(sb->shm->setup.err)];
+	uint32_t word;
+	int32_t status;
+	int rc = chan_ring_wait(sb->sock, ms, &word);
+
+	if (rc == -ETIMEDOUT && now - sb->started_ms < SANDBOX_SETUP_MS && ms < (int)SANDBOX_SETUP_MS)
+		return rc;
+	if (rc == 0 && word != CHAN_RING_READY)
+		rc = -EPROTO;
+	if (rc < 0) {
+		sandbox_end(sb, rc == -EPIPE ? SANDBOX_END_DIED : SANDBOX_END_SETUP,
+			    rc == -ETIMEDOUT ? "setting up took too long" : "died setting up",
+			    now, st);
+		return rc;
+	}
+	status = sb->shm->setup.status;
+	memcpy(err, (const char *)sb->shm->setup.err, sizeof(err));
+	err[sizeof(err) - 1] = '\0';
+	for (char *p = err; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	if (status != 0) {
+		sandbox_end(sb, SANDBOX_END_SETUP, err[0] ? err : "setup failed", now, st);
+		return status < 0 ? status : -EINVAL;
+	}
+	sb->state = SANDBOX_UP;
+	sb->starts++;
+	sandbox_count(st, sb->in, STATS_H_SANDBOX_STARTS);
+	if (sb->starts > 1)
+		sandbox_count(st, sb->in, STATS_H_SANDBOX_RESTARTS);
+	sandbox_status_set(sb, NULL, now);
+	log_msg(sb->starts > 1 ? LOG_L_NOTICE : LOG_L_INFO,
+		"helper '%s': sandbox %s (pid %d, user %s, landlock ABI %u)", sb->in->name,
+		sb->starts > 1 ? "restarted" : "started", (int)sb->pid, spawn_user(),
+		(unsigned)sb->shm->setup.landlock_abi);
+	return 0;
+}
+
+/* Up, or brought up if its time has come (without waiting for it). */
+static bool sandbox_usable(struct sandbox *sb, uint64_t now, struct stats_block *st)
+{
+	if (sb->state == SANDBOX_DOWN && now >= sb->retry_ms)
+		sandbox_spawn(sb, now);
+	if (sb->state == SANDBOX_STARTING)
+		sandbox_ready_take(sb, 0, now, st);
+	return sb->state == SANDBOX_UP;
+}
+
+/* The request: the worker's view and bytes of the packet. */
+static void sandbox_post(struct sandbox *sb, const struct pkt_call *c,
+			 const uint8_t *kpriv, size_t klen, uint64_t now)
+{
+	struct chan_req *r = &sb->shm->req;
+	size_t len = c->pkt.len < CHAN_PKT_MAX ? c->pkt.len : CHAN_PKT_MAX;
+
+	r->family = c->pkt.tuple[CTH_DIR_ORIGINAL].family;
+	r->pkt_len = (uint32_t)len;
+	r->klen = (uint32_t)(klen < CTH_PRIV_MAX ? klen : CTH_PRIV_MAX);
+	if (kpriv)
+		memcpy(r->kpriv, kpriv, r->klen);
+	else
+		r->klen = 0;
+	r->truncated = c->truncated;
+	r->gso = c->gso;
+	r->in_ifindex = c->in_ifindex;
+	r->out_ifindex = c->out_ifindex;
+	r->now_ms = now;
+	r->view = c->pkt;
+	/* the daemon's addresses are none of the sandbox's business */
+	r->view.data = NULL;
+	r->view.payload = NULL;
+	memcpy(sb->shm->pkt, c->pkt.data, len);
+}
+
+/* Ring, then answer calls until the result comes, within the budget. */
+static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, struct stats_block *st,
+			 const char **why)
+{
+	uint64_t deadline = sandbox_now_ms() + c->inst->sandbox.timeout_ms;
+	uint32_t word;
+	int rc;
+
+	(void)st;
+	if ((rc = chan_ring(sb->sock, CHAN_RING_REQ)) < 0)
+		return -EPIPE;
+	for (;;) {
+		uint64_t now = sandbox_now_ms();
+
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		rc = chan_ring_wait(sb->sock, (int)(deadline - now), &word);
+		if (rc == -ETIMEDOUT)
+			return rc;
+		if (rc < 0)
+			return -EPIPE;
+		if (word == CHAN_RING_DONE)
+			return 0;
+		if (word != CHAN_RING_CALL) {
+			*why = "a word out of turn";
+			return -EPROTO;
+		}
+		if ((rc = sandbox_call_answer(sb, c, why)) < 0)
+			return rc;
+		if (chan_ring(sb->sock, CHAN_RING_ANSWER) < 0)
+			return -EPIPE;
+	}
+}
+
+/* Shared memory is read once, into the worker's copy, and only the
+ * copy is checked and used: the sandbox may change it meanwhile. */
+static int sandbox_res_take(struct sandbox *sb, struct pkt_call *c, const char **why)
+{
+	struct chan_res *r = &sb->res;
+
+	memcpy(r, &sb->shm->res, offsetof(struct chan_res, rec));
+	if (r->rec_used > CHAN_REC_BYTES) {
+		*why = "records past their area";
+		return -EPROTO;
+	}
+	memcpy(r->rec, sb->shm->res.rec, r->rec_used);
+	/* the view the plugin's offsets are in: this packet's payload after
+	 * the bytes it kept (keep.h), which never exceed KEEP_BYTES_MAX */
+	if (r->kept > KEEP_BYTES_MAX ||
+	    (r->kept && c->pkt.tuple[CTH_DIR_ORIGINAL].proto != IPPROTO_TCP)) {
+		*why = "kept bytes it cannot have";
+		return -EPROTO;
+	}
+	c->pkt.payload_len = c->pkt.len - c->pkt.payload_offset + r->kept;
+	c->pkt.kept = r->kept;
+	return sandbox_recs_do(sb, c, why);
+}
+
+/* The recorded host calls, through the host's own functions. */
+static int sandbox_recs_do(struct sandbox *sb, struct pkt_call *c, const char **why)
+{
+	const struct cth_host *h = c->pub.host;
+	const uint8_t *p = sb->res.rec, *end = p + sb->res.rec_used;
+
+	while (p < end) {
+		struct chan_rec rec;
+		uint32_t v[3];
+		int32_t level;
+		char line[CHAN_LOG_MAX];
+		size_t n;
+
+		if ((size_t)(end - p) < sizeof(rec))
+			goto bad;
+		memcpy(&rec, p, sizeof(rec));
+		p += sizeof(rec);
+		if (rec.len > (size_t)(end - p))
+			goto bad;
+		switch (rec.type) {
+		case CHAN_REC_MANGLE:
+			if (rec.len < sizeof(v))
+				goto bad;
+			memcpy(v, p, sizeof(v));
+			if (v[2] != rec.len - sizeof(v))
+				goto bad;
+			h->mangle(&c->pub, v[0], v[1], v[2] ? p + sizeof(v) : NULL, v[2]);
+			break;
+		case CHAN_REC_TIMEOUT:
+		case CHAN_REC_MARK:
+			if (rec.len != sizeof(v[0]))
+				goto bad;
+			memcpy(v, p, sizeof(v[0]));
+			if (rec.type == CHAN_REC_TIMEOUT)
+				h->set_timeout(&c->pub, v[0]);
+			else
+				h->set_mark(&c->pub, v[0]);
+			break;
+		case CHAN_REC_DETACH:
+			if (rec.len != 0)
+				goto bad;
+			h->detach(&c->pub);
+			break;
+		case CHAN_REC_COUNT:
+			if (rec.len != 2 * sizeof(v[0]))
+				goto bad;
+			memcpy(v, p, 2 * sizeof(v[0]));
+			h->count(&c->pub, v[0], v[1]);
+			break;
+		case CHAN_REC_LOG:
+			if (rec.len < sizeof(level) || rec.len - sizeof(level) >= CHAN_LOG_MAX)
+				goto bad;
+			memcpy(&level, p, sizeof(level));
+			n = rec.len - sizeof(level);
+			memcpy(line, p + sizeof(level), n);
+			line[n] = '\0';
+			/* a line is the plugin's text: no escape sequences or
+			 * forged lines in the operator's log */
+			for (size_t i = 0; i < n; i++)
+				if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+					line[i] = '?';
+			if (level < CTH_LOG_ERR)
+				level = CTH_LOG_ERR;
+			if (level > CTH_LOG_DEBUG)
+				level = CTH_LOG_DEBUG;
+			pkt_call_log(c, level, line);
+			break;
+		default:
+			goto bad;
+		}
+		p += rec.len;
+	}
+	return 0;
+bad:
+	*why = "a malformed record";
+	return -EPROTO;
+}
+
+/* A call the plugin waits for: the records before it first, in order. */
+static int sandbox_call_answer(struct sandbox *sb, struct pkt_call *c, const char **why)
+{
+	const struct cth_host *h = c->pub.host;
+	struct chan_call *k = &sb->res.call;
+	struct cth_expect e;
+	struct cth_link link;
+	int rc;
+
+	if ((rc = sandbox_res_take(sb, c, why)) < 0)
+		return rc;
+	if (k->has_exp)
+		chan_expect_get(&k->exp, &e);
+	switch (k->op) {
+	case CHAN_OP_EXPECT:
+		rc = h->expect(&c->pub, k->has_exp ? &e : NULL, k->how);
+		break;
+	case CHAN_OP_EXPECT_CTL:
+		rc = h->expect_ctl(&c->pub, k->how, k->has_exp ? &e : NULL);
+		break;
+	case CHAN_OP_LINK:
+		rc = h->link(&c->pub, &link, sizeof(link));
+		sb->shm->ans.link = link;
+		break;
+	case CHAN_OP_FLUSH:
+		rc = 0;
+		break;
+	default:
+		*why = "an unknown call";
+		return -EPROTO;
+	}
+	sb->shm->ans.rc = rc;
+	return 0;
+}
+
+/* The result: the records left, then verdict and state (its size is the
+ * daemon's copy of the descriptor's, whatever the sandbox says). */
+static int sandbox_done(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
+			size_t klen, struct stats_block *st, const char **why)
+{
+	const struct chan_res *r = &sb->res;
+	size_t n = c->inst->pl->desc->priv_size;
+	int rc = sandbox_res_take(sb, c, why);
+
+	if (rc < 0)
+		return rc;
+	if (r->verdict != CTH_VERDICT_ACCEPT && r->verdict != CTH_VERDICT_DROP) {
+		*why = "a verdict that is neither accept nor drop";
+		return -EPROTO;
+	}
+	memset(c->priv, 0, sizeof(c->priv));
+	memcpy(c->priv, r->priv, n);
+	/* the sandbox's word that its in-flight state was used, or the
+	 * state differs from the kernel's: either way the verdict writes it */
+	c->priv_changed = r->priv_changed || pkt_call_priv_differs(c, kpriv, klen);
+	if (r->state_reset) {
+		c->state_reset = true;
+		sandbox_count(st, c->inst, STATS_H_STATE_RESET);
+	}
+	c->n_refused += r->n_refused < PKT_EXPECT_PER_CALL ? r->n_refused : PKT_EXPECT_PER_CALL;
+	if (r->log_dropped && st)
+		stats_add(&st->q[STATS_Q_LOG_SUPPRESSED], r->log_dropped);
+	return r->verdict;
+}
+
+/*
+ * Kill (whatever state it is in), reap, and say why once: the reason
+ * comes from its wait status unless we ended it.  Then down until the
+ * backoff has passed; a sandbox that lived long starts over from the
+ * first backoff.
+ */
+static void sandbox_end(struct sandbox *sb, enum sandbox_end how, const char *why,
+			uint64_t now, struct stats_block *st)
+{
+	char reason[96];
+	int status = 0;
+
+	if (sb->sock >= 0) {
+		close(sb->sock);
+		sb->sock = -1;
+	}
+	if (sb->pid > 0) {
+		spawn_kill(sb->pid);
+		if (spawn_reap(sb->pid, &status) < 0)
+			status = 0;
+		sb->pid = 0;
+	}
+	if (sb->state == SANDBOX_DOWN && how != SANDBOX_END_SETUP)
+		return;
+	sandbox_reason(sb, how, why, status, reason, sizeof(reason));
+	if (sb->state == SANDBOX_UP && now - sb->started_ms >= SANDBOX_BACKOFF_RESET_MS)
+		sb->backoff_ms = SANDBOX_BACKOFF_FIRST_MS;
+	sb->state = SANDBOX_DOWN;
+	sb->retry_ms = now + sb->backoff_ms;
+	if (how == SANDBOX_END_STOP) {
+		sandbox_status_set(sb, "", now);
+		return;
+	}
+	log_err("helper '%s': sandbox ended (%s): its packets get sandbox_verdict %s; "
+		"restart in %u ms", sb->in->name, reason,
+		sb->in->sandbox.drop ? "drop" : "accept", sb->backoff_ms);
+	sandbox_status_set(sb, reason, now);
+	sb->backoff_ms = sb->backoff_ms * 2 > SANDBOX_BACKOFF_MAX_MS ?
+			 SANDBOX_BACKOFF_MAX_MS : sb->backoff_ms * 2;
+	switch (how) {
+	case SANDBOX_END_TIMEOUT:
+		sandbox_count(st, sb->in, STATS_H_SANDBOX_TIMEOUTS);
+		break;
+	case SANDBOX_END_CHANNEL:
+		sandbox_count(st, sb->in, STATS_H_SANDBOX_CHANNEL);
+		break;
+	default:
+		sandbox_count(st, sb->in, WIFEXITED(status) &&
+			      WEXITSTATUS(status) == CONFINE_EXIT_SYSCALL ?
+			      STATS_H_SANDBOX_SECCOMP : STATS_H_SANDBOX_CRASHES);
+	}
+}
+
+static void sandbox_reason(struct sandbox *sb, enum sandbox_end how, const char *why,
+			   int status, char *out, size_t len)
+{
+	const char *name;
+
+	switch (how) {
+	case SANDBOX_END_TIMEOUT:
+		snprintf(out, len, "timeout: a call took more than %u ms",
+			 sb->in->sandbox.timeout_ms);
+		return;
+	case SANDBOX_END_CHANNEL:
+		snprintf(out, len, "channel: %s", why ? why : "broken");
+		return;
+	case SANDBOX_END_SETUP:
+	case SANDBOX_END_STOP:
+		snprintf(out, len, "%s", why);
+		return;
+	default:
+		break;
+	}
+	if (WIFSIGNALED(status)) {
+		snprintf(out, len, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == CONFINE_EXIT_SYSCALL) {
+		/* written by the dying sandbox: a name to log, nothing more */
+		uint32_t nr = sb->shm ? sb->shm->sigsys_nr : 0;
+
+		name = confine_syscall_name(nr);
+		if (name)
+			snprintf(out, len, "seccomp: refused system call %s", name);
+		else
+			snprintf(out, len, "seccomp: refused system call %u", nr);
+	} else if (WIFEXITED(status)) {
+		snprintf(out, len, "exited with status %d", WEXITSTATUS(status));
+	} else {
+		snprintf(out, len, "%s", why ? why : "gone");
+	}
+}
+
+static void sandbox_status_set(struct sandbox *sb, const char *reason, uint64_t now)
+{
+	struct instance_sandbox *s = &sb->in->sb_status;
+
+	pthread_mutex_lock(&s->lock);
+	s->up = sb->state == SANDBOX_UP;
+	s->pid = s->up ? (int)sb->pid : 0;
+	s->since_ms = now;
+	s->retry_ms = s->up ? 0 : sb->retry_ms;
+	if (reason)
+		snprintf(s->reason, sizeof(s->reason), "%s", reason);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Counted by the thread that saw it, into its own block (stats.h). */
+static void sandbox_count(struct stats_block *st, const struct instance *in,
+			  enum stats_helper_counter k)
+{
+	if (st)
+		stats_add(&st->h[in->slot][k], 1);
+}
+
+static uint64_t sandbox_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sandbox end to end on this machine, without a kernel: the spawner
+ * and cthelperd-sandbox from the build, real plugins in their sandboxes,
+ * the worker's side (server/sandbox/sandbox.c) driving them with packets
+ * built here and backends that record what reaches the "kernel".
+ *
+ * Needs root (the spawner changes user); as another user the sandboxes
+ * run as that user and the user checks say so.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <netinet/udp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cfgload.h"
+#include "check.h"
+#include "host/call.h"
+#include "runtime/runtime.h"
+#include "runtime/stats.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/spawn.h"
+
+struct rec {
+	unsigned int n_exp;
+	struct cth_expect exp[16];
+	unsigned int n_ctl;
+};
+
+static struct stats_block stats;
+static uint8_t pktbuf[2048];
+
+static int rec_expect(struct pkt_call *c, const struct cth_expect *e, unsigned int how)
+{
+	struct rec *r = c->backend;
+
+	(void)how;
+	if (r->n_exp < 16)
+		r->exp[r->n_exp++] = *e;
+	return 0;
+}
+
+static int rec_expect_ctl(struct pkt_call *c, unsigned int op, const struct cth_expect *e)
+{
+	struct rec *r = c->backend;
+
+	(void)op;
+	(void)e;
+	r->n_ctl++;
+	return 0;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* An IPv4 packet of a connection 10.0.0.1:40000 -> 10.0.0.2:port with
+ * text as payload, its view filled as the worker's qmsg.c would. */
+static void pkt_make(struct pkt_call *c, const struct instance *in, struct rec *r,
+		     uint8_t proto, uint16_t port, const char *text)
+{
+	struct iphdr *ip = (void *)pktbuf;
+	size_t l4 = proto == IPPROTO_TCP ? sizeof(struct tcphdr) : sizeof(struct udphdr);
+	size_t len = sizeof(*ip) + l4 + strlen(text);
+	struct cth_tuple *o, *rp;
+
+	memset(pktbuf, 0, sizeof(pktbuf));
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->ttl = 64;
+	ip->protocol = proto;
+	ip->tot_len = htons((uint16_t)len);
+	inet_pton(AF_INET, "10.0.0.1", &ip->saddr);
+	inet_pton(AF_INET, "10.0.0.2", &ip->daddr);
+	if (proto == IPPROTO_TCP) {
+		struct tcphdr *t = (void *)(pktbuf + sizeof(*ip));
+
+		t->source = htons(40000);
+		t->dest = htons(port);
+		t->doff = 5;
+		t->ack = 1;
+		t->seq = htonl(1000);
+	} else {
+		struct udphdr *u = (void *)(pktbuf + sizeof(*ip));
+
+		u->source = htons(40000);
+		u->dest = htons(port);
+		u->len = htons((uint16_t)(l4 + strlen(text)));
+	}
+	memcpy(pktbuf + sizeof(*ip) + l4, text, strlen(text));
+	memset(c, 0, sizeof(*c));
+	memset(r, 0, sizeof(*r));
+	c->inst = in;
+	c->backend = r;
+	c->expect_fn = rec_expect;
+	c->expect_ctl_fn = rec_expect_ctl;
+	c->stats = &stats;
+	if (pkt_view_parse(&c->pkt, pktbuf, len, AF_INET) < 0)
+		abort();
+	o = &c->pkt.tuple[CTH_DIR_ORIGINAL];
+	rp = &c->pkt.tuple[CTH_DIR_REPLY];
+	o->family = rp->family = AF_INET;
+	o->proto = rp->proto = proto;
+	o->src.ip = ip->saddr;
+	o->dst.ip = ip->daddr;
+	o->sport = htons(40000);
+	o->dport = htons(port);
+	rp->src.ip = ip->daddr;
+	rp->dst.ip = ip->saddr;
+	rp->sport = o->dport;
+	rp->dport = o->sport;
+	c->pkt.dir = CTH_DIR_ORIGINAL;
+	c->pkt.ctinfo = CTH_CT_ESTABLISHED;
+	c->pkt.ct_id = 7;
+}
+
+static struct runtime *rt_make(const char *text)
+{
+	char path[CFGLOAD_PATH], err[2048];
+	struct runtime *rt;
+	struct cfg *cfg;
+
+	if (cfgload_text(text, strlen(text), path, &cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s", err);
+		return NULL;
+	}
+	cfg->sandbox_init = true;
+	if (runtime_build(cfg, &rt) < 0)
+		return NULL;
+	return rt;
+}
+
+static const struct instance *inst_of(const struct runtime *rt, const char *name)
+{
+	for (size_t i = 0; i < rt->n_inst; i++)
+		if (strcmp(rt->inst[i].name, name) == 0)
+			return &rt->inst[i];
+	abort();
+}
+
+static uint64_t hcount(const struct instance *in, enum stats_helper_counter k)
+{
+	return atomic_load(&stats.h[in->slot][k]);
+}
+
+/* The sandbox of in comes back: the main loop's restarts, as serve.c
+ * runs them, until it is up or ms have passed. */
+static bool wait_up(struct runtime *rt, const struct instance *in, unsigned int ms)
+{
+	uint64_t end = now_ms() + ms;
+
+	while (now_ms() < end) {
+		sandbox_tick_all(rt, now_ms(), &stats);
+		if (in->sb_status.up)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+static void test_ftp(const struct instance *ftp)
+{
+	struct pkt_call c;
+	struct rec r;
+	int v;
+
+	pkt_make(&c, ftp, &r, IPPROTO_TCP, 21, "PORT 10,0,0,1,156,65\r\n");
+	v = sandbox_run(ftp->sb, &c, NULL, 0, now_ms(), &stats);
+	CHECK("sandbox/ftp-port-verdict", v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	CHECK("sandbox/ftp-port-expectation", r.n_exp == 1 && r.exp[0].dport == 40001 &&
+	      r.exp[0].proto == IPPROTO_TCP, "%u expectations, dport %u", r.n_exp,
+	      r.n_exp ? r.exp[0].dport : 0);
+	pkt_call_release(&c);
+	/* a second packet on the same sandbox: the turns line up */
+	pkt_make(&c, ftp, &r, IPPROTO_TCP, 21, "PORT 10,0,0,1,156,66\r\n");
+	v = sandbox_run(ftp->sb, &c, NULL, 0, now_ms(), &stats);
+	CHECK("sandbox/ftp-second-packet", v == CTH_VERDICT_ACCEPT && r.n_exp == 1 &&
+	      r.exp[0].dport == 40002, "verdict %d, %u expectations", v, r.n_exp);
+	pkt_call_release(&c);
+}
+
+static void test_probe(struct runtime *rt, const struct instance *pr)
+{
+	struct pkt_call c;
+	struct rec r;
+	int v;
+
+	pkt_make(&c, pr, &r, IPPROTO_TCP, 7000, "MARK 5\nFLUSH\n");
+	v = sandbox_run(pr->sb, &c, NULL, 0, now_ms(), &stats);
+	/* mark_mask is 0: the mark is refused (masked) by the worker's guard */
+	CHECK("sandbox/probe-calls", v == CTH_VERDICT_ACCEPT && r.n_ctl == 1 && c.mark_masked,
+	      "verdict %d, %u ctl calls, masked %d", v, r.n_ctl, c.mark_masked);
+	pkt_call_release(&c);
+
+	/* a plugin that never returns: killed at its budget, restarted */
+	pkt_make(&c, pr, &r, IPPROTO_TCP, 7000, "HANG\n");
+	v = sandbox_run(pr->sb, &c, NULL, 0, now_ms(), &stats);
+	CHECK("sandbox/hang-timeout", v == -ETIMEDOUT && hcount(pr, STATS_H_SANDBOX_TIMEOUTS) == 1,
+	      "rc %d, timeouts %llu", v,
+	      (unsigned long long)hcount(pr, STATS_H_SANDBOX_TIMEOUTS));
+	CHECK("sandbox/hang-status", !pr->sb_status.up &&
+	      strstr(pr->sb_status.reason, "timeout") != NULL, "up %d, reason '%s'",
+	      pr->sb_status.up, pr->sb_status.reason);
+	pkt_call_release(&c);
+	pkt_make(&c, pr, &r, IPPROTO_TCP, 7000, "MARK 5\n");
+	v = sandbox_run(pr->sb, &c, NULL, 0, now_ms(), &stats);
+	CHECK("sandbox/down-answers-at-once", v == -EAGAIN, "rc %d", v);
+	pkt_call_release(&c);
+	CHECK("sandbox/restarted", wait_up(rt, pr, 3000) &&
+	      hcount(pr, STATS_H_SANDBOX_RESTARTS) == 1, "up %d, restarts %llu",
+	      pr->sb_status.up, (unsigned long long)hcount(pr, STATS_H_SANDBOX_RESTARTS));
+	pkt_make(&c, pr, &r, IPPROTO_TCP, 7000, "FLUSH\n");
+	v = sandbox_run(pr->sb, &c, NULL, 0, now_ms(), &stats);
+	CHECK("sandbox/serves-after-restart", v == CTH_VERDICT_ACCEPT && r.n_ctl == 1,
+	      "rc %d, %u ctl calls", v, r.n_ctl);
+	pkt_call_release(&c);
+	CHECK("sandbox/lost-counted", hcount(pr, STATS_H_SANDBOX_LOST) == 2,
+	      "lost %llu", (unsigned long long)hcount(pr, STATS_H_SANDBOX_LOST));
+}
+
+static int plugin_copy(const char *dir, const char *b, const char *from, const char *to)
+{
+	char src[1024], dst[1024], cmd[3300];
+
+	snprintf(src, sizeof(src), "%s/%s", b, from);
+	snprintf(dst, sizeof(dst), "%s/%s", dir, to);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 0644 '%s'", src, dst, dst);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void plugin_unlink(const char *dir, const char *name)
+{
+	char p[1024];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	unlink(p);
+}
+
+int main(void)
+{
+	const char *b = getenv("CTH_BUILD") ? getenv("CTH_BUILD") : "build";
+	char text[4096], prog[2200], cwd[1024], dir[] = "/tmp/cth-test-sandbox-XXXXXX";
+	const struct instance *ftp, *pr;
+	struct runtime *rt;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return 1;
+	/* ftp.so and the probe test plugin in one plugin_dir of their own */
+	if (!mkdtemp(dir) || chmod(dir, 0755) < 0 ||
+	    plugin_copy(dir, b, "plugins/ftp.so", "ftp.so") < 0 ||
+	    plugin_copy(dir, b, "tests/plugins/probe.so", "probe.so") < 0) {
+		perror("plugin dir");
+		return 1;
+	}
+	snprintf(text, sizeof(text),
+		 "[server]\nplugin_dir = %s\n"
+		 "[helper ftp]\nqueue = 1\n"
+		 "[helper probe]\nplugin = probe\nqueue = 2\nsandbox_timeout_ms = 300\n", dir);
+	rt = rt_make(text);
+	CHECK("sandbox/runtime", rt != NULL, "runtime_build failed");
+	if (!rt)
+		return check_exit();
+	snprintf(prog, sizeof(prog), "%s/%s/" SPAWN_PROGRAM_NAME, cwd, b);
+	spawn_program_set(prog);
+	CHECK("sandbox/spawner", spawn_open(rt->cfg) == 0, "spawn_open failed");
+	CHECK("sandbox/start", sandbox_start_all(rt, &stats) == 0, "sandbox_start_all failed");
+	ftp = inst_of(rt, "ftp");
+	pr = inst_of(rt, "probe");
+	CHECK("sandbox/up", ftp->sb_status.up && ftp->sb_status.pid > 0 && pr->sb_status.up,
+	      "ftp up %d pid %d", ftp->sb_status.up, ftp->sb_status.pid);
+	if (ftp->sb_status.up)
+		test_ftp(ftp);
+	if (pr->sb_status.up)
+		test_probe(rt, pr);
+	sandbox_stop_all(rt);
+	CHECK("sandbox/stopped", ftp->sb == NULL && !ftp->sb_status.up, "still up");
+	runtime_free(rt);
+	spawn_close();
+	plugin_unlink(dir, "ftp.so");
+	plugin_unlink(dir, "probe.so");
+	rmdir(dir);
+	return check_exit();
+}
