@@ -41,6 +41,8 @@ static void control_status_text(struct control *c, const struct runtime *rt,
 				struct strbuf *b, unsigned long long up);
 static void control_status_json(struct control *c, const struct runtime *rt,
 				struct strbuf *b, unsigned long long up);
+static void control_sandbox_text(struct strbuf *b, const struct instance *in);
+static void control_sandbox_json(struct strbuf *b, const struct instance *in);
 static void control_bits(struct strbuf *b, const struct cfg_bits *bits,
 			 unsigned int set, bool json);
 static void control_time(char *buf, size_t len, time_t t);
@@ -413,6 +415,7 @@ static void control_status_text(struct control *c, const struct runtime *rt,
 		strbuf_printf(b, ", protocols ");
 		control_bits(b, &cfg_protocols, in->protocols, false);
 		strbuf_printf(b, ", queue %u\n", in->queue);
+		control_sandbox_text(b, in);
 	}
 	strbuf_printf(b, "queues      ");
 	for (size_t i = 0; i < c->n_queues; i++)
@@ -462,12 +465,77 @@ static void control_status_json(struct control *c, const struct runtime *rt,
 		control_bits(b, &cfg_families, in->families, true);
 		strbuf_printf(b, ",\"protocols\":");
 		control_bits(b, &cfg_protocols, in->protocols, true);
-		strbuf_printf(b, ",\"queue\":%u}", in->queue);
+		strbuf_printf(b, ",\"queue\":%u,\"sandbox\":", in->queue);
+		control_sandbox_json(b, in);
+		strbuf_printf(b, "}");
 	}
 	strbuf_printf(b, "],\"queues\":[");
 	for (size_t i = 0; i < c->n_queues; i++)
 		strbuf_printf(b, "%s%u", i ? "," : "", c->queue[i]);
 	strbuf_printf(b, "]}\n");
+}
+
+/* A snapshot of what server/sandbox/ says of the helper's sandbox. */
+static void control_sandbox_get(const struct instance *in, struct instance_sandbox *out,
+				uint64_t *now_ms)
+{
+	struct instance_sandbox *s = (struct instance_sandbox *)&in->sb_status;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	*now_ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	pthread_mutex_lock(&s->lock);
+	memcpy(out->reason, s->reason, sizeof(out->reason));
+	out->up = s->up;
+	out->pid = s->pid;
+	out->since_ms = s->since_ms;
+	out->retry_ms = s->retry_ms;
+	out->reason_ms = s->reason_ms;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* "    sandbox  up, pid 123; last death 12 s ago: signal 11 (...)" */
+static void control_sandbox_text(struct strbuf *b, const struct instance *in)
+{
+	struct instance_sandbox s;
+	uint64_t now;
+
+	if (!in->sandbox.on) {
+		strbuf_printf(b, "    sandbox  off: the plugin runs in the daemon, trusted "
+			      "with the firewall\n");
+		return;
+	}
+	control_sandbox_get(in, &s, &now);
+	if (s.up)
+		strbuf_printf(b, "    sandbox  up, pid %d, for %llu s", s.pid,
+			      (unsigned long long)(now - s.since_ms) / 1000u);
+	else
+		strbuf_printf(b, "    sandbox  down, restart in %llu ms",
+			      (unsigned long long)(s.retry_ms > now ? s.retry_ms - now : 0));
+	if (s.reason[0])
+		strbuf_printf(b, "; last death %llu s ago: %s",
+			      (unsigned long long)(now - s.reason_ms) / 1000u, s.reason);
+	strbuf_printf(b, "\n");
+}
+
+static void control_sandbox_json(struct strbuf *b, const struct instance *in)
+{
+	struct instance_sandbox s;
+	uint64_t now;
+
+	if (!in->sandbox.on) {
+		strbuf_printf(b, "{\"on\":false}");
+		return;
+	}
+	control_sandbox_get(in, &s, &now);
+	strbuf_printf(b, "{\"on\":true,\"up\":%s,\"pid\":%d", s.up ? "true" : "false", s.pid);
+	if (s.reason[0]) {
+		strbuf_printf(b, ",\"last_death\":");
+		strbuf_json_str(b, s.reason);
+		strbuf_printf(b, ",\"last_death_seconds_ago\":%llu",
+			      (unsigned long long)(now - s.reason_ms) / 1000u);
+	}
+	strbuf_printf(b, "}");
 }
 
 /* "ipv4,ipv6" or a JSON list of the set bits' names. */

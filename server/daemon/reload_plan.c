@@ -36,6 +36,12 @@ int reload_plan_server_check(const struct cfg *old, const struct cfg *nc,
 		key = "user";
 		was = reload_plan_str(old->user);
 		now = reload_plan_str(nc->user);
+	} else if ((old->sandbox_user == NULL) != (nc->sandbox_user == NULL) ||
+		   (old->sandbox_user && strcmp(old->sandbox_user, nc->sandbox_user))) {
+		/* the spawner was given its user at start, as root */
+		key = "sandbox_user";
+		was = reload_plan_str(old->sandbox_user);
+		now = reload_plan_str(nc->sandbox_user);
 	} else if (old->control_mode != nc->control_mode) {
 		key = "control_mode";
 		snprintf(wb, sizeof(wb), "%04o", old->control_mode);

@@ -24,6 +24,7 @@ struct instance_sandbox {
 	uint64_t since_ms;            /* monotonic: of the start, or of the death */
 	uint64_t retry_ms;            /* monotonic: next start, while down */
 	char reason[96];              /* the last death's, "" before any */
+	uint64_t reason_ms;           /* monotonic: of that death */
 };
 
 /* One configured helper: a plugin plus this section's settings. */

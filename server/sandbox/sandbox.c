@@ -619,8 +619,10 @@ static void sandbox_status_set(struct sandbox *sb, const char *reason, uint64_t 
 	s->pid = s->up ? (int)sb->pid : 0;
 	s->since_ms = now;
 	s->retry_ms = s->up ? 0 : sb->retry_ms;
-	if (reason)
+	if (reason) {
 		snprintf(s->reason, sizeof(s->reason), "%s", reason);
+		s->reason_ms = now;
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 
