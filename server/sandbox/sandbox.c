@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "chan.h"
+#include "chan_check.h"
 #include "confine.h"
 #include "host/call.h"
 #include "host/keep.h"
@@ -38,8 +39,7 @@ struct sandbox {
 	uint64_t started_ms, retry_ms;
 	uint32_t backoff_ms;
 	unsigned int starts;
-	/* what the worker reads of shared memory, copied once */
-	struct chan_res res;
+	struct chan_check chk;  /* what the worker read of shared memory */
 };
 
 /* Why a sandbox is ended, for the counter and the log. */
@@ -59,11 +59,6 @@ static void sandbox_post(struct sandbox *sb, const struct pkt_call *c,
 			 const uint8_t *kpriv, size_t klen, uint64_t now);
 static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, struct stats_block *st,
 			 const char **why);
-static int sandbox_res_take(struct sandbox *sb, struct pkt_call *c, const char **why);
-static int sandbox_recs_do(struct sandbox *sb, struct pkt_call *c, const char **why);
-static int sandbox_call_answer(struct sandbox *sb, struct pkt_call *c, const char **why);
-static int sandbox_done(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
-			size_t klen, struct stats_block *st, const char **why);
 static void sandbox_end(struct sandbox *sb, enum sandbox_end how, const char *why,
 			uint64_t now, struct stats_block *st);
 static void sandbox_reason(struct sandbox *sb, enum sandbox_end how, const char *why,
@@ -160,7 +155,7 @@ int sandbox_run(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
 	sandbox_post(sb, c, kpriv, klen, now);
 	rc = sandbox_turns(sb, c, st, &why);
 	if (rc == 0)
-		rc = sandbox_done(sb, c, kpriv, klen, st, &why);
+		rc = chan_check_done(&sb->chk, sb->shm, c, kpriv, klen, st, &why);
 	if (rc < 0) {
 		enum sandbox_end how = rc == -ETIMEDOUT ? SANDBOX_END_TIMEOUT :
 				       rc == -EPIPE ? SANDBOX_END_DIED : SANDBOX_END_CHANNEL;
@@ -345,178 +340,11 @@ static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, struct stats_bl
 			*why = "a word out of turn";
 			return -EPROTO;
 		}
-		if ((rc = sandbox_call_answer(sb, c, why)) < 0)
+		if ((rc = chan_check_call(&sb->chk, sb->shm, c, why)) < 0)
 			return rc;
 		if (chan_ring(sb->sock, CHAN_RING_ANSWER) < 0)
 			return -EPIPE;
 	}
-}
-
-/* Shared memory is read once, into the worker's copy, and only the
- * copy is checked and used: the sandbox may change it meanwhile. */
-static int sandbox_res_take(struct sandbox *sb, struct pkt_call *c, const char **why)
-{
-	struct chan_res *r = &sb->res;
-
-	memcpy(r, &sb->shm->res, offsetof(struct chan_res, rec));
-	if (r->rec_used > CHAN_REC_BYTES) {
-		*why = "records past their area";
-		return -EPROTO;
-	}
-	memcpy(r->rec, sb->shm->res.rec, r->rec_used);
-	/* the view the plugin's offsets are in: this packet's payload after
-	 * the bytes it kept (keep.h), which never exceed KEEP_BYTES_MAX */
-	if (r->kept > KEEP_BYTES_MAX ||
-	    (r->kept && c->pkt.tuple[CTH_DIR_ORIGINAL].proto != IPPROTO_TCP)) {
-		*why = "kept bytes it cannot have";
-		return -EPROTO;
-	}
-	c->pkt.payload_len = c->pkt.len - c->pkt.payload_offset + r->kept;
-	c->pkt.kept = r->kept;
-	return sandbox_recs_do(sb, c, why);
-}
-
-/* The recorded host calls, through the host's own functions. */
-static int sandbox_recs_do(struct sandbox *sb, struct pkt_call *c, const char **why)
-{
-	const struct cth_host *h = c->pub.host;
-	const uint8_t *p = sb->res.rec, *end = p + sb->res.rec_used;
-
-	while (p < end) {
-		struct chan_rec rec;
-		uint32_t v[3];
-		int32_t level;
-		char line[CHAN_LOG_MAX];
-		size_t n;
-
-		if ((size_t)(end - p) < sizeof(rec))
-			goto bad;
-		memcpy(&rec, p, sizeof(rec));
-		p += sizeof(rec);
-		if (rec.len > (size_t)(end - p))
-			goto bad;
-		switch (rec.type) {
-		case CHAN_REC_MANGLE:
-			if (rec.len < sizeof(v))
-				goto bad;
-			memcpy(v, p, sizeof(v));
-			if (v[2] != rec.len - sizeof(v))
-				goto bad;
-			h->mangle(&c->pub, v[0], v[1], v[2] ? p + sizeof(v) : NULL, v[2]);
-			break;
-		case CHAN_REC_TIMEOUT:
-		case CHAN_REC_MARK:
-			if (rec.len != sizeof(v[0]))
-				goto bad;
-			memcpy(v, p, sizeof(v[0]));
-			if (rec.type == CHAN_REC_TIMEOUT)
-				h->set_timeout(&c->pub, v[0]);
-			else
-				h->set_mark(&c->pub, v[0]);
-			break;
-		case CHAN_REC_DETACH:
-			if (rec.len != 0)
-				goto bad;
-			h->detach(&c->pub);
-			break;
-		case CHAN_REC_COUNT:
-			if (rec.len != 2 * sizeof(v[0]))
-				goto bad;
-			memcpy(v, p, 2 * sizeof(v[0]));
-			h->count(&c->pub, v[0], v[1]);
-			break;
-		case CHAN_REC_LOG:
-			if (rec.len < sizeof(level) || rec.len - sizeof(level) >= CHAN_LOG_MAX)
-				goto bad;
-			memcpy(&level, p, sizeof(level));
-			n = rec.len - sizeof(level);
-			memcpy(line, p + sizeof(level), n);
-			line[n] = '\0';
-			/* a line is the plugin's text: no escape sequences or
-			 * forged lines in the operator's log */
-			for (size_t i = 0; i < n; i++)
-				if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
-					line[i] = '?';
-			if (level < CTH_LOG_ERR)
-				level = CTH_LOG_ERR;
-			if (level > CTH_LOG_DEBUG)
-				level = CTH_LOG_DEBUG;
-			pkt_call_log(c, level, line);
-			break;
-		default:
-			goto bad;
-		}
-		p += rec.len;
-	}
-	return 0;
-bad:
-	*why = "a malformed record";
-	return -EPROTO;
-}
-
-/* A call the plugin waits for: the records before it first, in order. */
-static int sandbox_call_answer(struct sandbox *sb, struct pkt_call *c, const char **why)
-{
-	const struct cth_host *h = c->pub.host;
-	struct chan_call *k = &sb->res.call;
-	struct cth_expect e;
-	struct cth_link link;
-	int rc;
-
-	if ((rc = sandbox_res_take(sb, c, why)) < 0)
-		return rc;
-	if (k->has_exp)
-		chan_expect_get(&k->exp, &e);
-	switch (k->op) {
-	case CHAN_OP_EXPECT:
-		rc = h->expect(&c->pub, k->has_exp ? &e : NULL, k->how);
-		break;
-	case CHAN_OP_EXPECT_CTL:
-		rc = h->expect_ctl(&c->pub, k->how, k->has_exp ? &e : NULL);
-		break;
-	case CHAN_OP_LINK:
-		rc = h->link(&c->pub, &link, sizeof(link));
-		sb->shm->ans.link = link;
-		break;
-	case CHAN_OP_FLUSH:
-		rc = 0;
-		break;
-	default:
-		*why = "an unknown call";
-		return -EPROTO;
-	}
-	sb->shm->ans.rc = rc;
-	return 0;
-}
-
-/* The result: the records left, then verdict and state (its size is the
- * daemon's copy of the descriptor's, whatever the sandbox says). */
-static int sandbox_done(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
-			size_t klen, struct stats_block *st, const char **why)
-{
-	const struct chan_res *r = &sb->res;
-	size_t n = c->inst->pl->desc->priv_size;
-	int rc = sandbox_res_take(sb, c, why);
-
-	if (rc < 0)
-		return rc;
-	if (r->verdict != CTH_VERDICT_ACCEPT && r->verdict != CTH_VERDICT_DROP) {
-		*why = "a verdict that is neither accept nor drop";
-		return -EPROTO;
-	}
-	memset(c->priv, 0, sizeof(c->priv));
-	memcpy(c->priv, r->priv, n);
-	/* the sandbox's word that its in-flight state was used, or the
-	 * state differs from the kernel's: either way the verdict writes it */
-	c->priv_changed = r->priv_changed || pkt_call_priv_differs(c, kpriv, klen);
-	if (r->state_reset) {
-		c->state_reset = true;
-		sandbox_count(st, c->inst, STATS_H_STATE_RESET);
-	}
-	c->n_refused += r->n_refused < PKT_EXPECT_PER_CALL ? r->n_refused : PKT_EXPECT_PER_CALL;
-	if (r->log_dropped && st)
-		stats_add(&st->q[STATS_Q_LOG_SUPPRESSED], r->log_dropped);
-	return r->verdict;
 }
 
 /*

@@ -396,12 +396,41 @@ grep -q 'data packet on an expected connection' "$LOGS/cthelperd.log" ||
 stop_cthelperd
 check clean-stop "$([ "$STOP_RC" = 0 ] || echo "exit status $STOP_RC")"
 
-# --- a plugin that never returns (probe's HANG): the watchdog reports the
-# worker stuck (log, stalls counter, status not ready) and SIGTERM exits
-# within its bounded join instead of hanging in it
+# --- a plugin that never returns (probe's HANG) in its sandbox (the
+# default): killed at its budget, the packet passed on unhelped, the
+# sandbox started again and serving; the worker never stuck
+progress sandbox-hang
+sock=$W/sbhang.sock
+sed "s|^control_socket = .*|control_socket = $sock|" "$W/probe.conf" >"$W/sbhang.conf"
+cth_start "$LOGS/cthelperd-sbhang.log" "$W/sbhang.conf"
+why=
+in_client timeout 10 python3 "$PEER" send "$SV4" 7000 "HANG\n" 0.3 >>"$LOGS/control.log" 2>&1
+for _ in $(seq 1 40); do grep -q "sandbox restarted" "$LOGS/cthelperd-sbhang.log" && break; sleep 0.25; done
+grep -q "sandbox ended (timeout" "$LOGS/cthelperd-sbhang.log" ||
+	why="no 'sandbox ended (timeout' line"
+grep -q "sandbox restarted" "$LOGS/cthelperd-sbhang.log" || why="${why:+$why; }not restarted within 10 s"
+st=$("$BUILD/cthelperctl" -s "$sock" status 2>&1)
+echo "$st" | sed 's/^/# sandbox-hang: /'
+grep -q "sandbox  up, pid [0-9]*.*last death .*timeout" <<<"$st" ||
+	why="${why:+$why; }status does not show the sandbox up after a timeout"
+n=$(jstat "$sock" sandbox_timeouts)
+[ "$n" = 1 ] || why="${why:+$why; }sandbox_timeouts '$n', want 1"
+n=$(jstat "$sock" stalls)
+[ "$n" = 0 ] || why="${why:+$why; }the worker was stuck ($n stalls)"
+out=$(in_client timeout 20 python3 "$PEER" send "$SV4" 7000 "EXP 7116 0\n||@7116" 2>&1)
+echo "# sandbox-hang: after the restart: $out"
+grep -q "EXP 7116 class 0 : 0" "$LOGS/cthelperd-sbhang.log" ||
+	why="${why:+$why; }the restarted sandbox did not make EXP 7116"
+stop_cthelperd
+check sandbox-hang "$why"
+
+# --- the same plugin trusted in process (sandbox = no): the watchdog
+# reports the worker stuck (log, stalls counter, status not ready) and
+# SIGTERM exits within its bounded join instead of hanging in it
 progress hang
 sock=$W/hang.sock
-sed "s|^control_socket = .*|control_socket = $sock|" "$W/probe.conf" >"$W/hang.conf"
+sed -e "s|^control_socket = .*|control_socket = $sock|" -e "s|^\[helper probe\]|&\nsandbox = no|" \
+	"$W/probe.conf" >"$W/hang.conf"
 cth_start "$LOGS/cthelperd-hang.log" "$W/hang.conf"
 why=
 grep -q ready "$LOGS/cthelperd-hang.log" || why="cthelperd did not get ready"
