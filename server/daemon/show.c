@@ -84,6 +84,13 @@ static void show_queues(FILE *out, const struct instance *in, const struct cfg_h
 	}
 	fprintf(out, " (queue_len %u, fail_open %s)\n", in->queue_len,
 		in->fail_open ? "yes" : "no");
+	if (in->sandbox.on)
+		fprintf(out, "  sandbox     yes (timeout %u ms, verdict %s, memory %u MiB)\n",
+			in->sandbox.timeout_ms, in->sandbox.drop ? "drop" : "accept",
+			in->sandbox.memory_mb);
+	else
+		fprintf(out, "  sandbox     no: the plugin runs in the daemon, trusted with "
+			"the firewall\n");
 }
 
 static void show_keys(FILE *out, const struct instance *in, const struct cfg_helper *h)
