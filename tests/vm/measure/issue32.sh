@@ -226,9 +226,15 @@ part_nobody() {
 		"${NOBODY[@]}" $NFNL --socket queue:7 ct-get
 	fixture_make
 
-	step "socket opened (and bound) as root, same process then switches to uid 65534 and sends"
-	nfnl_step "fd of root, sender uid 65534" "socket=0 bind=0 *=EPERM" "$FIX_ALL" \
-		$NFNL --socket ct-events --drop 65534 "${ALL_MSGS[@]}" ct-flush
+	step "socket opened (and bound) as root, same process then switches to uid 65534: receives events? sends?"
+	# An entry made while it listens: does the subscription outlive the drop?
+	(sleep 5; conntrack -I -p tcp -s 10.9.9.3 -d 10.9.9.4 --sport 1000 --dport 2000 \
+		-r 10.9.9.4 -q 10.9.9.3 --reply-port-src 2000 --reply-port-dst 1000 \
+		--state ESTABLISHED -t 60 >/dev/null 2>&1) &
+	nfnl_step "fd of root, sender uid 65534" "socket=0 bind=0 recv=[1-9]* *=EPERM" "$FIX_ALL" \
+		$NFNL --socket ct-events --drop 65534 recv 10 "${ALL_MSGS[@]}" ct-flush
+	wait $!
+	conntrack -D -s 10.9.9.3 >/dev/null 2>&1
 	fixture_make
 
 	step "socket opened by uid 65534 (fd passed over SCM_RIGHTS), root sends"

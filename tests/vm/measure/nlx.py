@@ -27,6 +27,9 @@
         exp-flush         IPCTNL_MSG_EXP_DELETE without a tuple (everything)
         helper-del NAME   NFNL_MSG_CTHELPER_DEL of user-space helper NAME
         nft-deltable NAME nftables batch: NFT_MSG_DELTABLE inet NAME
+        recv SECONDS      not a message: the conntrack events (multicast
+                          IPCTNL_MSG_CT_NEW) read in that time, and their
+                          original source addresses
       Prints "STEP: RESULT" per set-up step and message, RESULT "0" or the
       errno name the kernel answered ("send:ERRNO" if send() itself failed).
 """
@@ -518,9 +521,37 @@ def nfnl_send(nl, what, arg):
     if what == "helper-del":
         return nl.ask("cthelper", 2, socket.AF_UNSPEC,
                       attr(1, arg.encode() + b"\0"))
+    if what == "recv":
+        return nfnl_events(nl.s, float(arg))
     if what == "nft-deltable":
         return nl.batch([(2, 1, attr(1, arg.encode() + b"\0"))])  # NFPROTO_INET
     raise SystemExit("nfnl: unknown message " + what)
+
+
+def nfnl_events(s, secs):
+    srcs, end = [], time.time() + secs
+    while True:
+        r, _, _ = select.select([s], [], [], max(0, end - time.time()))
+        if not r:
+            return "%d events (sources %s)" % (len(srcs), ",".join(srcs) or "-")
+        data = s.recv(1 << 16)
+        off = 0
+        while off + 16 <= len(data):
+            ln, t, _, _, _ = struct.unpack_from("=IHHII", data, off)
+            if t == (NFNL_SUBSYS["ct"] << 8):
+                srcs.append(nfnl_event_src(data[off + 20:off + ln]))
+            off += (ln + 3) & ~3
+
+
+def nfnl_event_src(attrs):
+    """CTA_TUPLE_ORIG / CTA_TUPLE_IP / CTA_IP_V4_SRC (or V6_SRC) as text."""
+    ip = parse(parse(attrs).get(1, b"")).get(1, b"")
+    a = parse(ip)
+    if 1 in a:
+        return socket.inet_ntop(socket.AF_INET, a[1])
+    if 3 in a:
+        return socket.inet_ntop(socket.AF_INET6, a[3])
+    return "?"
 
 
 def cmd_nfnl(a):
@@ -534,7 +565,7 @@ def cmd_nfnl(a):
     print("sender: uid=%d CapEff=%s %s %s" % (
         os.getuid(), nfnl_capeff(), os.readlink("/proc/self/ns/user"),
         os.readlink("/proc/self/ns/net")), flush=True)
-    takes_arg = ("ct-del", "helper-del", "nft-deltable")
+    takes_arg = ("ct-del", "helper-del", "nft-deltable", "recv")
     while a:
         what, a = a[0], a[1:]
         arg = None
