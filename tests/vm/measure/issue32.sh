@@ -1,6 +1,6 @@
 #!/bin/bash
 # Kernel facts for issue 32 (plugin sandboxes), measured inside the test VM:
-#   tests/vm/run.sh --timeout 600 tests/vm/measure/issue32.sh
+#   tests/vm/run.sh --timeout 900 tests/vm/measure/issue32.sh
 # Output: commands ("+ ...") and what they printed, then a table of every
 # netlink result next to what was expected; read by
 # docs/research/issue32-kernel.md.
