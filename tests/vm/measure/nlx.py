@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Measurement tool for issue 31 (runs inside the test VM).
+"""Measurement tool for issues 31 and 32 (runs inside the test VM).
 
   nlx.py exp FAM MASTER TUPLE MASK [--fn NAME] [--helper NAME] [--timeout S]
       ctnetlink IPCTNL_MSG_EXP_NEW; FAM 4|6; MASTER/TUPLE "PROTO,SRC,DST,SP,DP"
@@ -14,6 +14,24 @@
   nlx.py pptp-server ADDR SECONDS PAC_CALLID / pptp-client SRC DST PNS_CALLID HOLD
       SCCRQ/SCCRP and OCRQ/OCRP over tcp/1723 (what nf_conntrack_pptp needs
       to expect the call's GRE)
+  nlx.py nfnl [--socket fresh|ct-events|queue:N] [--opener UID] [--drop UID]
+              MSG...                                          (issue 32)
+      one NETLINK_NETFILTER socket, set up as --socket says (ct-events: bound
+      to NFNLGRP_CONNTRACK_NEW; queue:N: NFQNL_CFG_CMD_BIND of queue N),
+      created by a child that switched to uid/gid UID first (--opener, the
+      fd comes back over SCM_RIGHTS), the process itself switching to UID
+      after the set-up (--drop); then each MSG on that same socket:
+        ct-get            IPCTNL_MSG_CT_GET dump (read-only)
+        ct-del P,S,D,SP,DP  IPCTNL_MSG_CT_DELETE of that IPv4 entry
+        ct-flush          IPCTNL_MSG_CT_DELETE without a tuple (everything)
+        exp-flush         IPCTNL_MSG_EXP_DELETE without a tuple (everything)
+        helper-del NAME   NFNL_MSG_CTHELPER_DEL of user-space helper NAME
+        nft-deltable NAME nftables batch: NFT_MSG_DELTABLE inet NAME
+        recv SECONDS      not a message: the conntrack events (multicast
+                          IPCTNL_MSG_CT_NEW) read in that time, and their
+                          original source addresses
+      Prints "STEP: RESULT" per set-up step and message, RESULT "0" or the
+      errno name the kernel answered ("send:ERRNO" if send() itself failed).
 """
 import errno, os, select, socket, struct, sys, time
 
@@ -321,12 +339,249 @@ def cmd_pptp_client(a):
     return 0
 
 
+# -- issue 32: which NETLINK_NETFILTER messages a socket may send ---------
+
+NFNL_SUBSYS = {"ct": 1, "exp": 2, "queue": 3, "cthelper": 9, "nft": 10}
+NFNL_BATCH_BEGIN, NFNL_BATCH_END = 0x10, 0x11
+NFNLGRP_CONNTRACK_NEW = 1
+NLM_F_DUMP = 0x300
+
+
+def ename(err):
+    return errno.errorcode.get(err, str(err)) if err else "0"
+
+
+class Nfnl:
+    """One NETLINK_NETFILTER socket; every request carries its own seq."""
+
+    def __init__(self, sock):
+        self.s, self.seq = sock, 100
+
+    def msg(self, subsys, mtype, flags, fam, res_id, payload):
+        self.seq += 1
+        body = struct.pack("=BBH", fam, 0, socket.htons(res_id)) + payload
+        hdr = struct.pack("=IHHII", 16 + len(body),
+                          (NFNL_SUBSYS[subsys] << 8) | mtype if subsys
+                          else mtype, NLM_F_REQUEST | flags, self.seq, 0)
+        return self.seq, hdr + body
+
+    def send(self, data):
+        try:
+            self.s.send(data)
+        except OSError as e:
+            return "send:" + ename(e.errno)
+        return None
+
+    def answers(self, wait=3.0):
+        """Yields (seq, type, errno-or-None) of each message read."""
+        end = time.time() + wait
+        while True:
+            r, _, _ = select.select([self.s], [], [], max(0, end - time.time()))
+            if not r:
+                yield None, None, "timeout"
+                return
+            data = self.s.recv(1 << 16)
+            off = 0
+            while off + 16 <= len(data):
+                ln, t, _, seq, _ = struct.unpack_from("=IHHII", data, off)
+                err = None
+                if t == 2:
+                    err = -struct.unpack_from("=i", data, off + 16)[0]
+                yield seq, t, err
+                off += (ln + 3) & ~3
+
+    def ask(self, subsys, mtype, fam, payload, flags=0):
+        seq, m = self.msg(subsys, mtype, NLM_F_ACK | flags, fam, 0, payload)
+        failed = self.send(m)
+        if failed:
+            return failed
+        for aseq, _t, err in self.answers():
+            if err == "timeout":
+                return "no-answer"
+            if aseq == seq and err is not None:
+                return ename(err)
+
+    def dump(self, subsys, mtype):
+        seq, m = self.msg(subsys, mtype, NLM_F_DUMP, socket.AF_UNSPEC, 0, b"")
+        failed = self.send(m)
+        if failed:
+            return failed
+        n = 0
+        for aseq, t, err in self.answers():
+            if err == "timeout":
+                return "no-answer"
+            if aseq != seq:
+                continue
+            if t == 3:                      # NLMSG_DONE
+                return "0 (%d entries)" % n
+            if err is not None:
+                return ename(err)
+            n += 1
+
+    def batch(self, payload_msgs):
+        """nftables batch: the answer of the first message that failed, or 0
+        once every message asking for an ack was acknowledged."""
+        b_seq, begin = self.msg(None, NFNL_BATCH_BEGIN, 0, socket.AF_UNSPEC,
+                                NFNL_SUBSYS["nft"], b"")
+        body, want = begin, set()
+        for mtype, fam, payload in payload_msgs:
+            seq, m = self.msg("nft", mtype, NLM_F_ACK, fam, 0, payload)
+            want.add(seq)
+            body += m
+        _, end = self.msg(None, NFNL_BATCH_END, 0, socket.AF_UNSPEC,
+                          NFNL_SUBSYS["nft"], b"")
+        failed = self.send(body + end)
+        if failed:
+            return failed
+        for aseq, _t, err in self.answers():
+            if err == "timeout":
+                return "no-answer" if want else "0"
+            if err:
+                return ename(err)
+            if err == 0:
+                want.discard(aseq)
+                if not want:
+                    return "0"
+
+
+def nfnl_socket(groups):
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 12)
+    s.setsockopt(270, 10, 1)            # NETLINK_CAP_ACK: short error acks
+    try:
+        s.bind((0, groups))
+        return s, "0"
+    except OSError as e:
+        s.bind((0, 0))                  # carry on unbound: the sends still count
+        return s, ename(e.errno)
+
+
+def nfnl_switch_uid(uid):
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)         # leaving uid 0 clears the capabilities
+
+
+def nfnl_capeff():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("CapEff:"):
+                return line.split()[1]
+    return "?"
+
+
+def nfnl_open_as(uid, groups):
+    """The socket is created (and bound) by a child running as uid; the
+    parent gets the open file over SCM_RIGHTS."""
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    pid = os.fork()
+    if pid == 0:
+        a.close()
+        nfnl_switch_uid(uid)
+        s, res = nfnl_socket(groups)
+        socket.send_fds(b, [res.encode()], [s.fileno()])
+        os._exit(0)
+    b.close()
+    res, fds, _, _ = socket.recv_fds(a, 64, 1)
+    os.waitpid(pid, 0)
+    return socket.socket(fileno=fds[0]), res.decode()
+
+
+def nfnl_setup(sock_kind, opener):
+    groups = 1 << (NFNLGRP_CONNTRACK_NEW - 1) if sock_kind == "ct-events" else 0
+    if opener is not None:
+        s, res = nfnl_open_as(opener, groups)
+        print("socket opened by uid %d: 0" % opener)
+    else:
+        s, res = nfnl_socket(groups)
+        print("socket: 0")
+    print("bind groups=0x%x: %s" % (groups, res), flush=True)
+    nl = Nfnl(s)
+    if sock_kind.startswith("queue:"):
+        q = int(sock_kind[6:])
+        seq, m = nl.msg("queue", 2, NLM_F_ACK, socket.AF_UNSPEC, q,
+                        attr(1, struct.pack(">BBH", 1, 0, socket.AF_INET)))
+        res = nl.send(m)
+        for aseq, _t, err in ([] if res else nl.answers()):
+            if err == "timeout" or aseq == seq and err is not None:
+                res = "no-answer" if err == "timeout" else ename(err)
+                break
+        print("queue %d bind: %s" % (q, res), flush=True)
+    return nl
+
+
+def nfnl_send(nl, what, arg):
+    if what == "ct-get":
+        return nl.dump("ct", 1)
+    if what == "ct-del":
+        return nl.ask("ct", 2, socket.AF_INET, tuple_nest(1, "4", arg))
+    if what == "ct-flush":
+        return nl.ask("ct", 2, socket.AF_UNSPEC, b"")
+    if what == "exp-flush":
+        return nl.ask("exp", 2, socket.AF_UNSPEC, b"")
+    if what == "helper-del":
+        return nl.ask("cthelper", 2, socket.AF_UNSPEC,
+                      attr(1, arg.encode() + b"\0"))
+    if what == "recv":
+        return nfnl_events(nl.s, float(arg))
+    if what == "nft-deltable":
+        return nl.batch([(2, 1, attr(1, arg.encode() + b"\0"))])  # NFPROTO_INET
+    raise SystemExit("nfnl: unknown message " + what)
+
+
+def nfnl_events(s, secs):
+    srcs, end = [], time.time() + secs
+    while True:
+        r, _, _ = select.select([s], [], [], max(0, end - time.time()))
+        if not r:
+            return "%d events (sources %s)" % (len(srcs), ",".join(srcs) or "-")
+        data = s.recv(1 << 16)
+        off = 0
+        while off + 16 <= len(data):
+            ln, t, _, _, _ = struct.unpack_from("=IHHII", data, off)
+            if t == (NFNL_SUBSYS["ct"] << 8):
+                srcs.append(nfnl_event_src(data[off + 20:off + ln]))
+            off += (ln + 3) & ~3
+
+
+def nfnl_event_src(attrs):
+    """CTA_TUPLE_ORIG / CTA_TUPLE_IP / CTA_IP_V4_SRC (or V6_SRC) as text."""
+    ip = parse(parse(attrs).get(1, b"")).get(1, b"")
+    a = parse(ip)
+    if 1 in a:
+        return socket.inet_ntop(socket.AF_INET, a[1])
+    if 3 in a:
+        return socket.inet_ntop(socket.AF_INET6, a[3])
+    return "?"
+
+
+def cmd_nfnl(a):
+    opts = {"--socket": "fresh", "--opener": None, "--drop": None}
+    while a and a[0] in opts:
+        opts[a[0]], a = a[1], a[2:]
+    opener = None if opts["--opener"] is None else int(opts["--opener"])
+    nl = nfnl_setup(opts["--socket"], opener)
+    if opts["--drop"] is not None:
+        nfnl_switch_uid(int(opts["--drop"]))
+    print("sender: uid=%d CapEff=%s %s %s" % (
+        os.getuid(), nfnl_capeff(), os.readlink("/proc/self/ns/user"),
+        os.readlink("/proc/self/ns/net")), flush=True)
+    takes_arg = ("ct-del", "helper-del", "nft-deltable", "recv")
+    while a:
+        what, a = a[0], a[1:]
+        arg = None
+        if what in takes_arg:
+            arg, a = a[0], a[1:]
+        res = nfnl_send(nl, what, arg)
+        print("%s%s: %s" % (what, " " + arg if arg else "", res), flush=True)
+    return 0
+
+
 if __name__ == "__main__":
     cmds = {"exp": cmd_exp, "nfq": cmd_nfq, "udp-send": cmd_udp_send,
             "udp-recv": cmd_udp_recv, "gre-send": cmd_gre_send,
             "gre-recv": cmd_gre_recv, "tcp-listen": cmd_tcp_listen,
             "tcp-connect": cmd_tcp_connect, "pptp-server": cmd_pptp_server,
-            "pptp-client": cmd_pptp_client}
+            "pptp-client": cmd_pptp_client, "nfnl": cmd_nfnl}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)
