@@ -28,6 +28,7 @@ static struct {
 } spawn_g = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
 static int spawn_user_find(const struct cfg *cfg, long *uid, long *gid);
+static void spawn_user_same(const struct cfg *cfg, long uid);
 static int spawn_program(char *path, size_t len);
 static int spawn_ask(struct spawn_msg *m, const int *fds, size_t n_fds);
 
@@ -150,6 +151,7 @@ static int spawn_user_find(const struct cfg *cfg, long *uid, long *gid)
 		*uid = cfg->sandbox_uid;
 		*gid = cfg->sandbox_gid;
 		snprintf(spawn_g.user, sizeof(spawn_g.user), "%s", cfg->sandbox_user);
+		spawn_user_same(cfg, *uid);
 		return 0;
 	}
 	pw = getpwnam(CFG_SANDBOX_USER);
@@ -168,7 +170,18 @@ static int spawn_user_find(const struct cfg *cfg, long *uid, long *gid)
 	*uid = (long)pw->pw_uid;
 	*gid = (long)pw->pw_gid;
 	snprintf(spawn_g.user, sizeof(spawn_g.user), "%s", pw->pw_name);
+	spawn_user_same(cfg, *uid);
 	return 0;
+}
+
+/* The sandboxes' user should be nobody else's, the daemon's least: its
+ * filter and missing capabilities still keep a sandbox off the daemon
+ * (docs/security.md), but a user of their own is the first wall. */
+static void spawn_user_same(const struct cfg *cfg, long uid)
+{
+	if (cfg->uid >= 0 && cfg->uid == uid)
+		log_warn("sandbox: sandboxes run as the daemon's own user (uid %ld): give "
+			 "them a user of their own ([server] sandbox_user)", uid);
 }
 
 /* The program next to the daemon's own file (a build tree), else the
