@@ -144,7 +144,10 @@ REPLAY_LIBS  = $(eval REPLAY_LIBS := $(call pkg,--libs,libpcap libnetfilter_queu
 $(B)/replay/%.o: replay/%.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP $(SDK_INC) -Iserver $(PKG_CFLAGS) -DCTH_VERSION='"$(VERSION)"' -c -o $@ $<
-$(B)/cthelper-replay: $(REPLAY_SRC:%.c=$(B)/%.o) $(HOST_SRC:%.c=$(B)/%.o)
+# --sandbox: the daemon's side of the sandbox (server/sandbox/) too
+REPLAY_SANDBOX_SRC := $(sort $(wildcard server/sandbox/*.c))
+$(B)/cthelper-replay: $(REPLAY_SRC:%.c=$(B)/%.o) $(HOST_SRC:%.c=$(B)/%.o) \
+    $(REPLAY_SANDBOX_SRC:%.c=$(B)/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(REPLAY_LIBS)
 # the replay with ASan+UBSan, which runs a plugin built with them
 # (cthelper-replay(1), SANITIZERS): build-asan/cthelper-replay

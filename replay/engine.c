@@ -192,6 +192,30 @@ int rp_engine_link_parse(struct rp_engine *r, const char *list)
 	return r->n_link ? 0 : -EINVAL;
 }
 
+/*
+ * The plugin in its sandbox (--sandbox): the calls it makes come back
+ * through the same host functions, so the trace shows them as usual; a
+ * sandbox that could not answer is a line of its own, and the packet
+ * gets the helper's sandbox_verdict, as in the daemon.
+ */
+static int rp_help_sandboxed(struct rp_engine *r, struct pkt_call *call, const uint8_t *priv,
+			     size_t priv_len, const struct rp_frame *f)
+{
+	const struct instance *in = r->inst;
+	int v = r->sandboxed(in, call, priv, priv ? priv_len : 0, f->ms);
+
+	if (v >= 0)
+		return v;
+	rp_report_line(&r->rep, true, "sandbox: %s; the packet gets sandbox_verdict %s",
+		       in->sb_status.reason[0] ? in->sb_status.reason : strerror(-v),
+		       in->sandbox.drop ? "drop" : "accept");
+	pkt_call_release(call);
+	call->has_timeout = call->has_mark = call->detach = false;
+	if (priv)
+		memcpy(call->priv, priv, priv_len);
+	return in->sandbox.drop ? CTH_VERDICT_DROP : CTH_VERDICT_ACCEPT;
+}
+
 /* The plugin's call for one packet with payload; returns the verdict and
  * leaves a rewritten packet in r->buf (*mangled, *out_len). */
 static int rp_help(struct rp_engine *r, const struct rp_frame *f, struct rp_conn *c,
@@ -210,7 +234,9 @@ static int rp_help(struct rp_engine *r, const struct rp_frame *f, struct rp_conn
 	size_t mlen;
 	int verdict;
 
-	keep_join(&r->keep, &call, f->ms);
+	/* a sandboxed plugin's kept bytes are its sandbox's */
+	if (!r->sandboxed)
+		keep_join(&r->keep, &call, f->ms);
 	if (call.pkt.kept)
 		snprintf(kept, sizeof(kept), " kept %zu", call.pkt.kept);
 	if (c->t[0].proto == IPPROTO_TCP)
@@ -224,8 +250,12 @@ static int rp_help(struct rp_engine *r, const struct rp_frame *f, struct rp_conn
 	r->x.helped_in_call = 0;
 	r->calls++;
 	/* the kernel keeps no private state for an expected connection */
-	verdict = pkt_call_run(&call, expected ? NULL : c->priv, d->priv_size);
-	keep_done(&r->keep, &call, verdict, f->ms);
+	if (r->sandboxed) {
+		verdict = rp_help_sandboxed(r, &call, expected ? NULL : c->priv, d->priv_size, f);
+	} else {
+		verdict = pkt_call_run(&call, expected ? NULL : c->priv, d->priv_size);
+		keep_done(&r->keep, &call, verdict, f->ms);
+	}
 	if (!expected && pkt_call_priv_differs(&call, c->priv, d->priv_size)) {
 		rp_hex(a, c->priv, d->priv_size);
 		rp_hex(b, call.priv, d->priv_size);

@@ -21,8 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "runtime/config_load.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/spawn.h"
 #include "runtime/keys.h"
 #include "base/log.h"
 #include "replay.h"
@@ -43,6 +46,7 @@ struct rp_opts {
 	bool quiet, debug, strict;
 	const char *snat, *dnat;
 	const char *link;            /* --link ADDR/PREFIX[,...] */
+	bool sandbox;                /* --sandbox: the plugin as the daemon runs it */
 };
 
 /* The [helper] section the options become, and what each of its lines
@@ -66,6 +70,9 @@ static void rp_usage(FILE *fp);
 static int rp_open(struct rp_tool *t, struct runtime **rt);
 static int rp_nat_opt(const char *name, const char *v, struct rp_nat *n);
 static int rp_runtime_build(const struct rp_opts *o, struct runtime **rt);
+static int rp_sandbox_start(struct runtime *rt);
+static int rp_sandbox_run(const struct instance *inst, struct pkt_call *call,
+			  const uint8_t *priv, size_t priv_len, uint64_t now_ms);
 static int rp_helper_name(const struct rp_opts *o, const char *plugin, char *out);
 static void rp_cfg_say(void *arg, int level, const char *line);
 static void rp_tool_emit(void *arg, const struct rp_frame *f, const uint8_t *l3, size_t len);
@@ -121,6 +128,9 @@ out:
 	rp_capture_close(tool.cap);
 	rp_report_close(&tool.e.rep);
 	rp_engine_free(&tool.e);
+	if (rt)
+		sandbox_stop_all(rt);
+	spawn_close();
 	runtime_free(rt);
 	return status;
 }
@@ -128,7 +138,8 @@ out:
 /* 0, or the exit status to leave with. */
 static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 {
-	enum { OPT_SNAT = 256, OPT_DNAT, OPT_EXPECT, OPT_STRICT, OPT_HELPER, OPT_LINK };
+	enum { OPT_SNAT = 256, OPT_DNAT, OPT_EXPECT, OPT_STRICT, OPT_HELPER, OPT_LINK,
+	       OPT_SANDBOX };
 	static const struct option longs[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "proto", required_argument, NULL, 'P' },
@@ -140,6 +151,7 @@ static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "helper", required_argument, NULL, OPT_HELPER },
 		{ "link", required_argument, NULL, OPT_LINK },
+		{ "sandbox", no_argument, NULL, OPT_SANDBOX },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "version", no_argument, NULL, 'V' },
@@ -196,6 +208,9 @@ static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 			break;
 		case OPT_LINK:
 			o->link = optarg;
+			break;
+		case OPT_SANDBOX:
+			o->sandbox = true;
 			break;
 		case 'd':
 			o->debug = true;
@@ -260,6 +275,10 @@ static void rp_usage(FILE *fp)
 		"                           the firewall's addresses on its one link (lan):\n"
 		"                           packets from them are its own, the others came\n"
 		"                           in on the lan (what cth_link() tells the plugin)\n"
+		"      --sandbox            run the plugin in its sandbox, as the daemon does\n"
+		"                           (docs/security.md): a system call the sandbox\n"
+		"                           refuses, a crash or a call past its budget shows\n"
+		"                           as a 'sandbox:' line, the packet passed unhelped\n"
 		"      --helper NAME        the helper's name (default: the plugin's file name,\n"
 		"                           within the kernel's 15 characters)\n"
 		"  -w, --write OUT.pcap     write the packets as their verdicts leave them\n"
@@ -317,6 +336,8 @@ static int rp_open(struct rp_tool *t, struct runtime **rt)
 	}
 	e->emit = rp_tool_emit;
 	e->emit_arg = t->cap;
+	if (o->sandbox)
+		e->sandboxed = rp_sandbox_run;
 	return 0;
 }
 
@@ -385,11 +406,49 @@ static int rp_runtime_build(const struct rp_opts *o, struct runtime **rt)
 	rc = cfg_load_fp(RP_CFG_NAME, fp, &cfg);
 	fclose(fp);
 	free(text);
-	if (rc == 0)
+	if (rc == 0) {
+		/* sandboxed, init() runs in the sandbox only, as in the daemon */
+		cfg->sandbox_init = o->sandbox;
 		rc = runtime_build(cfg, rt);
+	}
 	log_level_set(LOG_L_WARNING);
 	log_capture_set(NULL, NULL);
+	if (rc == 0 && o->sandbox)
+		rc = rp_sandbox_start(*rt);
 	return rc;
+}
+
+static int rp_sandbox_run(const struct instance *inst, struct pkt_call *call,
+			  const uint8_t *priv, size_t priv_len, uint64_t now_ms)
+{
+	struct timespec ts;
+
+	/* replay time is the capture's: the sandbox keeps the clock's, and a
+	 * dead one is started again at once, not after the backoff */
+	(void)now_ms;
+	sandbox_revive(inst->sb);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return sandbox_run(inst->sb, call, priv, priv_len,
+			   (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u, NULL);
+}
+
+/* The spawner and the plugin's sandbox, as the daemon starts them (as
+ * this user: no user to change to); without --sandbox the instance has
+ * none and the engine calls the plugin in process. */
+static int rp_sandbox_start(struct runtime *rt)
+{
+	struct instance *in = &rt->inst[0];
+
+	if (!in->sandbox.on) {
+		fprintf(stderr, "%s: --sandbox with -o sandbox=no\n", log_program());
+		return -EINVAL;
+	}
+	if (spawn_open(rt->cfg) < 0 || sandbox_start_all(rt, NULL) < 0) {
+		fprintf(stderr, "%s: the plugin's sandbox did not start%s%s\n", log_program(),
+			in->sb_status.reason[0] ? ": " : "", in->sb_status.reason);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*

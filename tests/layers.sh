@@ -27,7 +27,7 @@ declare -A ALLOW=(
 	[host]="host runtime base"
 	[runtime]="runtime base"
 	[base]="base"
-	[replay]="host runtime base"
+	[replay]="sandbox host runtime base"
 	[plugtest]="host runtime base"
 	[sandboxd]="sandbox host runtime base"
 )

@@ -344,6 +344,11 @@ static void pkt_host_vlog(struct cth_ctx *ctx, int level, const char *fmt,
 
 void pkt_call_log(struct pkt_call *c, int level, const char *line)
 {
+	if (c->trace) {
+		pkt_trace(c, (struct pkt_event){ .type = PKT_EV_LOG,
+						 .value = (uint32_t)level, .text = line });
+		return;
+	}
 	if (pkt_log_allow(level))
 		pkt_log_line(level, c->inst->name, "%s", line);
 }

@@ -139,6 +139,21 @@ void sandbox_tick_all(struct runtime *rt, uint64_t now, struct stats_block *st)
 	}
 }
 
+int sandbox_revive(struct sandbox *sb)
+{
+	uint64_t now = sandbox_now_ms();
+	int rc;
+
+	pthread_mutex_lock(&sb->lock);
+	if (sb->state == SANDBOX_DOWN)
+		sandbox_spawn(sb, now);
+	if (sb->state == SANDBOX_STARTING)
+		sandbox_ready_take(sb, SANDBOX_SETUP_MS, now, NULL);
+	rc = sb->state == SANDBOX_UP ? 0 : -EAGAIN;
+	pthread_mutex_unlock(&sb->lock);
+	return rc;
+}
+
 int sandbox_run(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
 		size_t klen, uint64_t now, struct stats_block *st)
 {

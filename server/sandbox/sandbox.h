@@ -47,6 +47,11 @@ void sandbox_stop_all(struct runtime *rt);
  * packet is left for its worker. */
 void sandbox_tick_all(struct runtime *rt, uint64_t now_ms, struct stats_block *st);
 
+/* Up now, whatever the backoff, waiting for the start: for a caller
+ * with no time of its own to keep (the replay tool).  0, or a negative
+ * errno when it cannot be started. */
+int sandbox_revive(struct sandbox *sb);
+
 /*
  * Run the instance's plugin on c->pkt in its sandbox: c is the worker's
  * call (its backends do what the plugin asks), kpriv the kernel's copy of
