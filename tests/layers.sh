@@ -7,6 +7,7 @@
 #   daemon   -> everything below (lifecycle: start, reload, stop)
 #   control  -> runtime, base      (control socket, /metrics, stats answers)
 #   worker   -> host, kernel, runtime, base   (queue workers)
+#   sandbox  -> host, runtime, base      (plugin sandboxes: confinement)
 #   kernel   -> runtime, base      (kernel registration, ctnetlink)
 #   host     -> runtime, base      (the plugin host: what replay links)
 #   runtime  -> base               (config, plugins, instances, counters)
@@ -19,9 +20,10 @@ set -u
 cd "$(dirname "$0")/.."
 
 declare -A ALLOW=(
-	[daemon]="daemon control worker kernel host runtime base"
+	[daemon]="daemon control worker sandbox kernel host runtime base"
 	[control]="control runtime base"
 	[worker]="worker host kernel runtime base"
+	[sandbox]="sandbox host runtime base"
 	[kernel]="kernel runtime base"
 	[host]="host runtime base"
 	[runtime]="runtime base"
@@ -29,7 +31,7 @@ declare -A ALLOW=(
 	[replay]="host runtime base"
 	[plugtest]="host runtime base"
 )
-FOLDERS="daemon control worker kernel host runtime base"
+FOLDERS="daemon control worker sandbox kernel host runtime base"
 fails=0
 
 # check_rule NAME FILES...: every quoted include of FILES must resolve to

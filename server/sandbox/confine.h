@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sandbox's confinement (issue 32): resource limits, landlock and a
+ * seccomp filter, each applied by the process to itself.  Nothing here
+ * can be undone: every call only narrows what the process may do.
+ *
+ * The order the sandbox program applies them in (each step needs what
+ * the ones before still allow):
+ *
+ *	confine_sigsys_report(&nr)        the handler, before any filter
+ *	confine_landlock_paths(dirs)      read+exec beneath the plugin's dirs
+ *	confine_seccomp(CONFINE_LOAD)     what dlopen() needs
+ *	dlopen(), dlsym()
+ *	confine_landlock_none()           no file system at all
+ *	confine_limits(mem)               NOFILE leaves no free fd: after
+ *	                                  every step that opens one
+ *	confine_seccomp(CONFINE_SERVE)    the channel and memory only
+ *
+ * The LOAD filter allows what the steps after it need (prctl
+ * PR_SET_NO_NEW_PRIVS, seccomp SET_MODE_FILTER, the landlock calls,
+ * prlimit64 on itself): each of them can only take rights away.
+ */
+#ifndef CTH_SANDBOX_CONFINE_H
+#define CTH_SANDBOX_CONFINE_H
+
+#include <stdint.h>
+
+enum confine_phase { CONFINE_LOAD, CONFINE_SERVE };
+
+#define CONFINE_CHAN_FD 3           /* the only fd recvfrom/sendto may use */
+#define CONFINE_EXIT_SYSCALL 159    /* exit code of a process the SIGSYS handler ended */
+/* stored by the SIGSYS handler when the signal did not come from seccomp */
+#define CONFINE_NR_UNKNOWN UINT32_MAX
+
+int confine_limits(uint64_t mem_bytes);
+int confine_landlock_abi(void);
+int confine_landlock_paths(const char *const *paths);
+int confine_landlock_none(void);
+int confine_seccomp(enum confine_phase phase);
+void confine_sigsys_report(volatile uint32_t *nr);
+const char *confine_syscall_name(uint32_t nr);
+
+#endif
