@@ -8,7 +8,8 @@
  *   seccomp LOAD:  every built plugin (every .so in $CTH_BUILD/plugins) dlopen()s;
  *                  an open for writing is refused;
  *   seccomp SERVE: what a plugin's packet path uses works (malloc, free,
- *                  snprintf, memcpy, inet_pton/ntop, abort() as SIGABRT),
+ *                  snprintf, memcpy, inet_pton/ntop, abort() as SIGABRT,
+ *                  the FTP plugin linked in, on plugrun's host code),
  *                  the channel fd's recvfrom/sendto work, and every other
  *                  call ends the child with CONFINE_EXIT_SYSCALL naming it;
  *   rlimits:       a malloc past the limit is NULL, fork fails (NPROC),
@@ -46,7 +47,8 @@
 
 #include <cthelperd/plugin.h>
 
-#include "check.h"
+#define PLUGTEST_RNG_SEED 0x32c0f1e5u
+#include "plugtest.h"
 #include "sandbox/confine.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -294,6 +296,28 @@ static void child_serve_abort(const void *arg)
 	abort();
 }
 
+/* the FTP plugin (linked in as cth_plugin) on the host code, every
+ * step under the filter: its state set up, a PORT command, the
+ * expectation the host records */
+static void child_serve_plugin(const void *arg)
+{
+	struct plugrun *f;
+	struct conn c;
+
+	(void)arg;
+	confine_or_exit(CONFINE_SERVE);
+	if (!(f = plugrun_new()))
+		_exit(2);
+	conn_init(&c, V4, TCP, "192.168.1.10", 40000, "10.0.0.2", 21);
+	run_ctinfo(f, &c, O, established(O), 994, "NOOP\r\n", 6);
+	rep->ret[0] = run_ctinfo(f, &c, O, established(O), 1000, "PORT 192,168,1,10,19,137\r\n", 26);
+	rep->ret[1] = (int)f->n_exp;
+	rep->ret[2] = (int)f->n_bad;
+	rep->ret[3] = f->n_exp ? f->exp[0].dport : 0;
+	conn_free(&c);
+	plugrun_free(f);
+}
+
 static void test_serve_allowed(void)
 {
 	struct outcome o;
@@ -307,6 +331,14 @@ static void test_serve_allowed(void)
 	check_start(&c, "confine/serve-snprintf-inet");
 	expect_exit0(&c, child_run(child_serve_text, NULL));
 	check_that(&c, strcmp(rep->text, "port -42 7 beef abc   2.5") == 0, "text \"%s\"", rep->text);
+	check_end(&c);
+
+	check_start(&c, "confine/serve-ftp-plugin-packet");
+	expect_exit0(&c, child_run(child_serve_plugin, NULL));
+	check_that(&c, rep->ret[0] == CTH_VERDICT_ACCEPT && rep->ret[1] == 1 && rep->ret[2] == 0 &&
+		       rep->ret[3] == 19 * 256 + 137,
+		   "verdict %d, %d expectations (port %d), %d refused calls", rep->ret[0],
+		   rep->ret[1], rep->ret[3], rep->ret[2]);
 	check_end(&c);
 
 	check_start(&c, "confine/serve-abort-is-sigabrt");
