@@ -211,7 +211,7 @@ static void child_load_open_write(const void *arg)
 {
 	(void)arg;
 	confine_or_exit(CONFINE_LOAD);
-	open(arg ? (const char *)arg : "/tmp/cth-confine-never", O_WRONLY | O_CREAT, 0600);
+	open("/tmp/cth-confine-never", O_WRONLY | O_CREAT, 0600);
 	_exit(2);
 }
 
@@ -546,6 +546,22 @@ static void child_i386(const void *arg)
 	rep->ret[0] = (int)ret;
 }
 
+/* a SIGSYS that seccomp did not raise names no call */
+static void child_sigsys_sent(const void *arg)
+{
+	(void)arg;
+	raise(SIGSYS);
+}
+
+static void test_sigsys_sent(void)
+{
+	struct check c;
+
+	check_start(&c, "confine/sigsys-not-from-seccomp");
+	expect_refused(&c, child_run(child_sigsys_sent, NULL), CONFINE_NR_UNKNOWN);
+	check_end(&c);
+}
+
 static void test_serve_arch(void)
 {
 	struct outcome o = child_run(child_i386, NULL);
@@ -685,6 +701,21 @@ static void child_landlock(const void *arg)
 	rep->err[3] = read_errno(f->in);
 }
 
+/* a file, not a directory: file rights only (directory ones are EINVAL) */
+static void child_landlock_file(const void *arg)
+{
+	const struct ll_files *f = arg;
+	const char *paths[] = { f->in, NULL };
+	int rc;
+
+	if ((rc = confine_landlock_paths(paths)) < 0) {
+		rep->ret[3] = rc;
+		_exit(11);
+	}
+	rep->err[0] = read_errno(f->in);
+	rep->err[1] = read_errno(f->out);
+}
+
 static void test_landlock(void)
 {
 	struct ll_files f;
@@ -720,6 +751,14 @@ static void test_landlock(void)
 	check_that(&c, rep->err[2] == EACCES, "create inside: %s, want EACCES", strerror(rep->err[2]));
 	check_that(&c, rep->err[3] == EACCES, "inside after none: %s, want EACCES",
 		   strerror(rep->err[3]));
+	check_end(&c);
+
+	check_start(&c, "confine/landlock-file");
+	o = child_run(child_landlock_file, &f);
+	expect_exit0(&c, o);
+	check_that(&c, rep->ret[3] == 0, "confine_landlock_paths: %d", rep->ret[3]);
+	check_that(&c, rep->err[0] == 0, "the file: %s, want readable", strerror(rep->err[0]));
+	check_that(&c, rep->err[1] == EACCES, "another: %s, want EACCES", strerror(rep->err[1]));
 	check_end(&c);
 	unlink(f.in);
 	unlink(f.out);
@@ -826,6 +865,7 @@ int main(void)
 	test_serve_chan();
 	test_serve_refused();
 	test_serve_arch();
+	test_sigsys_sent();
 	test_limits();
 	test_landlock();
 	test_order();
