@@ -7,6 +7,7 @@
 #   daemon   -> everything below (lifecycle: start, reload, stop)
 #   control  -> runtime, base      (control socket, /metrics, stats answers)
 #   worker   -> host, kernel, runtime, base   (queue workers)
+#   sandbox  -> host, runtime, base      (plugin sandboxes: confinement)
 #   kernel   -> runtime, base      (kernel registration, ctnetlink)
 #   host     -> runtime, base      (the plugin host: what replay links)
 #   runtime  -> base               (config, plugins, instances, counters)
