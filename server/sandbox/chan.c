@@ -130,8 +130,8 @@ void chan_expect_put(struct chan_expect *w, const struct cth_expect *e)
 	}
 }
 
-/* w is the worker's own copy: the name is cut to the host's limit, and
- * a name that long is refused there (PKT_EXPECT_FN_MAX). */
+/* w is the worker's own copy: the name is cut one byte past the host's
+ * limit, and a name that long is refused there (PKT_EXPECT_FN_MAX). */
 void chan_expect_get(struct chan_expect *w, struct cth_expect *out)
 {
 	w->fn[sizeof(w->fn) - 1] = '\0';

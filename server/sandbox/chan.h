@@ -76,11 +76,13 @@ struct chan_rec {
 	uint16_t len;           /* body bytes after this header */
 };
 
-/* struct cth_expect without its pointer: the function name inline. */
+/* struct cth_expect without its pointer: the function name inline, one
+ * byte longer than the host takes, so that a name it refuses in process
+ * still arrives too long and is refused, not cut to one it takes. */
 struct chan_expect {
 	struct cth_expect e;    /* e.fn: ignored, NULL on the way out */
 	uint8_t has_fn;
-	char fn[PKT_EXPECT_FN_MAX];
+	char fn[PKT_EXPECT_FN_MAX + 1];
 };
 
 /* What a sandbox needs to run its instance (written once, before it

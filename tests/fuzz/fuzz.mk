@@ -118,3 +118,6 @@ $(FUZZ_KIT:%=$(B)/fuzz/fuzz_kit_%): $(B)/fuzz/fuzz_kit_%: sdk/examples/%/$$*-fuz
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iplugtest $(LDFLAGS) -o $@ $(filter %.c,$^) \
 	  $(PKG_LIBS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iplugtest -MM -MP -MT $@ -MF $@.d $(filter %.c,$^)
+# The worker's check of a sandbox's turn (server/sandbox/chan_check.c) on
+# the host's functions: the input is what the sandbox writes back.
+FUZZ_SRC_fuzz_chan := $(FUZZ_HOST_SRC) server/sandbox/chan_check.c server/sandbox/chan.c
