@@ -35,7 +35,7 @@ fi
 
 # a real build with BIND_NOW of one of each kind (the commands above show
 # every link takes LDFLAGS): every ELF it makes carries it
-if make -s -j2 B="$B" LDFLAGS=-Wl,-z,now "$B"/cthelperd "$B"/plugins/ftp.so \
+if make -s -j2 B="$B" LDFLAGS=-Wl,-z,now "$B"/cthelperd "$B"/cthelperd-sandbox "$B"/plugins/ftp.so \
 	"$B"/tests/test_log "$B"/tests/bad/good.so >"$B.log" 2>&1; then
 	bad="" n=0
 	while read -r f; do
@@ -43,7 +43,7 @@ if make -s -j2 B="$B" LDFLAGS=-Wl,-z,now "$B"/cthelperd "$B"/plugins/ftp.so \
 		readelf -d "$f" 2>/dev/null | grep -qE 'BIND_NOW|Flags:.*NOW' || bad="$bad ${f#"$B"/}"
 	done < <(find "$B" -type f \( -name '*.so' -o -perm -u+x \) ! -name '*.d' \
 		-exec sh -c 'head -c 4 "$1" | grep -q ELF' _ {} \; -print)
-	[ "$n" -ge 4 ] || bad="$bad (only $n ELF files built)"
+	[ "$n" -ge 5 ] || bad="$bad (only $n ELF files built)"
 	[ -z "$bad" ] && echo "PASS buildflags/bind-now-everywhere ($n ELF files)" ||
 		fail bind-now-everywhere "no BIND_NOW in:$bad"
 else
