@@ -278,6 +278,10 @@ static int hostile_forkbomb(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			break;
 		}
 		if (pid == 0) {
+			/* the bomb is about processes: a child holding the
+			 * daemon's queue sockets would keep a restarted
+			 * daemon from binding them (seen in the open mode) */
+			close_range(3, ~0u, 0);
 			alarm(20);
 			for (;;)
 				pause();
