@@ -704,7 +704,8 @@ static int hostile_segv(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	(void)ctx;
 	(void)pkt;
 	(void)args;
-	*p = 1;
+	/* a volatile store: a plain one to memory nobody reads was dropped */
+	*(volatile int *)p = 1;
 	snprintf(why, len, "a write to NULL returned");
 	return 0;
 }
@@ -772,7 +773,7 @@ static int hostile_memory(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	{
 		char *volatile q = NULL;
 
-		*q = 1;
+		*(volatile char *)q = 1;
 	}
 	snprintf(why, len, "%zu MiB, then a write to NULL returned", mib);
 	return 0;

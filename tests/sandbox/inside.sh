@@ -583,12 +583,13 @@ for g in "${GROUPS_OF[@]}"; do
 		for s in "${specs[@]}"; do [[ $s == open-shadow* ]] || kept+=("$s"); done
 		specs=("${kept[@]}")
 	fi
+	n0=${#ATTACKS_RUN[@]}
 	if [ "$OPEN" = 1 ] || [ "${SANDBOX_GROUP:-0}" = 1 ]; then
 		for s in "${specs[@]}"; do run_group "$s"; done
 	else
 		run_group "${specs[@]}"
 	fi
-	say "groups done at $((SECONDS - T0)) s"
+	[ "${#ATTACKS_RUN[@]}" = "$n0" ] || say "group done at $((SECONDS - T0)) s"
 done
 
 # ------------------------------------------------------------ the table
@@ -601,4 +602,7 @@ for name in "${ATTACKS_RUN[@]}"; do
 done
 echo
 say "$S took $((SECONDS - T0)) s inside the VM; logs in ${VM_HOST_RESULTS:-${VM_RESULTS:-$W}}/logs"
+for name in "${ATTACKS_RUN[@]}"; do
+	case ${RESULT[$name]} in real|contained) ;; *) exit 1 ;; esac
+done
 exit 0
