@@ -92,6 +92,14 @@ $(B)/tests/plugins/%.so: tests/host/%.c
 	$(call deps_of,$(PLUGIN_CFLAGS))
 	$(PLUGIN_PERMS)
 unit: $(B)/tests/plugins/probe.so
+# The hostile plugin of the sandbox suite (tests/sandbox/README.md): the
+# same directory, so one plugin_dir serves both test plugins.
+$(B)/tests/plugins/%.so: tests/sandbox/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -shared $(LDFLAGS) -o $@ $<
+	$(call deps_of,$(PLUGIN_CFLAGS))
+	$(PLUGIN_PERMS)
+unit: $(B)/tests/plugins/hostile.so
 
 # ftp.so as a rebuild that reports another version: tests/ops replaces the
 # installed one with it and reloads.
