@@ -171,6 +171,10 @@ int sandbox_run(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
 	rc = sandbox_turns(sb, c, st, &why);
 	if (rc == 0)
 		rc = chan_check_done(&sb->chk, sb->shm, c, kpriv, klen, st, &why);
+	/* it serves: the next death starts the backoff over (a crash loop
+	 * is one that never gets this far) */
+	if (rc >= 0)
+		sb->backoff_ms = SANDBOX_BACKOFF_FIRST_MS;
 	if (rc < 0) {
 		enum sandbox_end how = rc == -ETIMEDOUT ? SANDBOX_END_TIMEOUT :
 				       rc == -EPIPE ? SANDBOX_END_DIED : SANDBOX_END_CHANNEL;

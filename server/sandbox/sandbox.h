@@ -28,8 +28,9 @@
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
 
-/* Restart backoff: doubles from the first to the most; a sandbox that
- * lived SANDBOX_BACKOFF_RESET_MS starts over from the first. */
+/* Restart backoff: doubles from the first to the most while sandboxes
+ * die without answering a packet; one that answered a packet, or lived
+ * SANDBOX_BACKOFF_RESET_MS, starts over from the first. */
 #define SANDBOX_BACKOFF_FIRST_MS 100u
 #define SANDBOX_BACKOFF_MAX_MS 30000u
 #define SANDBOX_BACKOFF_RESET_MS 60000u

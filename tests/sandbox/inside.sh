@@ -326,22 +326,58 @@ ftp_bg_ok() {
 
 # ------------------------------------------------------------ the sandbox lines (lead)
 
-# check_sandbox_status ATTACK: `cthelperctl status`, captured for every
-# group in LOGS/status-*.txt.  LEAD: assert the per-helper sandbox lines
-# here (design: "sandbox: pid N" / "sandbox: down (backoff)" /
-# "sandbox: off", the last death reason per ATTACK: seccomp, signal,
-# timeout...).  Lenient for now: without sandbox lines it only says so.
+# check_sandbox_status GROUP: `cthelperctl status`, captured for every
+# group in LOGS/status-*.txt.  Contained: both helpers' sandboxes are up,
+# and the ftp helper's never died (the hostile one's deaths are checked
+# per attack, sandbox_death_check).  FIX collects what is wrong.
 check_sandbox_status() {
-	local attack=$1 file=$LOGS/status-$1.txt lines
+	local group=$1 file=$LOGS/status-$1.txt ftp hostile
 	"$BUILD/cthelperctl" -s "$SOCK" status >"$file" 2>&1
-	# the helper's own lines, not a path that names the word
-	lines=$(grep -iE '(^|[[:space:]])sandbox([: ]|$)' "$file")
-	if [ -z "$lines" ]; then
-		say "$attack: cthelperctl status has no sandbox lines (not checked)"
-		return 0
-	fi
-	say "$attack: status: $(tr '\n' ';' <<<"$lines")"
+	[ "$OPEN" = 1 ] && return 0
+	ftp=$(grep -A1 -E '^  ftp ' "$file" | grep -E '^    sandbox ')
+	hostile=$(grep -A1 -E '^  hostile ' "$file" | grep -E '^    sandbox ')
+	say "$group: status: ftp:${ftp#*sandbox} hostile:${hostile#*sandbox}"
+	[[ $ftp == *"sandbox  up, pid "* ]] || FIX+=("ftp-sandbox-not-up")
+	[[ $ftp != *"last death"* ]] || FIX+=("ftp-sandbox-died")
+	# a sandbox down at this moment (backoff) comes back: PING said so
+	[[ $hostile == *"sandbox  up, pid "* || $hostile == *"sandbox  down, restart in"* ]] ||
+		FIX+=("hostile-sandbox-status:${hostile:-none}")
 	return 0
+}
+
+# What ends the hostile helper's sandbox, per attack (contained mode): the
+# reason the daemon logs ("helper 'hostile': sandbox ended (REASON)").
+# loop is the budget; log-flood ends nothing, or meets the budget on a
+# slow machine (100000 lines formatted: "?" makes the death optional).
+declare -A DEATH=(
+	[open-shadow]="seccomp: refused system call open" [create-file]="seccomp: refused system call open"
+	[fork]="seccomp: refused system call (fork|clone|clone3)" [forkbomb]="seccomp: refused system call (fork|clone|clone3)"
+	[exec]="seccomp: refused system call execve" [connect]="seccomp: refused system call socket"
+	[udp-send]="seccomp: refused system call socket" [nl-ctflush]="seccomp: refused system call socket"
+	[nl-helperdel]="seccomp: refused system call socket" [nl-nftdel]="seccomp: refused system call socket"
+	[fd-sweep]="seccomp: refused system call (sendmsg|sendto|close)"
+	[kill-daemon]="seccomp: refused system call kill" [ptrace]="seccomp: refused system call ptrace"
+	[unshare]="seccomp: refused system call unshare" [setuid0]="seccomp: refused system call setuid"
+	[mprotect-exec]="seccomp: refused system call (mprotect|mmap)"
+	[segv]="signal 11" [abort]="signal 6" [trap]="signal (4|5)" [loop]="timeout"
+	[memory]="signal (11|6)|seccomp" [stack]="signal (11|7)"
+	[log-flood]="?timeout"
+)
+
+# sandbox_death_check NAME BEFORE: the sandbox ended for the attack's
+# reason (lines of LOG after BEFORE), or none for one that ends nothing
+sandbox_death_check() {
+	local name=$1 before=$2 want=${DEATH[$1]:-} got
+	[ "$OPEN" = 1 ] && return 0
+	got=$(tail -n +"$((before + 1))" "$LOG" | sed -n "s/.*helper 'hostile': sandbox ended (\([^)]*\)).*/\1/p" | head -n 1)
+	say "$name: sandbox ended: ${got:-no}"
+	if [ -z "$want" ]; then
+		[ -z "$got" ] || ev+=("sandbox-ended:$got")
+	elif [[ $want == "?"* ]]; then
+		[ -z "$got" ] || [[ $got =~ ${want#\?} ]] || ev+=("sandbox-ended:$got")
+	elif ! [[ $got =~ $want ]]; then
+		ev+=("sandbox-death:${got:-none},want:$want")
+	fi
 }
 
 # ------------------------------------------------------------ one attack
@@ -364,8 +400,9 @@ run_attack() {
 	progress "attack $name"
 	mark_now
 	s0=$(stat_of attack_succeeded)
-	local procs0
+	local procs0 lines0
 	procs0=$(nprocs)
+	lines0=$(wc -l <"$LOG")
 	[[ $DURING == *" $name "* ]] && ftp_bg_start
 	agent_cmd client "udp $SV4 $HOSTILE_PORT ATTACK $name${args:+ $args}"
 	# a returning attack logs its result; give a dying one as long
@@ -390,6 +427,7 @@ run_attack() {
 	if ! ping_served "$PING_MS"; then
 		ev+=("hostile-not-serving")
 	fi
+	sandbox_death_check "$name" "$lines0"
 	s1=$(stat_of attack_succeeded)
 	if [ "$s0" != "?" ] && [ "$s1" != "?" ] && [ "$s1" -gt "$s0" ]; then
 		ev+=("counter:attack_succeeded")
