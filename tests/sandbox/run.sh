@@ -1,7 +1,7 @@
 #!/bin/bash
 # Issue 32: the hostile plugin's attacks against cthelperd in one VM boot
 # (tests/sandbox/inside.sh, tests/sandbox/README.md).  Called by
-# tests/run.sh when the build has cthelperd-sandbox.
+# tests/run.sh.
 #   CTH_BUILD (default build): the build dir, passed into the VM
 #   SANDBOX_OPEN=1: "sandbox = no" for the hostile helper; every attack
 #     must then show its effect (the checks can fail)
