@@ -347,8 +347,10 @@ check_sandbox_status() {
 
 # What ends the hostile helper's sandbox, per attack (contained mode): the
 # reason the daemon logs ("helper 'hostile': sandbox ended (REASON)").
-# loop is the budget; log-flood ends nothing, or meets the budget on a
-# slow machine (100000 lines formatted: "?" makes the death optional).
+# loop is the budget; memory may meet the budget before the limit on a
+# slow machine (qemu TCG: 256 MiB memset 1 MiB at a time); log-flood ends
+# nothing, or meets the budget there (100000 lines formatted: "?" makes
+# the death optional).
 declare -A DEATH=(
 	[open-shadow]="seccomp: refused system call open" [create-file]="seccomp: refused system call open"
 	[fork]="seccomp: refused system call (fork|clone|clone3)" [forkbomb]="seccomp: refused system call (fork|clone|clone3)"
@@ -360,7 +362,7 @@ declare -A DEATH=(
 	[unshare]="seccomp: refused system call unshare" [setuid0]="seccomp: refused system call setuid"
 	[mprotect-exec]="seccomp: refused system call (mprotect|mmap)"
 	[segv]="signal 11" [abort]="signal 6" [trap]="signal (4|5)" [loop]="timeout"
-	[memory]="signal (11|6)|seccomp" [stack]="signal (11|7)"
+	[memory]="signal (11|6)|seccomp|timeout" [stack]="signal (11|7)"
 	[log-flood]="?timeout"
 )
 
@@ -429,7 +431,10 @@ run_attack() {
 	fi
 	sandbox_death_check "$name" "$lines0"
 	s1=$(stat_of attack_succeeded)
-	if [ "$s0" != "?" ] && [ "$s1" != "?" ] && [ "$s1" -gt "$s0" ]; then
+	# the plugin cannot tell whether its log lines got through (the log
+	# check of the group says): its counter means nothing for log-flood
+	if [ "$s0" != "?" ] && [ "$s1" != "?" ] && [ "$s1" -gt "$s0" ] &&
+		{ [ "$OPEN" = 1 ] || [ "$name" != log-flood ]; }; then
 		ev+=("counter:attack_succeeded")
 	fi
 	for f in $files; do rm -f "$f"; done
