@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "pkt4.h"
 #include "base/log.h"
 #include "host/call.h"
 #include "host/keep.h"
@@ -110,60 +111,15 @@ static void cap_line(void *arg, int level, const char *line)
  * PAYLOAD, its view as the worker's, c ready for the channel's calls. */
 static void pkt_make(struct pkt_call *c, uint8_t proto)
 {
-	struct iphdr *ip = (void *)pktbuf;
-	size_t l4 = proto == IPPROTO_TCP ? sizeof(struct tcphdr) : sizeof(struct udphdr);
-	size_t len = sizeof(*ip) + l4 + strlen(PAYLOAD);
-	struct cth_tuple *o, *rp;
-
-	memset(pktbuf, 0, sizeof(pktbuf));
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->ttl = 64;
-	ip->protocol = proto;
-	ip->tot_len = htons((uint16_t)len);
-	inet_pton(AF_INET, "10.0.0.1", &ip->saddr);
-	inet_pton(AF_INET, "10.0.0.2", &ip->daddr);
-	if (proto == IPPROTO_TCP) {
-		struct tcphdr *t = (void *)(pktbuf + sizeof(*ip));
-
-		t->source = htons(40000);
-		t->dest = htons(21);
-		t->doff = 5;
-		t->ack = 1;
-		t->seq = htonl(1000);
-	} else {
-		struct udphdr *u = (void *)(pktbuf + sizeof(*ip));
-
-		u->source = htons(40000);
-		u->dest = htons(21);
-		u->len = htons((uint16_t)(l4 + strlen(PAYLOAD)));
-	}
-	memcpy(pktbuf + sizeof(*ip) + l4, PAYLOAD, strlen(PAYLOAD));
 	memset(c, 0, sizeof(*c));
 	memset(&rec, 0, sizeof(rec));
+	pkt4_make(pktbuf, sizeof(pktbuf), proto, 21, PAYLOAD, &c->pkt);
 	c->inst = &inst;
 	c->backend = &rec;
 	c->expect_fn = rec_expect;
 	c->expect_ctl_fn = rec_expect_ctl;
 	c->link_fn = rec_link;
 	c->stats = &stats;
-	if (pkt_view_parse(&c->pkt, pktbuf, len, AF_INET) < 0)
-		abort();
-	o = &c->pkt.tuple[CTH_DIR_ORIGINAL];
-	rp = &c->pkt.tuple[CTH_DIR_REPLY];
-	o->family = rp->family = AF_INET;
-	o->proto = rp->proto = proto;
-	o->src.ip = ip->saddr;
-	o->dst.ip = ip->daddr;
-	o->sport = htons(40000);
-	o->dport = htons(21);
-	rp->src.ip = ip->daddr;
-	rp->dst.ip = ip->saddr;
-	rp->sport = o->dport;
-	rp->dport = o->sport;
-	c->pkt.dir = CTH_DIR_ORIGINAL;
-	c->pkt.ctinfo = CTH_CT_ESTABLISHED;
-	c->pkt.ct_id = 7;
 	/* the worker's sandbox_run() sets the host table first */
 	pkt_call_host(c);
 	/* the sandbox's turn starts empty, as serve.c leaves it */

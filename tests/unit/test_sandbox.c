@@ -24,6 +24,7 @@
 
 #include "cfgload.h"
 #include "check.h"
+#include "pkt4.h"
 #include "host/call.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
@@ -72,59 +73,14 @@ static uint64_t now_ms(void)
 static void pkt_make(struct pkt_call *c, const struct instance *in, struct rec *r,
 		     uint8_t proto, uint16_t port, const char *text)
 {
-	struct iphdr *ip = (void *)pktbuf;
-	size_t l4 = proto == IPPROTO_TCP ? sizeof(struct tcphdr) : sizeof(struct udphdr);
-	size_t len = sizeof(*ip) + l4 + strlen(text);
-	struct cth_tuple *o, *rp;
-
-	memset(pktbuf, 0, sizeof(pktbuf));
-	ip->version = 4;
-	ip->ihl = 5;
-	ip->ttl = 64;
-	ip->protocol = proto;
-	ip->tot_len = htons((uint16_t)len);
-	inet_pton(AF_INET, "10.0.0.1", &ip->saddr);
-	inet_pton(AF_INET, "10.0.0.2", &ip->daddr);
-	if (proto == IPPROTO_TCP) {
-		struct tcphdr *t = (void *)(pktbuf + sizeof(*ip));
-
-		t->source = htons(40000);
-		t->dest = htons(port);
-		t->doff = 5;
-		t->ack = 1;
-		t->seq = htonl(1000);
-	} else {
-		struct udphdr *u = (void *)(pktbuf + sizeof(*ip));
-
-		u->source = htons(40000);
-		u->dest = htons(port);
-		u->len = htons((uint16_t)(l4 + strlen(text)));
-	}
-	memcpy(pktbuf + sizeof(*ip) + l4, text, strlen(text));
 	memset(c, 0, sizeof(*c));
 	memset(r, 0, sizeof(*r));
+	pkt4_make(pktbuf, sizeof(pktbuf), proto, port, text, &c->pkt);
 	c->inst = in;
 	c->backend = r;
 	c->expect_fn = rec_expect;
 	c->expect_ctl_fn = rec_expect_ctl;
 	c->stats = &stats;
-	if (pkt_view_parse(&c->pkt, pktbuf, len, AF_INET) < 0)
-		abort();
-	o = &c->pkt.tuple[CTH_DIR_ORIGINAL];
-	rp = &c->pkt.tuple[CTH_DIR_REPLY];
-	o->family = rp->family = AF_INET;
-	o->proto = rp->proto = proto;
-	o->src.ip = ip->saddr;
-	o->dst.ip = ip->daddr;
-	o->sport = htons(40000);
-	o->dport = htons(port);
-	rp->src.ip = ip->daddr;
-	rp->dst.ip = ip->saddr;
-	rp->sport = o->dport;
-	rp->dport = o->sport;
-	c->pkt.dir = CTH_DIR_ORIGINAL;
-	c->pkt.ctinfo = CTH_CT_ESTABLISHED;
-	c->pkt.ct_id = 7;
 }
 
 static struct runtime *rt_make(const char *text)
