@@ -14,6 +14,7 @@
  * answers while the plugin waits.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "host/call.h"
 #include "host/inflight.h"
 #include "host/keep.h"
@@ -40,6 +42,7 @@ struct sbx {
 	struct keep keep;
 	unsigned int n_log;     /* lines of this packet sent */
 	uint32_t log_dropped;
+	bool in_packet;         /* records have somewhere to go */
 };
 
 static struct sbx sbx;
@@ -55,6 +58,7 @@ static int sbx_call(struct sbx *s, uint32_t op, uint32_t how, const struct cth_e
 static void sbx_trace(struct pkt_call *c, const struct pkt_event *ev);
 static void sbx_rec(struct sbx *s, uint16_t type, const void *a, size_t alen,
 		    const void *b, size_t blen);
+static void sbx_log(void *arg, int level, const char *line);
 
 int sbx_serve_main(void)
 {
@@ -62,6 +66,11 @@ int sbx_serve_main(void)
 	char err[256] = "";
 	int rc;
 
+	/* the host code's own warnings (kept bytes evicted, a full in-flight
+	 * set) would be a write() to stderr, which the filter refuses: they
+	 * go to the worker as log lines, nothing else is logged here */
+	log_level_set(0);
+	log_capture_set(sbx_log, &sbx);
 	if (chan_shm_map(SBX_MEM_FD, &sbx.shm) < 0)
 		return 2;
 	close(SBX_MEM_FD);
@@ -187,6 +196,7 @@ static void sbx_packet(struct sbx *s)
 	res->n_refused = 0;
 	s->n_log = 0;
 	s->log_dropped = 0;
+	s->in_packet = true;
 	c.pkt = r->view;
 	c.truncated = r->truncated;
 	c.gso = r->gso;
@@ -207,8 +217,9 @@ static void sbx_packet(struct sbx *s)
 	res->priv_changed = c.priv_changed;
 	res->state_reset = c.state_reset;
 	res->n_refused = c.n_refused;
-	res->log_dropped = s->log_dropped;
 	pkt_call_release(&c);
+	res->log_dropped = s->log_dropped;
+	s->in_packet = false;
 }
 
 static int sbx_expect(struct pkt_call *c, const struct cth_expect *e, unsigned int how)
@@ -302,6 +313,21 @@ static void sbx_trace(struct pkt_call *c, const struct pkt_event *ev)
 		 * calls; kept bytes stay here */
 		break;
 	}
+}
+
+/* A warning of the host code in here, sent as the plugin's log lines are
+ * (within a packet only: at setup the error text says what failed). */
+static void sbx_log(void *arg, int level, const char *line)
+{
+	struct sbx *s = arg;
+	int32_t lv = level;
+
+	if (!s->in_packet || s->n_log >= CHAN_LOG_PER_PACKET) {
+		s->log_dropped++;
+		return;
+	}
+	s->n_log++;
+	sbx_rec(s, CHAN_REC_LOG, &lv, sizeof(lv), line, strnlen(line, CHAN_LOG_MAX - 1));
 }
 
 /* A full area goes to the worker first (a call with nothing to do). */
