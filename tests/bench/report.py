@@ -17,6 +17,7 @@ import collections
 import os
 import statistics
 import sys
+import textwrap
 
 # cthelperd: plugins sandboxed (the default); cthelperd-inproc: sandbox = no
 IMPLS = ["none", "kernel", "conntrackd", "floor", "cthelperd", "cthelperd-inproc",
@@ -260,7 +261,7 @@ def chart(meds, impls, path):
         xs = [i + k * width for i in range(len(shown))]
         ax.bar(xs, ys, width, label=COLNAME[impl])
     ax.set_xticks([i + width * (len(impls) - 1) / 2 for i in range(len(shown))])
-    ax.set_xticklabels([MEASURES[m][0] for m in shown], fontsize=8)
+    ax.set_xticklabels([textwrap.fill(MEASURES[m][0], 24) for m in shown], fontsize=8)
     ax.axhline(1.0, color="grey", linewidth=0.8)
     ax.set_ylabel("relative to the kernel's helper (median)")
     ax.set_title("cthelperd benchmark, one VM run")
