@@ -148,9 +148,10 @@ def where(meds):
     trip = (1 / rr["floor"] - 1 / rr["none"]) / 2 * 1000
     out = ["", "Where the time goes (from the medians above):", "",
            "- one queue trip (the floor's round trip minus no helper's, per packet): %.3f ms" % trip]
-    if rr.get("cthelperd"):
-        out.append("- cthelperd's own cost per queued packet beyond the floor: %.3f ms"
-                   % ((1 / rr["cthelperd"] - 1 / rr["floor"]) / 2 * 1000))
+    for impl in ("cthelperd", "cthelperd-inproc"):
+        if rr.get(impl):
+            out.append("- %s: its own cost per queued packet beyond the floor: %.3f ms"
+                       % (COLNAME[impl], (1 / rr[impl] - 1 / rr["floor"]) / 2 * 1000))
     for impl in ("cthelperd", "cthelperd-inproc", "cthelperd-kmod", "conntrackd"):
         if ftp.get(impl) and ftp.get("kernel") and q.get(impl):
             extra = (1 / ftp[impl] - 1 / ftp["kernel"]) * FTP_PARALLEL * 1000
