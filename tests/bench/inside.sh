@@ -52,6 +52,12 @@
 #               pages they share (libc, the sandbox channels) count once
 #   pss_kib     the sum of Pss over the helper's processes, one or several:
 #               the same measure in every column
+#   sys_daemon_per_rr, sys_sandbox_per_rr  system calls per round trip
+#               (two packets with payload) of the daemon's threads and of
+#               its other processes (spawner, sandboxes), counted by
+#               strace -c over one round-trip run, once per cthelperd
+#               column after the FTP repetitions (strace slows the run:
+#               counts, not speed; logs/strace-IMPL-*.txt list them)
 #   shard{1,2}_* the shard phase (run when the daemon has "shards")
 #
 # Environment: CTH_BUILD (default build), BENCH_REPS (3), BENCH_SECONDS (5:
@@ -330,6 +336,57 @@ ftp_sessions() {
 	fi
 }
 
+# strace_rr IMPL: system calls per round trip of the daemon and of its
+# other processes (the spawner and the sandboxes), one strace -c each,
+# over one round-trip run.
+strace_rr() {
+	local impl=$1 pid out n d=() o=() sd so
+	progress "strace $impl"
+	if ! impl_start "$impl"; then
+		fail "$impl/strace-start" "$START_WHY"
+		impl_stop "$impl"
+		return
+	fi
+	for pid in $(proc_tree "$HPID"); do
+		if [ "$pid" = "$HPID" ]; then d+=(-p "$pid"); else o+=(-p "$pid"); fi
+	done
+	# -f: every thread of an attached process (the queue workers)
+	strace -c -f -o "$LOGS/strace-$impl-daemon.txt" "${d[@]}" 2>>"$LOGS/strace-$impl.err" &
+	sd=$!
+	so=
+	if [ ${#o[@]} -gt 0 ]; then
+		strace -c -f -o "$LOGS/strace-$impl-others.txt" "${o[@]}" 2>>"$LOGS/strace-$impl.err" &
+		so=$!
+	fi
+	nap 2
+	out=$(timeout $((SECS + 40)) nsenter --net="/run/netns/$TOPO_CL_NS" \
+		"$LOAD" rr "$LOAD4" 21 "$SECS" 2>>"$LOGS/load-$impl.err")
+	# SIGTERM: strace detaches and writes its summary (SIGINT may be
+	# ignored by a background job of a shell without job control)
+	kill -TERM $sd $so 2>/dev/null
+	wait $sd $so 2>/dev/null
+	impl_stop "$impl"
+	if ! [[ $out =~ ^rr\ ([0-9]+)\  ]] || [ "${BASH_REMATCH[1]}" -eq 0 ]; then
+		fail "$impl/strace" "no round trips: ${out:-nothing}"
+		return
+	fi
+	n=${BASH_REMATCH[1]}
+	raw sys_daemon_per_rr "$impl" 1 "$(strace_per "$LOGS/strace-$impl-daemon.txt" "$n")" \
+		"$(strace_top "$LOGS/strace-$impl-daemon.txt" "$n")"
+	[ -n "$so" ] && raw sys_sandbox_per_rr "$impl" 1 "$(strace_per "$LOGS/strace-$impl-others.txt" "$n")" \
+		"$(strace_top "$LOGS/strace-$impl-others.txt" "$n")"
+}
+# strace_per FILE N: the calls of strace -c's summary in FILE per N (its
+# "total" line; columns % time, seconds, usecs/call, calls, errors, name).
+strace_per() {
+	awk -v n="$2" '$NF == "total" { t = $4 } END { printf "%.2f", t / n }' "$1" 2>/dev/null
+}
+# strace_top FILE N: its five most frequent system calls, per N.
+strace_top() {
+	awk -v n="$2" 'NF >= 5 && $4 ~ /^[0-9]+$/ && $NF != "total" { print $4, $NF }' "$1" 2>/dev/null |
+		sort -rn | head -n 5 | awk -v n="$2" '{ printf "%s%s %.2f", (NR > 1 ? ", " : ""), $2, $1 / n }'
+}
+
 # One repetition of the FTP measures for IMPL.
 ftp_rep() {
 	local impl=$1 rep=$2 q0 c0 q1 c1 n
@@ -507,6 +564,12 @@ if want ftp; then
 			ftp_rep "$impl" "$rep"
 		done
 	done
+	# where the sandbox's time goes: its system calls, counted
+	if command -v strace >/dev/null; then
+		for impl in cthelperd cthelperd-inproc; do strace_rr "$impl"; done
+	else
+		say "no system call counts: strace is not installed"
+	fi
 fi
 if want sip; then
 	topo_firewall sip || fail topology "topo_firewall sip failed"

@@ -42,6 +42,8 @@ MEASURES = collections.OrderedDict([
     ("rss_file_kib", ("  of which file-backed (libraries), KiB", False)),
     ("rss_shmem_kib", ("  of which shared memory (sandbox channels), KiB", False)),
     ("pss_kib", ("helper PSS, all its processes, KiB", False)),
+    ("sys_daemon_per_rr", ("system calls per round trip: the daemon (strace -c)", False)),
+    ("sys_sandbox_per_rr", ("system calls per round trip: spawner + sandboxes", False)),
     ("shard_bulk_mbs", ("2 connections, bulk MB/s total", True)),
     ("shard_rr_per_s", ("2 connections, round trips/s total", True)),
     ("shard_bulk_daemon_cpus", ("bulk: daemon CPU use, CPUs", False)),
@@ -55,7 +57,10 @@ THROUGHPUT = ["bulk_mbs", "rr_per_s", "ftp_sps", "sip_cps"]
 
 
 def read_raw(path):
+    """The values by (measure, implementation), and the notes of the
+    system call counts (their most frequent calls)."""
     data = collections.defaultdict(list)
+    notes = {}
     with open(path) as f:
         for line in f:
             parts = line.rstrip("\n").split("\t")
@@ -65,7 +70,9 @@ def read_raw(path):
                 data[(parts[0], parts[1])].append(float(parts[3]))
             except ValueError:
                 continue
-    return data
+            if parts[0].startswith("sys_") and len(parts) > 4 and parts[4]:
+                notes[(parts[0], parts[1])] = parts[4]
+    return data, notes
 
 
 def fmt(v):
@@ -198,7 +205,7 @@ def where_sandbox(meds):
     return out
 
 
-def markdown(data):
+def markdown(data, notes):
     meds = collections.defaultdict(dict)
     for (m, impl), vals in data.items():
         meds[m][impl] = statistics.median(vals)
@@ -229,6 +236,12 @@ def markdown(data):
                                                      cell(data.get((m, "2q"), [])),
                                                      ratio(meds[m], "2q", "1q")))
     lines += where(meds)
+    calls = [(m, i) for m in ("sys_daemon_per_rr", "sys_sandbox_per_rr")
+             for i in ("cthelperd", "cthelperd-inproc") if (m, i) in notes]
+    if calls:
+        lines += ["", "The most frequent system calls per round trip (strace -c, one run each):", ""]
+        for m, i in calls:
+            lines.append("- %s, %s: %s" % (COLNAME[i], MEASURES[m][0].split(": ")[1], notes[(m, i)]))
     t = targets(meds)
     if t:
         lines += ["", "Targets of issue 17:", "", "| target | measured | goal | |",
@@ -276,11 +289,11 @@ def main():
     if len(sys.argv) != 3:
         sys.stderr.write("usage: report.py RAW.tsv OUTDIR\n")
         return 2
-    data = read_raw(sys.argv[1])
+    data, notes = read_raw(sys.argv[1])
     if not data:
         sys.stderr.write("report.py: no measurements in %s\n" % sys.argv[1])
         return 1
-    text, meds, impls = markdown(data)
+    text, meds, impls = markdown(data, notes)
     os.makedirs(sys.argv[2], exist_ok=True)
     with open(os.path.join(sys.argv[2], "results.md"), "w") as f:
         f.write(text)
