@@ -406,6 +406,9 @@ ftp_rep() {
 		[ $((q1 - q0)) -gt 0 ] &&
 			raw cpu_ms_per_kpkt "$impl" "$rep" "$(awk -v t=$((c1 - c0)) -v p=$((q1 - q0)) 'BEGIN { printf "%.3f", t * 10 * 1000 / p }')" "$((q1 - q0)) packets"
 		n=$(proc_tree "$HPID" | wc -l)
+		# which processes were counted (the sandboxes: one per helper)
+		ps -o pid,ppid,user,rss,args -p "$(proc_tree "$HPID" | paste -sd,)" \
+			>"$LOGS/procs-$impl-$rep.txt" 2>&1
 		raw rss_kib "$impl" "$rep" "$(mem_kib "$HPID" rss)" \
 			"$n process(es), $([ "$n" -eq 1 ] && echo VmRSS || echo 'sum of Pss')"
 		raw rss_anon_kib "$impl" "$rep" "$(mem_kib "$HPID" anon)"
