@@ -267,19 +267,19 @@ cpu_ticks() {
 	done
 	echo "$t"
 }
-# mem_kib PID PART: the memory of PID and its descendants, KiB; PART rss,
-# anon, file or shmem.  One process: VmRSS (RssAnon, RssFile, RssShmem)
-# from status; several: the sum of their Pss (Pss_Anon, Pss_File,
-# Pss_Shmem) from smaps_rollup, each shared page split among its users.
+# mem_kib "PIDS" PART: the memory of a helper's processes (proc_tree's),
+# KiB; PART rss, anon, file or shmem.  One process: VmRSS (RssAnon,
+# RssFile, RssShmem) from status; several: the sum of their Pss (Pss_Anon,
+# Pss_File, Pss_Shmem) from smaps_rollup, each shared page split among its
+# users.
 mem_kib() {
-	local pids f
-	pids=$(proc_tree "$1")
-	if [ "$(wc -l <<<"$pids")" -gt 1 ]; then
-		pss_kib "$pids" "$2"
+	local f
+	if [ "$(wc -w <<<"$1")" -gt 1 ]; then
+		pss_kib "$1" "$2"
 		return
 	fi
 	case $2 in rss) f=VmRSS ;; anon) f=RssAnon ;; file) f=RssFile ;; shmem) f=RssShmem ;; esac
-	awk -v f="$f:" '$1 == f { print $2 }' "/proc/$pids/status" 2>/dev/null
+	awk -v f="$f:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
 }
 # pss_kib "PIDS" PART: the sum of Pss (PART rss) or Pss_Anon, Pss_File,
 # Pss_Shmem over PIDS, KiB.
@@ -389,7 +389,7 @@ strace_top() {
 
 # One repetition of the FTP measures for IMPL.
 ftp_rep() {
-	local impl=$1 rep=$2 q0 c0 q1 c1 n
+	local impl=$1 rep=$2 q0 c0 q1 c1 n pids
 	progress "ftp $impl rep $rep"
 	if ! impl_start "$impl"; then
 		fail "$impl/start/$rep" "$START_WHY"
@@ -405,16 +405,16 @@ ftp_rep() {
 		# ticks are 10 ms (USER_HZ 100)
 		[ $((q1 - q0)) -gt 0 ] &&
 			raw cpu_ms_per_kpkt "$impl" "$rep" "$(awk -v t=$((c1 - c0)) -v p=$((q1 - q0)) 'BEGIN { printf "%.3f", t * 10 * 1000 / p }')" "$((q1 - q0)) packets"
-		n=$(proc_tree "$HPID" | wc -l)
+		pids=$(proc_tree "$HPID")
+		n=$(wc -w <<<"$pids")
 		# which processes were counted (the sandboxes: one per helper)
-		ps -o pid,ppid,user,rss,args -p "$(proc_tree "$HPID" | paste -sd,)" \
-			>"$LOGS/procs-$impl-$rep.txt" 2>&1
-		raw rss_kib "$impl" "$rep" "$(mem_kib "$HPID" rss)" \
+		ps -o pid,ppid,user,rss,args -p "$(paste -sd, <<<"$pids")" >"$LOGS/procs-$impl-$rep.txt" 2>&1
+		raw rss_kib "$impl" "$rep" "$(mem_kib "$pids" rss)" \
 			"$n process(es), $([ "$n" -eq 1 ] && echo VmRSS || echo 'sum of Pss')"
-		raw rss_anon_kib "$impl" "$rep" "$(mem_kib "$HPID" anon)"
-		raw rss_file_kib "$impl" "$rep" "$(mem_kib "$HPID" file)"
-		raw rss_shmem_kib "$impl" "$rep" "$(mem_kib "$HPID" shmem)"
-		raw pss_kib "$impl" "$rep" "$(pss_kib "$(proc_tree "$HPID")" rss)" "$n process(es)"
+		raw rss_anon_kib "$impl" "$rep" "$(mem_kib "$pids" anon)"
+		raw rss_file_kib "$impl" "$rep" "$(mem_kib "$pids" file)"
+		raw rss_shmem_kib "$impl" "$rep" "$(mem_kib "$pids" shmem)"
+		raw pss_kib "$impl" "$rep" "$(pss_kib "$pids" rss)" "$n process(es)"
 	fi
 	[ "$impl" = floor ] || ftp_sessions "$impl" "$rep"
 	impl_stop "$impl"
