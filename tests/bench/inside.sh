@@ -18,11 +18,15 @@
 #   conntrackd  conntrackd's helper mode (tests/e2e/conntrackd-helper.conf)
 #   floor       tests/bench/floor.c on cthelperd's registration: binds the
 #               queue with the daemon's flags and accepts every packet unread
-#   cthelperd   the daemon with four plugins loaded (ftp, sip, rpc, tns)
+#   cthelperd   the daemon with four plugins loaded (ftp, sip, rpc, tns),
+#               each in its sandbox (the default, issue 32)
+#   cthelperd-inproc  the same with "sandbox = no" in every helper section:
+#               the plugins run in the daemon, as before issue 32
 #   cthelperd-kmod  the same on kmod/'s cthelperd_nfnl with payload_only=1
 #               (packets without payload are not queued: where kmod/
 #               differs from the in-tree module); when CTH_KMOD exists
-# SIP calls/s: kernel (nf_conntrack_sip + nf_nat_sip) and cthelperd.
+# SIP calls/s: kernel (nf_conntrack_sip + nf_nat_sip), cthelperd and
+# cthelperd-inproc.
 #
 # Measures (names are report.py's keys):
 #   bulk_mbs    MB/s of one TCP connection to tcp/21 (cthbench-load bulk)
@@ -36,10 +40,24 @@
 #   sip_cps     SIP calls per second (sipp's built-in uac/uas: INVITE with
 #               SDP, 180, 200, ACK, BYE, 200; SIP_PAR calls at a time)
 #   sip_failed  calls that failed
-#   cpu_ms_per_kpkt  CPU time (user + system) of the helper process per
-#               1000 queued packets over its bulk and round-trip runs
-#   rss_kib     the helper process's VmRSS after its runs (rss_anon_kib,
-#               rss_file_kib: its RssAnon and RssFile parts)
+#   cpu_ms_per_kpkt  CPU time (user + system) of the helper's processes
+#               per 1000 queued packets over its bulk and round-trip runs;
+#               the helper's processes: the process started and every
+#               descendant (cthelperd: the daemon, its spawner, the
+#               spawner's sandboxes), found by parent pid in /proc/*/stat
+#   rss_kib     the helper's memory after its runs: one process, its VmRSS
+#               (rss_anon_kib, rss_file_kib, rss_shmem_kib: its RssAnon,
+#               RssFile, RssShmem); several, the sum of their Pss (and of
+#               Pss_Anon, Pss_File, Pss_Shmem) from smaps_rollup, so that
+#               pages they share (libc, the sandbox channels) count once
+#   pss_kib     the sum of Pss over the helper's processes, one or several:
+#               the same measure in every column
+#   sys_daemon_per_rr, sys_sandbox_per_rr  system calls per round trip
+#               (two packets with payload) of the daemon's threads and of
+#               its other processes (spawner, sandboxes), counted by
+#               strace -c over one round-trip run, once per cthelperd
+#               column after the FTP repetitions (strace slows the run:
+#               counts, not speed; logs/strace-IMPL-*.txt list them)
 #   shard{1,2}_* the shard phase (run when the daemon has "shards")
 #
 # Environment: CTH_BUILD (default build), BENCH_REPS (3), BENCH_SECONDS (5:
@@ -78,10 +96,12 @@ fail() { echo "FAIL bench/$1: $2"; }
 
 # ------------------------------------------------------------ helpers' processes
 
-# The daemon's configuration: four plugins, one queue each (the RSS target
-# is "four plugins loaded"); SHARDS > 1 shards the ftp helper.
+# write_cthelperd_conf [SHARDS [SANDBOX]]: the daemon's configuration:
+# four plugins, one queue each (the RSS target is "four plugins loaded");
+# SHARDS > 1 shards the ftp helper; SANDBOX no runs every plugin in the
+# daemon (cthelperd-inproc), yes (the default) each in its sandbox.
 write_cthelperd_conf() {
-	local shards=${1:-1}
+	local shards=${1:-1} sandbox=${2:-yes}
 	cat >"$W/cthelperd.conf" <<EOF
 [server]
 plugin_dir = $BUILD/plugins
@@ -93,21 +113,25 @@ protocol = tcp
 queue = 0
 rule_ports = 21
 $([ "$shards" -gt 1 ] && echo "shards = $shards")
+sandbox = $sandbox
 
 [helper sip]
 plugin = sip
 protocol = both
 queue = 4
+sandbox = $sandbox
 
 [helper rpc]
 plugin = rpc
 protocol = both
 queue = 5
+sandbox = $sandbox
 
 [helper tns]
 plugin = tns
 protocol = tcp
 queue = 6
+sandbox = $sandbox
 EOF
 }
 
@@ -148,6 +172,10 @@ impl_start() {
 		write_cthelperd_conf "${SHARDS:-1}"
 		cth_start "$LOGS/cthelperd-$proto.log" "$W/cthelperd.conf" "$proto" 2 || return 1
 		HPID=$CTH_PID ;;
+	cthelperd-inproc)
+		write_cthelperd_conf 1 no
+		cth_start "$LOGS/cthelperd-inproc-$proto.log" "$W/cthelperd.conf" "$proto" 2 || return 1
+		HPID=$CTH_PID ;;
 	floor)
 		# cthelperd registers the helpers; SIGKILL leaves them enabled
 		# (no clean stop runs), and the floor binds their queue.
@@ -176,7 +204,7 @@ impl_stop() {
 	"$IPT" -t raw -F PREROUTING
 	"$IP6T" -t raw -F PREROUTING
 	case $impl in
-	cthelperd) stop_cthelperd ;;
+	cthelperd | cthelperd-inproc) stop_cthelperd ;;
 	cthelperd-kmod)
 		stop_cthelperd
 		delete_user_helpers "ftp sip rpc tns" "tcp udp" >/dev/null 2>&1
@@ -203,10 +231,67 @@ queue_seq() {
 	awk -v q="$1" '$1 == q { print $8; f = 1 } END { if (!f) print 0 }' \
 		/proc/net/netfilter/nfnetlink_queue 2>/dev/null
 }
-# CPU ticks (utime + stime) of PID.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-# rss_kib PID [FIELD]: VmRSS (or RssAnon, RssFile) of PID, KiB
-rss_kib() { awk -v f="${2:-VmRSS}:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null; }
+# proc_tree PID: PID and every descendant of it, one per line (the
+# sandboxed daemon's spawner is its child, the sandboxes the spawner's;
+# the sandboxes are in sessions of their own: the process group misses them).
+proc_tree() {
+	local f line pid
+	local -a st
+	local -A kids=()
+	for f in /proc/[0-9]*/stat; do
+		{ read -r line <"$f"; } 2>/dev/null || continue
+		# "pid (comm) state ppid ...": comm may hold spaces and parentheses
+		pid=${line%% *}
+		read -r -a st <<<"${line##*) }"
+		kids[${st[1]}]+=" $pid"
+	done
+	local -a todo=("$1")
+	while [ ${#todo[@]} -gt 0 ]; do
+		pid=${todo[0]}
+		todo=("${todo[@]:1}")
+		[ -d "/proc/$pid" ] || continue
+		echo "$pid"
+		# shellcheck disable=SC2206  # pids: words wanted
+		todo+=(${kids[$pid]:-})
+	done
+}
+# CPU ticks (utime + stime) of PID and its descendants (those alive now).
+cpu_ticks() {
+	local pid t=0 line
+	local -a st
+	for pid in $(proc_tree "$1"); do
+		{ read -r line <"/proc/$pid/stat"; } 2>/dev/null || continue
+		read -r -a st <<<"${line##*) }"
+		# utime, stime: fields 14 and 15, 12th and 13th after "(comm)"
+		t=$((t + st[11] + st[12]))
+	done
+	echo "$t"
+}
+# mem_kib "PIDS" PART: the memory of a helper's processes (proc_tree's),
+# KiB; PART rss, anon, file or shmem.  One process: VmRSS (RssAnon,
+# RssFile, RssShmem) from status; several: the sum of their Pss (Pss_Anon,
+# Pss_File, Pss_Shmem) from smaps_rollup, each shared page split among its
+# users.
+mem_kib() {
+	local f
+	if [ "$(wc -w <<<"$1")" -gt 1 ]; then
+		pss_kib "$1" "$2"
+		return
+	fi
+	case $2 in rss) f=VmRSS ;; anon) f=RssAnon ;; file) f=RssFile ;; shmem) f=RssShmem ;; esac
+	awk -v f="$f:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+# pss_kib "PIDS" PART: the sum of Pss (PART rss) or Pss_Anon, Pss_File,
+# Pss_Shmem over PIDS, KiB.
+pss_kib() {
+	local pid f sum=0 v
+	case $2 in rss) f=Pss ;; anon) f=Pss_Anon ;; file) f=Pss_File ;; shmem) f=Pss_Shmem ;; esac
+	for pid in $1; do
+		v=$(awk -v f="$f:" '$1 == f { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null)
+		sum=$((sum + ${v:-0}))
+	done
+	echo "$sum"
+}
 
 # load MODE IMPL REP: one cthbench-load run; the value, or a FAIL line.
 load_run() {
@@ -251,9 +336,60 @@ ftp_sessions() {
 	fi
 }
 
+# strace_rr IMPL: system calls per round trip of the daemon and of its
+# other processes (the spawner and the sandboxes), one strace -c each,
+# over one round-trip run.
+strace_rr() {
+	local impl=$1 pid out n d=() o=() sd so
+	progress "strace $impl"
+	if ! impl_start "$impl"; then
+		fail "$impl/strace-start" "$START_WHY"
+		impl_stop "$impl"
+		return
+	fi
+	for pid in $(proc_tree "$HPID"); do
+		if [ "$pid" = "$HPID" ]; then d+=(-p "$pid"); else o+=(-p "$pid"); fi
+	done
+	# -f: every thread of an attached process (the queue workers)
+	strace -c -f -o "$LOGS/strace-$impl-daemon.txt" "${d[@]}" 2>>"$LOGS/strace-$impl.err" &
+	sd=$!
+	so=
+	if [ ${#o[@]} -gt 0 ]; then
+		strace -c -f -o "$LOGS/strace-$impl-others.txt" "${o[@]}" 2>>"$LOGS/strace-$impl.err" &
+		so=$!
+	fi
+	nap 2
+	out=$(timeout $((SECS + 40)) nsenter --net="/run/netns/$TOPO_CL_NS" \
+		"$LOAD" rr "$LOAD4" 21 "$SECS" 2>>"$LOGS/load-$impl.err")
+	# SIGTERM: strace detaches and writes its summary (SIGINT may be
+	# ignored by a background job of a shell without job control)
+	kill -TERM $sd $so 2>/dev/null
+	wait $sd $so 2>/dev/null
+	impl_stop "$impl"
+	if ! [[ $out =~ ^rr\ ([0-9]+)\  ]] || [ "${BASH_REMATCH[1]}" -eq 0 ]; then
+		fail "$impl/strace" "no round trips: ${out:-nothing}"
+		return
+	fi
+	n=${BASH_REMATCH[1]}
+	raw sys_daemon_per_rr "$impl" 1 "$(strace_per "$LOGS/strace-$impl-daemon.txt" "$n")" \
+		"$(strace_top "$LOGS/strace-$impl-daemon.txt" "$n")"
+	[ -n "$so" ] && raw sys_sandbox_per_rr "$impl" 1 "$(strace_per "$LOGS/strace-$impl-others.txt" "$n")" \
+		"$(strace_top "$LOGS/strace-$impl-others.txt" "$n")"
+}
+# strace_per FILE N: the calls of strace -c's summary in FILE per N (its
+# "total" line; columns % time, seconds, usecs/call, calls, errors, name).
+strace_per() {
+	awk -v n="$2" '$NF == "total" { t = $4 } END { printf "%.2f", t / n }' "$1" 2>/dev/null
+}
+# strace_top FILE N: its five most frequent system calls, per N.
+strace_top() {
+	awk -v n="$2" 'NF >= 5 && $4 ~ /^[0-9]+$/ && $NF != "total" { print $4, $NF }' "$1" 2>/dev/null |
+		sort -rn | head -n 5 | awk -v n="$2" '{ printf "%s%s %.2f", (NR > 1 ? ", " : ""), $2, $1 / n }'
+}
+
 # One repetition of the FTP measures for IMPL.
 ftp_rep() {
-	local impl=$1 rep=$2 q0 c0 q1 c1
+	local impl=$1 rep=$2 q0 c0 q1 c1 n pids
 	progress "ftp $impl rep $rep"
 	if ! impl_start "$impl"; then
 		fail "$impl/start/$rep" "$START_WHY"
@@ -269,9 +405,16 @@ ftp_rep() {
 		# ticks are 10 ms (USER_HZ 100)
 		[ $((q1 - q0)) -gt 0 ] &&
 			raw cpu_ms_per_kpkt "$impl" "$rep" "$(awk -v t=$((c1 - c0)) -v p=$((q1 - q0)) 'BEGIN { printf "%.3f", t * 10 * 1000 / p }')" "$((q1 - q0)) packets"
-		raw rss_kib "$impl" "$rep" "$(rss_kib "$HPID")"
-		raw rss_anon_kib "$impl" "$rep" "$(rss_kib "$HPID" RssAnon)"
-		raw rss_file_kib "$impl" "$rep" "$(rss_kib "$HPID" RssFile)"
+		pids=$(proc_tree "$HPID")
+		n=$(wc -w <<<"$pids")
+		# which processes were counted (the sandboxes: one per helper)
+		ps -o pid,ppid,user,rss,args -p "$(paste -sd, <<<"$pids")" >"$LOGS/procs-$impl-$rep.txt" 2>&1
+		raw rss_kib "$impl" "$rep" "$(mem_kib "$pids" rss)" \
+			"$n process(es), $([ "$n" -eq 1 ] && echo VmRSS || echo 'sum of Pss')"
+		raw rss_anon_kib "$impl" "$rep" "$(mem_kib "$pids" anon)"
+		raw rss_file_kib "$impl" "$rep" "$(mem_kib "$pids" file)"
+		raw rss_shmem_kib "$impl" "$rep" "$(mem_kib "$pids" shmem)"
+		raw pss_kib "$impl" "$rep" "$(pss_kib "$pids" rss)" "$n process(es)"
 	fi
 	[ "$impl" = floor ] || ftp_sessions "$impl" "$rep"
 	impl_stop "$impl"
@@ -325,7 +468,7 @@ load_pair() {
 	printf '%s\n' "${outs[@]}" | awk 'NF == 4 { s += $4; n++ } END { if (n == 2) printf "%.2f", s }'
 }
 
-# shard_cpu MODE SHARDS REP TICKS0 TICKS1 T0_US "CPU-LINE0" "CPU-LINE1":
+# shard_cpu MODE SHARDS REP TICKS0 TICKS1 WALL_US "CPU-LINE0" "CPU-LINE1":
 # the daemon's CPU use and the VM's busy CPUs over a pair run (ticks are
 # 10 ms; /proc/stat's cpu line: user nice system idle iowait irq softirq).
 shard_cpu() {
@@ -333,7 +476,7 @@ shard_cpu() {
 	local -a a b
 	read -r -a a <<<"$7"
 	read -r -a b <<<"$8"
-	wall=$((${EPOCHREALTIME/./} - $6))
+	wall=$6
 	raw "shard_${m}_daemon_cpus" "${shards}q" "$rep" \
 		"$(awk -v t=$(($5 - $4)) -v w="$wall" 'BEGIN { printf "%.2f", t * 10000 / w }')"
 	raw "shard_${m}_busy_cpus" "${shards}q" "$rep" \
@@ -344,7 +487,7 @@ shard_cpu() {
 # One repetition of the shard phase: the ftp helper on 1 queue, then
 # sharded over 2 (order alternating), two connections at once.
 shard_rep() {
-	local shards=$1 rep=$2 v m qa qb ca ta sa sb
+	local shards=$1 rep=$2 v m qa qb ca ta tb sa sb
 	progress "shard $shards rep $rep"
 	if ! SHARDS=$shards impl_start cthelperd; then
 		fail "shard$shards/start/$rep" "$START_WHY"
@@ -358,9 +501,12 @@ shard_rep() {
 		ta=${EPOCHREALTIME/./}
 		v=$(load_pair "$m")
 		read -r -a sb </proc/stat
-		# where the time goes: the daemon's CPU time and all CPUs' busy
-		# time over the runs, in CPUs (2 = both saturated)
-		shard_cpu "$m" "$shards" "$rep" "$ca" "$(cpu_ticks "$HPID")" "$ta" "${sa[*]}" "${sb[*]}"
+		tb=${EPOCHREALTIME/./}
+		# where the time goes: the daemon's CPU time (its spawner and
+		# sandboxes included) and all CPUs' busy time over the runs, in
+		# CPUs (2 = both saturated); the run's wall time ends before
+		# cpu_ticks walks /proc
+		shard_cpu "$m" "$shards" "$rep" "$ca" "$(cpu_ticks "$HPID")" $((tb - ta)) "${sa[*]}" "${sb[*]}"
 		if [ -n "$v" ]; then
 			raw "shard_$([ $m = bulk ] && echo bulk_mbs || echo rr_per_s)" "${shards}q" "$rep" "$v" \
 				"queue 0: $(($(queue_seq 0) - qa)) packets, queue 1: $(($(queue_seq 1) - qb))"
@@ -410,7 +556,7 @@ wait_line "$LOGS/load-server.out" 'listening' 10000 || { fail load-server "did n
 say "kernel $(uname -r), $(nproc) CPUs; $REPS repetitions, ${SECS}s per bulk/round-trip run, ${FTP_SECS}s of FTP sessions"
 
 if want ftp; then
-	FTP_IMPLS=(none kernel conntrackd floor cthelperd)
+	FTP_IMPLS=(none kernel conntrackd floor cthelperd cthelperd-inproc)
 	if [ -f "$KMOD" ]; then
 		FTP_IMPLS+=(cthelperd-kmod)
 	else
@@ -421,11 +567,17 @@ if want ftp; then
 			ftp_rep "$impl" "$rep"
 		done
 	done
+	# where the sandbox's time goes: its system calls, counted
+	if command -v strace >/dev/null; then
+		for impl in cthelperd cthelperd-inproc; do strace_rr "$impl"; done
+	else
+		say "no system call counts: strace is not installed"
+	fi
 fi
 if want sip; then
 	topo_firewall sip || fail topology "topo_firewall sip failed"
 	for rep in $(seq 1 "$REPS"); do
-		for impl in $(order "$rep" kernel cthelperd); do
+		for impl in $(order "$rep" kernel cthelperd cthelperd-inproc); do
 			sip_rep "$impl" "$rep"
 		done
 	done

@@ -6,7 +6,8 @@
 RAW.tsv: MEASURE <tab> IMPL <tab> REP <tab> VALUE [<tab> NOTE], one line
 per measurement.  Writes OUTDIR/results.md (medians, the range of the
 repetitions, ratios of cthelperd to conntrackd, the kernel and the floor,
-and each issue 17 target met or missed by how much) and OUTDIR/results.png
+and of the sandboxed daemon to the in-process one, each issue 17 target
+and issue 32's aim met or missed by how much) and OUTDIR/results.png
 (each throughput measure relative to the kernel's helper), and prints the
 Markdown to stdout.  Only ratios inside one run mean anything: the VM is
 emulated (TCG), and its absolute speed varies from run to run.
@@ -16,10 +17,14 @@ import collections
 import os
 import statistics
 import sys
+import textwrap
 
-IMPLS = ["none", "kernel", "conntrackd", "floor", "cthelperd", "cthelperd-kmod"]
+# cthelperd: plugins sandboxed (the default); cthelperd-inproc: sandbox = no
+IMPLS = ["none", "kernel", "conntrackd", "floor", "cthelperd", "cthelperd-inproc",
+         "cthelperd-kmod"]
 COLNAME = {"none": "no helper", "kernel": "kernel", "conntrackd": "conntrackd",
-           "floor": "floor", "cthelperd": "cthelperd", "cthelperd-kmod": "cthelperd+kmod"}
+           "floor": "floor", "cthelperd": "cthelperd", "cthelperd-inproc": "cthelperd in-process",
+           "cthelperd-kmod": "cthelperd+kmod"}
 # key: (title, higher is better)
 MEASURES = collections.OrderedDict([
     ("bulk_mbs", ("bulk MB/s through a helped connection", True)),
@@ -32,9 +37,13 @@ MEASURES = collections.OrderedDict([
     ("sip_cps", ("SIP calls/s (INVITE+SDP, 200, ACK, BYE)", True)),
     ("sip_failed", ("SIP calls failed (per run)", False)),
     ("cpu_ms_per_kpkt", ("helper CPU ms per 1000 queued packets", False)),
-    ("rss_kib", ("helper RSS, KiB", False)),
+    ("rss_kib", ("helper RSS (several processes: PSS), KiB", False)),
     ("rss_anon_kib", ("  of which anonymous, KiB", False)),
     ("rss_file_kib", ("  of which file-backed (libraries), KiB", False)),
+    ("rss_shmem_kib", ("  of which shared memory (sandbox channels), KiB", False)),
+    ("pss_kib", ("helper PSS, all its processes, KiB", False)),
+    ("sys_daemon_per_rr", ("system calls per round trip: the daemon (strace -c)", False)),
+    ("sys_sandbox_per_rr", ("system calls per round trip: spawner + sandboxes", False)),
     ("shard_bulk_mbs", ("2 connections, bulk MB/s total", True)),
     ("shard_rr_per_s", ("2 connections, round trips/s total", True)),
     ("shard_bulk_daemon_cpus", ("bulk: daemon CPU use, CPUs", False)),
@@ -43,11 +52,15 @@ MEASURES = collections.OrderedDict([
     ("shard_rr_busy_cpus", ("round trips: VM busy CPUs (of 2)", False)),
 ])
 FTP_PARALLEL = 4   # tests/bench/inside.sh FTP_PAR
+SIP_PARALLEL = 8   # tests/bench/inside.sh SIP_PAR
 THROUGHPUT = ["bulk_mbs", "rr_per_s", "ftp_sps", "sip_cps"]
 
 
 def read_raw(path):
+    """The values by (measure, implementation), and the notes of the
+    system call counts (their most frequent calls)."""
     data = collections.defaultdict(list)
+    notes = {}
     with open(path) as f:
         for line in f:
             parts = line.rstrip("\n").split("\t")
@@ -57,7 +70,9 @@ def read_raw(path):
                 data[(parts[0], parts[1])].append(float(parts[3]))
             except ValueError:
                 continue
-    return data
+            if parts[0].startswith("sys_") and len(parts) > 4 and parts[4]:
+                notes[(parts[0], parts[1])] = parts[4]
+    return data, notes
 
 
 def fmt(v):
@@ -114,6 +129,22 @@ def targets(meds):
     return out
 
 
+def aim32(meds):
+    """Issue 32's aim: sandboxed costs at most 10 % of in-process on every
+    measure: throughput at least 0.90×, CPU and memory at most 1.10×."""
+    out = []
+    for m in THROUGHPUT + ["cpu_ms_per_kpkt", "rss_kib", "pss_kib"]:
+        v = meds.get(m, {})
+        if not v.get("cthelperd") or not v.get("cthelperd-inproc"):
+            continue
+        r = v["cthelperd"] / v["cthelperd-inproc"]
+        if MEASURES[m][1]:
+            out.append((MEASURES[m][0], "%.2f×" % r, "≥ 0.90×", r >= 0.9))
+        else:
+            out.append((MEASURES[m][0], "%.2f×" % r, "≤ 1.10×", r <= 1.1))
+    return out
+
+
 def where(meds):
     """Where the time goes: the queue trip's cost, from the round trips
     (two queued packets per exchange: the request and the reply), and
@@ -124,19 +155,57 @@ def where(meds):
     trip = (1 / rr["floor"] - 1 / rr["none"]) / 2 * 1000
     out = ["", "Where the time goes (from the medians above):", "",
            "- one queue trip (the floor's round trip minus no helper's, per packet): %.3f ms" % trip]
-    if rr.get("cthelperd"):
-        out.append("- cthelperd's own cost per queued packet beyond the floor: %.3f ms"
-                   % ((1 / rr["cthelperd"] - 1 / rr["floor"]) / 2 * 1000))
-    for impl in ("cthelperd", "cthelperd-kmod", "conntrackd"):
+    for impl in ("cthelperd", "cthelperd-inproc"):
+        if rr.get(impl):
+            out.append("- %s: its own cost per queued packet beyond the floor: %.3f ms"
+                       % (COLNAME[impl], (1 / rr[impl] - 1 / rr["floor"]) / 2 * 1000))
+    for impl in ("cthelperd", "cthelperd-inproc", "cthelperd-kmod", "conntrackd"):
         if ftp.get(impl) and ftp.get("kernel") and q.get(impl):
             extra = (1 / ftp[impl] - 1 / ftp["kernel"]) * FTP_PARALLEL * 1000
             out.append("- %s: an FTP session takes %.1f ms longer than with the kernel's helper "
                        "(%d sessions at a time); it queues %.1f packets, %.1f ms of queue trips"
                        % (COLNAME[impl], extra, FTP_PARALLEL, q[impl], q[impl] * trip))
+    return out + where_sandbox(meds)
+
+
+def where_sandbox(meds):
+    """What the sandbox adds to the in-process daemon: on the critical path
+    of a round trip (two packets with payload per exchange, each two
+    doorbell turns to its sandbox and back), per FTP session and SIP call,
+    and in CPU per queued packet."""
+    s, i = "cthelperd", "cthelperd-inproc"
+    out = []
+
+    def both(m):
+        v = meds.get(m, {})
+        return (v[s], v[i]) if v.get(s) and v.get(i) else None
+
+    rr = both("rr_per_s")
+    if rr:
+        out.append("- the sandbox, per packet with payload on a round trip's path (sandboxed minus "
+                   "in-process, two such packets per exchange): %.3f ms"
+                   % ((1 / rr[0] - 1 / rr[1]) / 2 * 1000))
+    bulk = both("bulk_mbs")
+    if bulk:
+        out.append("- the sandbox, bulk: throughput %+.1f %% against in-process"
+                   % ((bulk[0] / bulk[1] - 1) * 100))
+    ftp = both("ftp_sps")
+    if ftp:
+        out.append("- the sandbox, per FTP session: %.1f ms longer (%d sessions at a time)"
+                   % ((1 / ftp[0] - 1 / ftp[1]) * FTP_PARALLEL * 1000, FTP_PARALLEL))
+    sip = both("sip_cps")
+    if sip:
+        out.append("- the sandbox, per SIP call: %.1f ms longer (%d calls at a time)"
+                   % ((1 / sip[0] - 1 / sip[1]) * SIP_PARALLEL * 1000, SIP_PARALLEL))
+    cpu = both("cpu_ms_per_kpkt")
+    if cpu:
+        out.append("- the sandbox, CPU per queued packet (the daemon, its spawner and sandboxes "
+                   "against the in-process daemon and its idle spawner): %+.1f µs"
+                   % (cpu[0] - cpu[1]))
     return out
 
 
-def markdown(data):
+def markdown(data, notes):
     meds = collections.defaultdict(dict)
     for (m, impl), vals in data.items():
         meds[m][impl] = statistics.median(vals)
@@ -144,15 +213,18 @@ def markdown(data):
     reps = max((len(v) for v in data.values()), default=0)
     lines = ["# Benchmark results", "",
              "Medians of %d repetitions (range in brackets), one VM run; "
-             "ratios are cthelperd's median over the other's." % reps, ""]
-    head = ["measure"] + [COLNAME[i] for i in impls] + ["÷ conntrackd", "÷ kernel", "÷ floor"]
+             "ratios are cthelperd's median (plugins sandboxed) over the other's; "
+             "sandbox ÷ in-process is cthelperd over cthelperd in-process (sandbox = no)." % reps, ""]
+    head = ["measure"] + [COLNAME[i] for i in impls] + ["÷ conntrackd", "÷ kernel", "÷ floor",
+                                                        "sandbox ÷ in-process"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + " --- |" * len(head))
     for m, (title, _) in MEASURES.items():
         if m.startswith("shard_") or not any((m, i) in data for i in impls):
             continue
         row = [title] + [cell(data.get((m, i), [])) for i in impls]
-        row += [ratio(meds[m], "cthelperd", b) for b in ("conntrackd", "kernel", "floor")]
+        row += [ratio(meds[m], "cthelperd", b)
+                for b in ("conntrackd", "kernel", "floor", "cthelperd-inproc")]
         lines.append("| " + " | ".join(row) + " |")
     shard = [m for m in MEASURES if m.startswith("shard_") and
              any((m, q) in data for q in ("1q", "2q"))]
@@ -164,11 +236,23 @@ def markdown(data):
                                                      cell(data.get((m, "2q"), [])),
                                                      ratio(meds[m], "2q", "1q")))
     lines += where(meds)
+    calls = [(m, i) for m in ("sys_daemon_per_rr", "sys_sandbox_per_rr")
+             for i in ("cthelperd", "cthelperd-inproc") if (m, i) in notes]
+    if calls:
+        lines += ["", "The most frequent system calls per round trip (strace -c, one run each):", ""]
+        for m, i in calls:
+            lines.append("- %s, %s: %s" % (COLNAME[i], MEASURES[m][0].split(": ")[1], notes[(m, i)]))
     t = targets(meds)
     if t:
         lines += ["", "Targets of issue 17:", "", "| target | measured | goal | |",
                   "| --- | --- | --- | --- |"]
         for what, val, goal, ok in t:
+            lines.append("| %s | %s | %s | %s |" % (what, val, goal, "met" if ok else "**missed**"))
+    a = aim32(meds)
+    if a:
+        lines += ["", "Aim of issue 32 (sandboxed within 10 % of in-process):", "",
+                  "| measure | sandbox ÷ in-process | aim | |", "| --- | --- | --- | --- |"]
+        for what, val, goal, ok in a:
             lines.append("| %s | %s | %s | %s |" % (what, val, goal, "met" if ok else "**missed**"))
     return "\n".join(lines) + "\n", meds, impls
 
@@ -191,7 +275,7 @@ def chart(meds, impls, path):
         xs = [i + k * width for i in range(len(shown))]
         ax.bar(xs, ys, width, label=COLNAME[impl])
     ax.set_xticks([i + width * (len(impls) - 1) / 2 for i in range(len(shown))])
-    ax.set_xticklabels([MEASURES[m][0] for m in shown], fontsize=8)
+    ax.set_xticklabels([textwrap.fill(MEASURES[m][0], 24) for m in shown], fontsize=8)
     ax.axhline(1.0, color="grey", linewidth=0.8)
     ax.set_ylabel("relative to the kernel's helper (median)")
     ax.set_title("cthelperd benchmark, one VM run")
@@ -205,11 +289,11 @@ def main():
     if len(sys.argv) != 3:
         sys.stderr.write("usage: report.py RAW.tsv OUTDIR\n")
         return 2
-    data = read_raw(sys.argv[1])
+    data, notes = read_raw(sys.argv[1])
     if not data:
         sys.stderr.write("report.py: no measurements in %s\n" % sys.argv[1])
         return 1
-    text, meds, impls = markdown(data)
+    text, meds, impls = markdown(data, notes)
     os.makedirs(sys.argv[2], exist_ok=True)
     with open(os.path.join(sys.argv[2], "results.md"), "w") as f:
         f.write(text)
