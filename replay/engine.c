@@ -209,8 +209,7 @@ static int rp_help_sandboxed(struct rp_engine *r, struct pkt_call *call, const u
 	rp_report_line(&r->rep, true, "sandbox: %s; the packet gets sandbox_verdict %s",
 		       in->sb_status.reason[0] ? in->sb_status.reason : strerror(-v),
 		       in->sandbox.drop ? "drop" : "accept");
-	pkt_call_release(call);
-	call->has_timeout = call->has_mark = call->detach = false;
+	pkt_call_forget(call);
 	if (priv)
 		memcpy(call->priv, priv, priv_len);
 	return in->sandbox.drop ? CTH_VERDICT_DROP : CTH_VERDICT_ACCEPT;

@@ -480,10 +480,8 @@ static void control_sandbox_get(const struct instance *in, struct instance_sandb
 				uint64_t *now_ms)
 {
 	struct instance_sandbox *s = (struct instance_sandbox *)&in->sb_status;
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	*now_ms = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	*now_ms = (uint64_t)(control_mono() * 1000.0);
 	pthread_mutex_lock(&s->lock);
 	memcpy(out->reason, s->reason, sizeof(out->reason));
 	out->up = s->up;

@@ -148,6 +148,15 @@ const struct cth_host *pkt_call_host(struct pkt_call *c)
 	return &pkt_host;
 }
 
+void pkt_call_forget(struct pkt_call *c)
+{
+	pkt_call_release(c);
+	c->has_timeout = c->has_mark = c->detach = false;
+	c->priv_changed = false;
+	c->n_refused = 0;
+	c->mark_masked = false;
+}
+
 void pkt_call_release(struct pkt_call *c)
 {
 	edit_release(c);

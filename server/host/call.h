@@ -44,6 +44,10 @@ const struct cth_host *pkt_call_host(struct pkt_call *c);
 /* A plugin log line formatted elsewhere (a sandbox's), under the same
  * per-thread rate limit as an in-process plugin's. */
 void pkt_call_log(struct pkt_call *c, int level, const char *line);
+/* Forget what the plugin asked for (edits, timeout, mark, detach, the
+ * state's change, refusals): for a call whose plugin could not answer
+ * (a sandbox that died), which gets the helper's policy instead. */
+void pkt_call_forget(struct pkt_call *c);
 /* Free what the call holds (edits, kept and joined bytes). */
 void pkt_call_release(struct pkt_call *c);
 

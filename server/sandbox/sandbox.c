@@ -57,8 +57,7 @@ static int sandbox_ready_take(struct sandbox *sb, int ms, uint64_t now, struct s
 static bool sandbox_usable(struct sandbox *sb, uint64_t now, struct stats_block *st);
 static void sandbox_post(struct sandbox *sb, const struct pkt_call *c,
 			 const uint8_t *kpriv, size_t klen, uint64_t now);
-static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, struct stats_block *st,
-			 const char **why);
+static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, const char **why);
 static void sandbox_end(struct sandbox *sb, enum sandbox_end how, const char *why,
 			uint64_t now, struct stats_block *st);
 static void sandbox_reason(struct sandbox *sb, enum sandbox_end how, const char *why,
@@ -168,7 +167,7 @@ int sandbox_run(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
 	}
 	pkt_call_host(c);
 	sandbox_post(sb, c, kpriv, klen, now);
-	rc = sandbox_turns(sb, c, st, &why);
+	rc = sandbox_turns(sb, c, &why);
 	if (rc == 0)
 		rc = chan_check_done(&sb->chk, sb->shm, c, kpriv, klen, st, &why);
 	/* it serves: the next death starts the backoff over (a crash loop
@@ -333,14 +332,12 @@ static void sandbox_post(struct sandbox *sb, const struct pkt_call *c,
 }
 
 /* Ring, then answer calls until the result comes, within the budget. */
-static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, struct stats_block *st,
-			 const char **why)
+static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, const char **why)
 {
 	uint64_t deadline = sandbox_now_ms() + c->inst->sandbox.timeout_ms;
 	uint32_t word;
 	int rc;
 
-	(void)st;
 	if ((rc = chan_ring(sb->sock, CHAN_RING_REQ)) < 0)
 		return -EPIPE;
 	for (;;) {

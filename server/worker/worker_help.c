@@ -178,11 +178,7 @@ static int worker_help_sandboxed(struct worker_help *h, struct pkt_call *c,
 
 	if (v >= 0)
 		return v;
-	pkt_call_release(c);
-	c->has_timeout = c->has_mark = c->detach = false;
-	c->priv_changed = false;
-	c->n_refused = 0;
-	c->mark_masked = false;
+	pkt_call_forget(c);
 	wp->has_exp = wp->exp_pinned = wp->exp_unanswered = false;
 	wp->n_later = 0;
 	return c->inst->sandbox.drop ? CTH_VERDICT_DROP : CTH_VERDICT_ACCEPT;
