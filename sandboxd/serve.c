@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One helper's sandbox (server/sandbox/chan.h, docs/security.md).  In this
- * order: confined for loading (limits, landlock to the library paths,
- * seccomp's loading set), the plugin loaded and its init() run, confined
- * for serving (no file system, seccomp's serving set), then packets until
- * the worker's end closes.
+ * order: confined for loading (address space and the other limits,
+ * landlock to the library paths, seccomp's loading set), the plugin
+ * loaded and its init() run, confined for serving (no file system, no
+ * new fd, seccomp's serving set), then packets until the worker's end
+ * closes.
  *
  * The plugin runs through host/call.c as in the daemon: the host
  * functions a plugin can be answered here (edits, kept bytes, marks,
@@ -98,8 +99,10 @@ int sbx_serve_main(void)
 
 /*
  * Confined before any plugin code runs (its constructors included), in
- * confine.h's order: the descriptor limit leaves no fd to open, so the
- * limits come once the plugin is loaded.
+ * confine.h's order: the address space and the other limits first, so a
+ * constructor's or init()'s allocation meets sandbox_memory; the
+ * descriptor limit leaves no fd to open, so it comes once the plugin is
+ * loaded.
  */
 static int sbx_setup(struct sbx *s, struct chan_setup *set, char *err, size_t len)
 {
@@ -111,6 +114,10 @@ static int sbx_setup(struct sbx *s, struct chan_setup *set, char *err, size_t le
 	confine_sigsys_report(&s->shm->sigsys_nr);
 	abi = confine_landlock_abi();
 	s->shm->setup.landlock_abi = abi > 0 ? (uint32_t)abi : 0;
+	if ((rc = confine_limits_load(set->memory)) < 0) {
+		snprintf(err, len, "limits: %s", strerror(-rc));
+		return rc;
+	}
 	if (abi > 0 && (rc = confine_landlock_paths(lib_paths)) < 0) {
 		snprintf(err, len, "landlock: %s", strerror(-rc));
 		return rc;
@@ -122,7 +129,7 @@ static int sbx_setup(struct sbx *s, struct chan_setup *set, char *err, size_t le
 	if ((rc = sbx_load(s, set, err, len)) < 0)
 		return rc;
 	if ((abi > 0 && (rc = confine_landlock_none()) < 0) ||
-	    (rc = confine_limits(set->memory)) < 0 ||
+	    (rc = confine_limits_serve()) < 0 ||
 	    (rc = confine_seccomp(CONFINE_SERVE)) < 0) {
 		snprintf(err, len, "confining for serving: %s", strerror(-rc));
 		return rc;

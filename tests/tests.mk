@@ -100,6 +100,14 @@ $(B)/tests/plugins/%.so: tests/sandbox/%.c
 	$(call deps_of,$(PLUGIN_CFLAGS))
 	$(PLUGIN_PERMS)
 unit: $(B)/tests/plugins/hostile.so
+# The plugin whose constructor allocates (tests/unit/ctoralloc.c): the
+# sandbox's address-space limit before the load (test_confine, test_sandbox).
+$(B)/tests/plugins/ctoralloc.so: tests/unit/ctoralloc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) -shared $(LDFLAGS) -o $@ $<
+	$(call deps_of,$(PLUGIN_CFLAGS))
+	$(PLUGIN_PERMS)
+unit: $(B)/tests/plugins/ctoralloc.so
 
 # ftp.so as a rebuild that reports another version: tests/ops replaces the
 # installed one with it and reloads.

@@ -31,6 +31,7 @@
 struct confine_limit {
 	int resource;
 	rlim_t value;
+	enum confine_phase phase;      /* set by that phase's call */
 };
 
 /*
@@ -40,44 +41,62 @@ struct confine_limit {
  * healthy busy sandbox; a call's time budget is the worker's watchdog.
  * RLIMIT_STACK stays as it is: a write of the whole stack ends at the
  * guard page with SIGSEGV.
+ * CONFINE_LOAD's hold before any plugin code runs: neither dlopen() nor
+ * a plugin's init() forks, writes a file, dumps core, locks memory,
+ * opens a message queue or changes its priority.
  */
 static const struct confine_limit confine_limits_fixed[] = {
 	/* a fork fails even before seccomp refuses it; not enforced for
 	 * root or CAP_SYS_RESOURCE/CAP_SYS_ADMIN (kernel copy_process()):
 	 * the sandbox runs as its own unprivileged user */
-	{ .resource = RLIMIT_NPROC,    .value = 0 },
-	{ .resource = RLIMIT_FSIZE,    .value = 0 },
+	{ .resource = RLIMIT_NPROC,    .value = 0, .phase = CONFINE_LOAD },
+	{ .resource = RLIMIT_FSIZE,    .value = 0, .phase = CONFINE_LOAD },
 	/* no core file holding packet data */
-	{ .resource = RLIMIT_CORE,     .value = 0 },
-	{ .resource = RLIMIT_MEMLOCK,  .value = 0 },
-	{ .resource = RLIMIT_MSGQUEUE, .value = 0 },
-	{ .resource = RLIMIT_NICE,     .value = 0 },
-	{ .resource = RLIMIT_RTPRIO,   .value = 0 },
+	{ .resource = RLIMIT_CORE,     .value = 0, .phase = CONFINE_LOAD },
+	{ .resource = RLIMIT_MEMLOCK,  .value = 0, .phase = CONFINE_LOAD },
+	{ .resource = RLIMIT_MSGQUEUE, .value = 0, .phase = CONFINE_LOAD },
+	{ .resource = RLIMIT_NICE,     .value = 0, .phase = CONFINE_LOAD },
+	{ .resource = RLIMIT_RTPRIO,   .value = 0, .phase = CONFINE_LOAD },
 	/*
 	 * fds 0..4 stay usable (3: the channel socket, 4: the channel
 	 * memfd), and no new one can be made: the kernel refuses an fd
 	 * number >= RLIMIT_NOFILE (EMFILE), whatever call asks for it, so
 	 * this covers calls seccomp might one day let through.  Hence it
-	 * comes after the load: dlopen() and the landlock rulesets open fds.
+	 * is the serving phase's: dlopen() and the landlock rulesets open
+	 * fds.
 	 */
-	{ .resource = RLIMIT_NOFILE,   .value = CONFINE_CHAN_FD + 2 },
+	{ .resource = RLIMIT_NOFILE,   .value = CONFINE_CHAN_FD + 2, .phase = CONFINE_SERVE },
 };
 
+static int confine_limits_phase(enum confine_phase phase);
 static int confine_limit_set(int resource, rlim_t value);
 
-int confine_limits(uint64_t mem_bytes)
+int confine_limits_load(uint64_t mem_bytes)
 {
 	int rc;
 
 	if (mem_bytes == 0)
 		return -EINVAL;
 	/* address space, not RSS: the mapped channel and libc count too,
-	 * and a failed mmap()/brk() is a NULL from malloc(), not a kill */
+	 * and a failed mmap()/brk() is a NULL from malloc(), not a kill;
+	 * before the load, so a constructor's allocation is bounded too */
 	if ((rc = confine_limit_set(RLIMIT_AS, (rlim_t)mem_bytes)) < 0)
 		return rc;
+	return confine_limits_phase(CONFINE_LOAD);
+}
+
+int confine_limits_serve(void)
+{
+	return confine_limits_phase(CONFINE_SERVE);
+}
+
+static int confine_limits_phase(enum confine_phase phase)
+{
 	for (size_t i = 0; i < sizeof(confine_limits_fixed) / sizeof(confine_limits_fixed[0]); i++) {
-		rc = confine_limit_set(confine_limits_fixed[i].resource, confine_limits_fixed[i].value);
-		if (rc < 0)
+		const struct confine_limit *l = &confine_limits_fixed[i];
+		int rc;
+
+		if (l->phase == phase && (rc = confine_limit_set(l->resource, l->value)) < 0)
 			return rc;
 	}
 	return 0;

@@ -8,11 +8,15 @@
  * the ones before still allow):
  *
  *	confine_sigsys_report(&nr)        the handler, before any filter
+ *	confine_limits_load(mem)          address space and the limits
+ *	                                  loading does not need lifted:
+ *	                                  before any plugin code (its
+ *	                                  constructors) runs
  *	confine_landlock_paths(dirs)      read+exec beneath the plugin's dirs
  *	confine_seccomp(CONFINE_LOAD)     what dlopen() needs
- *	dlopen(), dlsym()
+ *	dlopen(), dlsym(), init()
  *	confine_landlock_none()           no file system at all
- *	confine_limits(mem)               NOFILE leaves no free fd: after
+ *	confine_limits_serve()            NOFILE leaves no free fd: after
  *	                                  every step that opens one
  *	confine_seccomp(CONFINE_SERVE)    the channel and memory only
  *
@@ -32,7 +36,11 @@ enum confine_phase { CONFINE_LOAD, CONFINE_SERVE };
 /* stored by the SIGSYS handler when the signal did not come from seccomp */
 #define CONFINE_NR_UNKNOWN UINT32_MAX
 
-int confine_limits(uint64_t mem_bytes);
+/* Resource limits, in two steps (the order above): the address space
+ * (mem_bytes, > 0) and every limit loading does not need lifted; then
+ * the descriptors.  0 or a negative errno. */
+int confine_limits_load(uint64_t mem_bytes);
+int confine_limits_serve(void);
 int confine_landlock_abi(void);
 int confine_landlock_paths(const char *const *paths);
 int confine_landlock_none(void);

@@ -13,7 +13,10 @@
  *                  the channel fd's recvfrom/sendto work, and every other
  *                  call ends the child with CONFINE_EXIT_SYSCALL naming it;
  *   rlimits:       a malloc past the limit is NULL, fork fails (NPROC),
- *                  no new fd (NOFILE), the others read back;
+ *                  an fd can still be opened after the load's limits and
+ *                  none after the serving ones (NOFILE), the others read
+ *                  back; a plugin constructor's allocation past the limit
+ *                  is refused (the limits come before the load);
  *   landlock:      read beneath the given directories only, then nothing;
  *   the order confine.h documents, end to end, with a real plugin.
  *
@@ -66,8 +69,8 @@
 struct report {
 	volatile uint32_t nr;       /* the SIGSYS handler's */
 	volatile int step;          /* how far the child got */
-	volatile int ret[4];
-	volatile int err[4];
+	volatile int ret[6];
+	volatile int err[6];
 	char text[256];
 };
 
@@ -600,9 +603,18 @@ static void child_limits(const void *arg)
 	/* fds 3 and 4 in use, as the sandbox's channel */
 	dup2(1, 3);
 	dup2(1, 4);
-	if ((rc = confine_limits(mem)) < 0) {
+	if ((rc = confine_limits_load(mem)) < 0) {
 		rep->ret[3] = rc;
 		_exit(11);
+	}
+	/* loading opens files: the load's limits leave fds to it */
+	rep->ret[4] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	rep->err[4] = rep->ret[4] < 0 ? errno : 0;
+	if (rep->ret[4] >= 0)
+		close(rep->ret[4]);
+	if ((rc = confine_limits_serve()) < 0) {
+		rep->ret[3] = rc;
+		_exit(12);
 	}
 	rep->step = 1;
 	if (!UNDER_ASAN) {
@@ -647,6 +659,8 @@ static void test_limits(void)
 	}
 	check_that(&c, rep->ret[2] < 0 && rep->err[2] == EAGAIN, "fork: %d (%s), want EAGAIN",
 		   rep->ret[2], strerror(rep->err[2]));
+	check_that(&c, rep->ret[4] >= 0, "open after the load's limits: fd %d (%s), want one",
+		   rep->ret[4], strerror(rep->err[4]));
 	check_that(&c, rep->err[0] == EMFILE, "open with fds 0..4 in use: %s, want EMFILE",
 		   strerror(rep->err[0]));
 	check_that(&c, rep->err[1] == 0, "fd 4 not usable: %s", strerror(rep->err[1]));
@@ -655,6 +669,68 @@ static void test_limits(void)
 	if (UNDER_ASAN)
 		CHECK("confine/limits-memory (skipped under ASan: its shadow memory is address space, "
 		      "no RLIMIT_AS fits it)", true, " ");
+}
+
+/*
+ * A plugin's constructor runs at dlopen(), before anything of the host:
+ * the load's limits come first (confine.h), so its allocation past
+ * sandbox_memory is refused.  ctoralloc's init() says whether its
+ * constructor got CTORALLOC's 32 MiB; 16 MiB is the smallest
+ * sandbox_memory, 256 the default.
+ */
+struct ctor_case {
+	const char *plugin;
+	uint64_t mem;
+};
+
+static void child_ctor(const void *arg)
+{
+	const struct ctor_case *cc = arg;
+	const struct cth_plugin_desc *desc;
+	void *dl;
+
+	if (confine_limits_load(cc->mem) < 0)
+		_exit(10);
+	confine_or_exit(CONFINE_LOAD);
+	rep->step = 1;
+	if (!(dl = dlopen(cc->plugin, RTLD_NOW | RTLD_LOCAL)))
+		_exit(11);
+	if (!(desc = dlsym(dl, CTH_PLUGIN_SYMBOL)) || !desc->init)
+		_exit(12);
+	rep->step = 2;
+	rep->ret[0] = desc->init(NULL, "ctoralloc");
+}
+
+static void test_limits_ctor(void)
+{
+	char plugin[PATH_MAX + 64];
+	struct ctor_case cc = { .plugin = plugin };
+	struct outcome o;
+	struct check c;
+
+	if (UNDER_ASAN) {
+		CHECK("confine/limits-ctor (skipped under ASan: its shadow memory is address space, "
+		      "no RLIMIT_AS fits it)", true, " ");
+		return;
+	}
+	/* beside plugin_dir (absolute: a relative dlopen() calls getcwd) */
+	snprintf(plugin, sizeof(plugin), "%s/../tests/plugins/ctoralloc.so", plugin_dir);
+	check_start(&c, "confine/limits-ctor-refused");
+	cc.mem = 16u << 20;
+	o = child_run(child_ctor, &cc);
+	expect_exit0(&c, o);
+	check_that(&c, rep->step == 2, "the child stopped at step %d", rep->step);
+	check_that(&c, rep->ret[0] == -ENOMEM, "init() after the constructor: %d, want -ENOMEM "
+		   "(its 32 MiB refused under 16)", rep->ret[0]);
+	check_end(&c);
+	check_start(&c, "confine/limits-ctor-within");
+	cc.mem = 256u << 20;
+	o = child_run(child_ctor, &cc);
+	expect_exit0(&c, o);
+	check_that(&c, rep->step == 2, "the child stopped at step %d", rep->step);
+	check_that(&c, rep->ret[0] == 0, "init() after the constructor: %d, want 0 (32 MiB "
+		   "under 256)", rep->ret[0]);
+	check_end(&c);
 }
 
 /* ---- landlock ----------------------------------------------------------- */
@@ -784,6 +860,8 @@ static void child_order(const void *arg)
 	void *dl;
 	int rc;
 
+	if (confine_limits_load(UNDER_ASAN ? UINT64_MAX : 256u << 20) < 0)
+		_exit(14);
 	if ((rc = confine_landlock_paths(paths)) < 0 && rc != -EOPNOTSUPP)
 		_exit(10);
 	confine_or_exit(CONFINE_LOAD);
@@ -796,8 +874,8 @@ static void child_order(const void *arg)
 	if ((rc = confine_landlock_none()) < 0 && rc != -EOPNOTSUPP)
 		_exit(13);
 	rep->step = 3;
-	if (confine_limits(UNDER_ASAN ? UINT64_MAX : 256u << 20) < 0)
-		_exit(14);
+	if (confine_limits_serve() < 0)
+		_exit(16);
 	rep->step = 4;
 	confine_or_exit(CONFINE_SERVE);
 	rep->step = 5;
@@ -867,6 +945,7 @@ int main(void)
 	test_serve_arch();
 	test_sigsys_sent();
 	test_limits();
+	test_limits_ctor();
 	test_landlock();
 	test_order();
 	return check_exit();

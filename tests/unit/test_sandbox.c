@@ -24,6 +24,7 @@
 
 #include "cfgload.h"
 #include "check.h"
+#include "base/log.h"
 #include "pkt4.h"
 #include "host/call.h"
 #include "host/keep.h"
@@ -215,6 +216,65 @@ static void test_host_warning(const struct instance *pr)
 	      "rc %d, up %d, reason '%s'", v, pr->sb_status.up, pr->sb_status.reason);
 }
 
+/* The lines a sandbox's start logs (log_capture_set()). */
+struct seen {
+	char text[2048];
+};
+
+static void seen_add(void *arg, int level, const char *line)
+{
+	struct seen *sn = arg;
+	size_t n = strlen(sn->text);
+
+	(void)level;
+	snprintf(sn->text + n, sizeof(sn->text) - n, "%s\n", line);
+}
+
+/* A runtime of ctoralloc alone with sandbox_memory mb, its sandbox
+ * started and stopped: the start's result, whether it was up, its lines. */
+static int ctor_start(const char *dir, unsigned int mb, bool *up, struct seen *sn)
+{
+	char text[1024];
+	struct runtime *rt;
+	int rc;
+
+	sn->text[0] = '\0';
+	snprintf(text, sizeof(text),
+		 "[server]\nplugin_dir = %s\n"
+		 "[helper ctoralloc]\nplugin = ctoralloc\nqueue = 3\nsandbox_memory = %u\n",
+		 dir, mb);
+	if (!(rt = rt_make(text)))
+		return -EINVAL;
+	log_capture_set(seen_add, sn);
+	rc = sandbox_start_all(rt, &stats);
+	log_capture_set(NULL, NULL);
+	*up = rt->inst[0].sb_status.up;
+	sandbox_stop_all(rt);
+	runtime_free(rt);
+	return rc;
+}
+
+/*
+ * sandbox_memory bounds a plugin's constructors too: ctoralloc's
+ * constructor allocates 32 MiB at the load, and its init() fails when it
+ * did not get them.  Under 16 MiB (the smallest sandbox_memory) the
+ * sandbox does not start, under 64 it does: the address-space limit
+ * comes before the load (server/sandbox/confine.h).
+ */
+static void test_ctor_limit(const char *dir)
+{
+	struct seen sn;
+	bool up = false;
+	int rc;
+
+	rc = ctor_start(dir, 16, &up, &sn);
+	CHECK("sandbox/ctor-limit-refused", rc < 0 && !up && strstr(sn.text, "init") &&
+	      strstr(sn.text, strerror(ENOMEM)), "start %d, up %d, logged '%s'", rc, up, sn.text);
+	rc = ctor_start(dir, 64, &up, &sn);
+	CHECK("sandbox/ctor-limit-within", rc == 0 && up, "start %d, up %d, logged '%s'", rc, up,
+	      sn.text);
+}
+
 static int plugin_copy(const char *dir, const char *b, const char *from, const char *to)
 {
 	char src[1024], dst[1024], cmd[3300];
@@ -243,10 +303,11 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	if (!getcwd(cwd, sizeof(cwd)))
 		return 1;
-	/* ftp.so and the probe test plugin in one plugin_dir of their own */
+	/* ftp.so and the test plugins in one plugin_dir of their own */
 	if (!mkdtemp(dir) || chmod(dir, 0755) < 0 ||
 	    plugin_copy(dir, b, "plugins/ftp.so", "ftp.so") < 0 ||
-	    plugin_copy(dir, b, "tests/plugins/probe.so", "probe.so") < 0) {
+	    plugin_copy(dir, b, "tests/plugins/probe.so", "probe.so") < 0 ||
+	    plugin_copy(dir, b, "tests/plugins/ctoralloc.so", "ctoralloc.so") < 0) {
 		perror("plugin dir");
 		return 1;
 	}
@@ -273,9 +334,11 @@ int main(void)
 	sandbox_stop_all(rt);
 	CHECK("sandbox/stopped", ftp->sb == NULL && !ftp->sb_status.up, "still up");
 	runtime_free(rt);
+	test_ctor_limit(dir);
 	spawn_close();
 	plugin_unlink(dir, "ftp.so");
 	plugin_unlink(dir, "probe.so");
+	plugin_unlink(dir, "ctoralloc.so");
 	rmdir(dir);
 	return check_exit();
 }
