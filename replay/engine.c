@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "host/keep.h"
 #include "replay.h"
@@ -197,22 +198,62 @@ int rp_engine_link_parse(struct rp_engine *r, const char *list)
  * through the same host functions, so the trace shows them as usual; a
  * sandbox that could not answer is a line of its own, and the packet
  * gets the helper's sandbox_verdict, as in the daemon.
+ *
+ * Kept bytes live in the sandbox's table; the replay keeps a copy of it
+ * (r->keep) so that its trace is the in-process one: the copy is joined
+ * before the call, as in process, fed by the sandbox's keep answers
+ * (rp_trace_sandboxed) and done after it, on the clock the sandbox is
+ * given (now), so both tables see the same packets at the same times.
  */
 static int rp_help_sandboxed(struct rp_engine *r, struct pkt_call *call, const uint8_t *priv,
-			     size_t priv_len, const struct rp_frame *f)
+			     size_t priv_len, uint64_t now)
 {
 	const struct instance *in = r->inst;
-	int v = r->sandboxed(in, call, priv, priv ? priv_len : 0, f->ms);
+	int v = r->sandboxed(in, call, priv, priv ? priv_len : 0, now);
 
-	if (v >= 0)
+	if (v >= 0) {
+		if (call->pkt.kept != r->kept_shown)
+			rp_report_line(&r->rep, true, "sandbox: it showed the plugin %zu kept "
+				       "bytes, the replay's copy %zu: its calls are not shown",
+				       call->pkt.kept, r->kept_shown);
+		keep_done(&r->keep, call, v, now);
 		return v;
+	}
 	rp_report_line(&r->rep, true, "sandbox: %s; the packet gets sandbox_verdict %s",
 		       in->sb_status.reason[0] ? in->sb_status.reason : strerror(-v),
 		       in->sandbox.drop ? "drop" : "accept");
+	/* a new sandbox starts with no kept bytes: so does the copy */
+	keep_free(&r->keep);
 	pkt_call_forget(call);
 	if (priv)
 		memcpy(call->priv, priv, priv_len);
 	return in->sandbox.drop ? CTH_VERDICT_DROP : CTH_VERDICT_ACCEPT;
+}
+
+/*
+ * The sandbox's answers to the trace; a keep answered there is copied
+ * here too.  Only while both tables showed the same bytes: else the
+ * offsets are in a view the replay does not hold (c->pkt.payload is its
+ * copy's, payload_len the sandbox's), which rp_help_sandboxed() says.
+ */
+static void rp_trace_sandboxed(struct pkt_call *c, const struct pkt_event *ev)
+{
+	struct rp_engine *r = c->link_backend;   /* rp_help() sets it so */
+
+	if (c->pkt.kept != r->kept_shown)
+		return;
+	if (ev->type == PKT_EV_KEEP && ev->rc == 0)
+		keep_ask(c, ev->off);
+	rp_report_trace(c, ev);
+}
+
+/* The sandbox's clock (sandbox.h: the worker's monotonic milliseconds). */
+static uint64_t rp_clock_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
 /* The plugin's call for one packet with payload; returns the verdict and
@@ -224,7 +265,8 @@ static int rp_help(struct rp_engine *r, const struct rp_frame *f, struct rp_conn
 	bool expected = c->status & CTH_CT_EXPECTED;
 	struct pkt_call call = {
 		.inst = r->inst, .backend = &r->x, .expect_fn = rp_expect_fn,
-		.expect_ctl_fn = rp_expect_ctl_fn, .trace = rp_report_trace,
+		.expect_ctl_fn = rp_expect_ctl_fn,
+		.trace = r->sandboxed ? rp_trace_sandboxed : rp_report_trace,
 		.pkt = *view, .truncated = f->caplen < f->wirelen, .keep = &r->keep,
 		.link_fn = rp_link_fn, .link_backend = r,
 	};
@@ -232,10 +274,11 @@ static int rp_help(struct rp_engine *r, const struct rp_frame *f, struct rp_conn
 	const uint8_t *m;
 	size_t mlen;
 	int verdict;
+	/* replay time is the capture's; a sandbox runs on the clock's */
+	uint64_t now = r->sandboxed ? rp_clock_ms() : f->ms;
 
-	/* a sandboxed plugin's kept bytes are its sandbox's */
-	if (!r->sandboxed)
-		keep_join(&r->keep, &call, f->ms);
+	keep_join(&r->keep, &call, now);
+	r->kept_shown = call.pkt.kept;
 	if (call.pkt.kept)
 		snprintf(kept, sizeof(kept), " kept %zu", call.pkt.kept);
 	if (c->t[0].proto == IPPROTO_TCP)
@@ -250,10 +293,10 @@ static int rp_help(struct rp_engine *r, const struct rp_frame *f, struct rp_conn
 	r->calls++;
 	/* the kernel keeps no private state for an expected connection */
 	if (r->sandboxed) {
-		verdict = rp_help_sandboxed(r, &call, expected ? NULL : c->priv, d->priv_size, f);
+		verdict = rp_help_sandboxed(r, &call, expected ? NULL : c->priv, d->priv_size, now);
 	} else {
 		verdict = pkt_call_run(&call, expected ? NULL : c->priv, d->priv_size);
-		keep_done(&r->keep, &call, verdict, f->ms);
+		keep_done(&r->keep, &call, verdict, now);
 	}
 	if (!expected && pkt_call_priv_differs(&call, c->priv, d->priv_size)) {
 		rp_hex(a, c->priv, d->priv_size);

@@ -421,15 +421,11 @@ static int rp_runtime_build(const struct rp_opts *o, struct runtime **rt)
 static int rp_sandbox_run(const struct instance *inst, struct pkt_call *call,
 			  const uint8_t *priv, size_t priv_len, uint64_t now_ms)
 {
-	struct timespec ts;
-
-	/* replay time is the capture's: the sandbox keeps the clock's, and a
-	 * dead one is started again at once, not after the backoff */
-	(void)now_ms;
+	/* now_ms is the clock's (the engine's copy of the kept bytes runs on
+	 * it too); a dead sandbox is started again at once, not after the
+	 * backoff */
 	sandbox_revive(inst->sb);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return sandbox_run(inst->sb, call, priv, priv_len,
-			   (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u, NULL);
+	return sandbox_run(inst->sb, call, priv, priv_len, now_ms, NULL);
 }
 
 /* The spawner and the plugin's sandbox, as the daemon starts them (as
@@ -517,7 +513,9 @@ static void rp_tool_emit(void *arg, const struct rp_frame *f, const uint8_t *l3,
 }
 
 /* The header names the helper as the run sees it: no path, no version,
- * nothing that differs between two runs of one case. */
+ * nothing that differs between two runs of one case; nor the sandbox_*
+ * keys, which say how the plugin is run, not what it does (a --sandbox
+ * run's trace is the in-process one's). */
 static void rp_header(struct rp_tool *t)
 {
 	const struct instance *in = t->e.inst;
@@ -532,7 +530,9 @@ static void rp_header(struct rp_tool *t)
 				      in->classes[i].name, in->classes[i].max,
 				      in->classes[i].timeout);
 	for (unsigned int i = 0; i < opt->n_opts && o < sizeof(line); i++)
-		o += (size_t)snprintf(line + o, sizeof(line) - o, ", -o %s", opt->opts[i]);
+		if (strncmp(opt->opts[i], "sandbox", 7) != 0)
+			o += (size_t)snprintf(line + o, sizeof(line) - o, ", -o %s",
+					      opt->opts[i]);
 	if (opt->snat && o < sizeof(line))
 		o += (size_t)snprintf(line + o, sizeof(line) - o, ", snat %s", opt->snat);
 	if (opt->dnat && o < sizeof(line))

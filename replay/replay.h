@@ -327,10 +327,14 @@ struct rp_engine {
 	 * captured; a dropped packet is not emitted) */
 	void (*emit)(void *arg, const struct rp_frame *f, const uint8_t *l3, size_t len);
 	void *emit_arg;
-	/* --sandbox (main.c): the plugin's call made in its sandbox instead;
-	 * returns the verdict or a negative errno (sandbox.h sandbox_run()) */
+	/* --sandbox (main.c): the plugin's call made in its sandbox instead,
+	 * at now_ms of the monotonic clock; returns the verdict or a negative
+	 * errno (sandbox.h sandbox_run()) */
 	int (*sandboxed)(const struct instance *inst, struct pkt_call *call,
 			 const uint8_t *priv, size_t priv_len, uint64_t now_ms);
+	/* --sandbox: kept bytes the replay's copy of the sandbox's table
+	 * showed the current call (engine.c rp_help_sandboxed()) */
+	size_t kept_shown;
 	unsigned long frames, not_ip, calls, edits_packets, drops, related, helped;
 	unsigned long wrong, blocked;   /* expected ones delivered wrong; neither */
 	uint8_t buf[RP_FRAME_MAX];

@@ -278,7 +278,8 @@ static void sbx_trace(struct pkt_call *c, const struct pkt_event *ev)
 {
 	struct sbx *s = &sbx;
 	uint32_t v[3];
-	int32_t level;
+	int32_t level, rc;
+	uint64_t off;
 
 	(void)c;
 	switch (ev->type) {
@@ -315,9 +316,16 @@ static void sbx_trace(struct pkt_call *c, const struct pkt_event *ev)
 		sbx_rec(s, CHAN_REC_LOG, &level, sizeof(level), ev->text,
 			strnlen(ev->text, CHAN_LOG_MAX - 1));
 		break;
+	case PKT_EV_KEEP:
+		/* the bytes stay here; the answer is for a trace (the
+		 * replay's), which shows it where the plugin asked */
+		off = ev->off;
+		rc = ev->rc;
+		sbx_rec(s, CHAN_REC_KEEP, &off, sizeof(off), &rc, sizeof(rc));
+		break;
 	default:
 		/* expectations and the link view went to the worker as
-		 * calls; kept bytes stay here */
+		 * calls */
 		break;
 	}
 }

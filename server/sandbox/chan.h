@@ -30,7 +30,7 @@
 #include "runtime/loader.h"
 
 #define CHAN_MAGIC 0x43544853u          /* "CTHS" */
-#define CHAN_VERSION 1u
+#define CHAN_VERSION 2u           /* 2: CHAN_REC_KEEP */
 /* the packet bytes: NFQA_PAYLOAD's most (a 16-bit attribute length) */
 #define CHAN_PKT_MAX 65536u
 /* a plugin's configuration block travels in the packet area at setup */
@@ -69,6 +69,10 @@ enum chan_rec_type {
 	CHAN_REC_DETACH,        /* nothing */
 	CHAN_REC_COUNT,         /* u32 counter, n */
 	CHAN_REC_LOG,           /* i32 level, then the text (no NUL) */
+	/* u64 off, i32 rc: cth_keep() as answered here.  The bytes stay in
+	 * the sandbox's table; the worker only shows it to its call's trace
+	 * (cthelper-replay --sandbox), it does nothing with it. */
+	CHAN_REC_KEEP,
 };
 
 struct chan_rec {

@@ -4,8 +4,9 @@
  * shared memory once, then each recorded host call and each call it
  * waits on done through host/call.c's host functions, which check it as
  * they check an in-process plugin's call, on the worker's own pkt_call
- * (its packet, its backends).  No process here: the fuzz target and the
- * unit tests drive it directly.
+ * (its packet, its backends); a cth_keep() answer, whose bytes stay in
+ * the sandbox, is checked and shown to the call's trace only.  No
+ * process here: the fuzz target and the unit tests drive it directly.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -18,6 +19,7 @@
 static int chan_check_take(struct chan_check *k, const struct chan_shm *shm,
 			   struct pkt_call *c, const char **why);
 static int chan_check_recs(struct chan_check *k, struct pkt_call *c, const char **why);
+static bool chan_check_keep(const struct pkt_call *c, uint64_t off, int32_t rc);
 
 /* Shared memory is read once, into the worker's copy, and only the
  * copy is checked and used: the sandbox may change it meanwhile. */
@@ -53,7 +55,8 @@ static int chan_check_recs(struct chan_check *k, struct pkt_call *c, const char 
 	while (p < end) {
 		struct chan_rec rec;
 		uint32_t v[3];
-		int32_t level;
+		int32_t level, rc;
+		uint64_t off;
 		char line[CHAN_LOG_MAX];
 		size_t n;
 
@@ -111,6 +114,18 @@ static int chan_check_recs(struct chan_check *k, struct pkt_call *c, const char 
 				level = CTH_LOG_DEBUG;
 			pkt_call_log(c, level, line);
 			break;
+		case CHAN_REC_KEEP:
+			if (rec.len != sizeof(off) + sizeof(rc))
+				goto bad;
+			memcpy(&off, p, sizeof(off));
+			memcpy(&rc, p + sizeof(off), sizeof(rc));
+			if (!chan_check_keep(c, off, rc))
+				goto bad;
+			/* shown, nothing done: the kept bytes are the sandbox's */
+			if (c->trace)
+				c->trace(c, &(struct pkt_event){ .type = PKT_EV_KEEP, .rc = rc,
+								 .off = (size_t)off });
+			break;
 		default:
 			goto bad;
 		}
@@ -120,6 +135,25 @@ static int chan_check_recs(struct chan_check *k, struct pkt_call *c, const char 
 bad:
 	*why = "a malformed record";
 	return -EPROTO;
+}
+
+/* An answer call.c's cth_keep() can give on this packet: an error it
+ * has, or bytes kept of a TCP payload that fit the table. */
+static bool chan_check_keep(const struct pkt_call *c, uint64_t off, int32_t rc)
+{
+	switch (rc) {
+	case 0:
+		return c->pkt.tuple[CTH_DIR_ORIGINAL].proto == IPPROTO_TCP &&
+		       off <= c->pkt.payload_len && c->pkt.payload_len - off <= KEEP_BYTES_MAX;
+	case -EOPNOTSUPP:
+	case -EMSGSIZE:
+	case -EINVAL:
+	case -ENOSPC:
+	case -ENOMEM:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* A call the plugin waits for: the records before it first, in order. */

@@ -328,6 +328,9 @@ static void sandbox_post(struct sandbox *sb, const struct pkt_call *c,
 	/* the daemon's addresses are none of the sandbox's business */
 	r->view.data = NULL;
 	r->view.payload = NULL;
+	/* the sandbox's own table says what it keeps (the replay's copy of
+	 * it has joined its bytes here already) */
+	r->view.kept = 0;
 	memcpy(sb->shm->pkt, c->pkt.data, len);
 }
 

@@ -2,7 +2,10 @@
 # Golden replay cases: every tests/replay/cases/PLUGIN/CASE.pcap replayed
 # through $CTH_BUILD's PLUGIN.so with the options of CASE.args, compared
 # with CASE.expect (cthelper-replay --expect), and the packets it writes
-# checked (-w, tcpdump -vv: no bad checksum).  The SDK examples' own
+# checked (-w, tcpdump -vv: no bad checksum); then the same with the
+# plugin in its sandbox (--sandbox, replay-sandbox/...): the same golden
+# file line for line, kept bytes included, and the same packets written.
+# The SDK examples' own
 # cases (sdk/examples/{toydata,udpback}/*.expect) run the same way, also
 # with toydata as built against the ABI 2 SDK (tests/abi2/).
 #
@@ -58,6 +61,31 @@ one_case() {
 	if tcpdump -nn -vv -r "$work/out.pcap" 2>/dev/null | grep -q 'incorrect' &&
 	   ! tcpdump -nn -vv -r "$pcap" 2>/dev/null | grep -q 'incorrect'; then
 		echo "FAIL $name: a written packet has a bad checksum ($work/out.pcap)"
+		return
+	fi
+	echo "PASS $name"
+	sandbox_case "$name" "$so" "$pcap" "$expect" "$work" "$@"
+}
+
+# sandbox_case NAME PLUGIN.so PCAP EXPECT WORK ARGS...: one_case's case
+# as the daemon runs the plugin (docs/security.md).  The sandbox sends
+# its cth_keep() answers back for the trace, so nothing differs from the
+# in-process golden.  A call budget far above the default: a loaded
+# machine must not make a timeout of a slow turn.
+sandbox_case() {
+	local name=replay-sandbox/${1#replay/} so=$2 pcap=$3 expect=$4 work=$5 rc; shift 5
+	"$REPLAY" -q --sandbox -o sandbox_timeout_ms=10000 -w "$work/out-sandbox.pcap" \
+		--expect "$expect" "$@" "$so" "$pcap" >"$work/stdout-sandbox.txt" \
+		2>"$work/stderr-sandbox.txt"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "FAIL $name: exit $rc: $(grep -v "no user" "$work/stderr-sandbox.txt" |
+			head -n 3 | tr '\n' ' ')"
+		return
+	fi
+	if ! cmp -s "$work/out.pcap" "$work/out-sandbox.pcap"; then
+		echo "FAIL $name: the packets written differ from the in-process run's" \
+			"($work/out-sandbox.pcap)"
 		return
 	fi
 	echo "PASS $name"
