@@ -22,10 +22,15 @@
  *  - the mark has only the guard's bits; undeclared counters stay 0;
  *  - the state taken is the daemon's priv_size bytes of what the sandbox
  *    wrote, zeros past them; n_refused stays bounded;
- *  - a plugin log line reaches the log without control characters.
+ *  - a plugin log line reaches the log (or the trace) without control
+ *    characters;
+ *  - a keep answer (CHAN_REC_KEEP) reaches the call's trace only as one
+ *    cth_keep() can give: an error it has, or an offset in a TCP view
+ *    whose rest fits the table; the worker itself never keeps a byte.
  *
  * Input: flags (bit 0 UDP, bit 1 destination NAT, bits 2-3 calls before
- * the result, bit 4 truncated, bit 5 an expected connection), priv_size
+ * the result, bit 4 truncated, bit 5 an expected connection, bit 6 a
+ * trace on the call, as cthelper-replay --sandbox sets), priv_size
  * (mod CTH_PRIV_MAX + 1), the guard's mark mask (32 bits), then per turn:
  *   mode (bit 0: rec_used from the input, 32 bits, else the records'
  *   length; bit 1: the expectation's family, protocol and addresses set
@@ -67,7 +72,7 @@ static struct chan_check fzc_chk;
 /* The connection, for the backends' checks. */
 static struct fzc_state {
 	const struct pkt_call *c;
-	unsigned int n_exp, n_ctl;
+	unsigned int n_exp, n_ctl, n_keep;
 	/* the function name as the sandbox wrote it this turn */
 	char fn[sizeof(((struct chan_expect *)0)->fn)];
 } fzc;
@@ -139,6 +144,29 @@ static int fzc_link(struct pkt_call *c, struct cth_link *link)
 	FZ_CHECK(c == fzc.c);
 	link->in_ifindex = 2;
 	return 0;
+}
+
+/* What the call's trace is shown (with flags bit 6). */
+static void fzc_trace(struct pkt_call *c, const struct pkt_event *ev)
+{
+	FZ_CHECK(c == fzc.c);
+	if (ev->type == PKT_EV_LOG) {
+		for (const char *p = ev->text; *p; p++)
+			FZ_ASSERT((unsigned char)*p >= 0x20 && *p != 0x7f,
+				  "control byte 0x%02x in a traced line", (unsigned char)*p);
+		return;
+	}
+	if (ev->type != PKT_EV_KEEP)
+		return;
+	fzc.n_keep++;
+	if (ev->rc != 0) {
+		FZ_ASSERT(ev->rc == -EOPNOTSUPP || ev->rc == -EMSGSIZE || ev->rc == -EINVAL ||
+			  ev->rc == -ENOSPC || ev->rc == -ENOMEM, "keep answer %d", ev->rc);
+		return;
+	}
+	FZ_CHECK(c->pkt.tuple[CTH_DIR_ORIGINAL].proto == IPPROTO_TCP);
+	FZ_ASSERT(ev->off <= c->pkt.payload_len && c->pkt.payload_len - ev->off <= KEEP_BYTES_MAX,
+		  "kept from %zu of a %zu-byte view", ev->off, c->pkt.payload_len);
 }
 
 /* Whatever a plugin logs, the operator's log gets no control bytes. */
@@ -307,6 +335,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.truncated = flags & 16;
 	if (flags & 32)
 		c.pkt.ct_status |= CTH_CT_EXPECTED;
+	if (flags & 64)
+		c.trace = fzc_trace;
 	pkt_call_host(&c);
 
 	for (unsigned int t = 0; t <= calls && rc >= 0; t++) {
@@ -336,6 +366,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned int k = FZC_COUNTERS; k < CTH_COUNTER_MAX; k++)
 		FZ_ASSERT(atomic_load(&fzc_stats.pc[0][k]) == 0, "undeclared counter %u", k);
 	FZ_CHECK(c.pkt.kept <= KEEP_BYTES_MAX);
+	/* the kept bytes are the sandbox's: shown, never taken */
+	FZ_ASSERT(!c.keep_copy && c.keep_len == 0, "the worker kept %zu bytes", c.keep_len);
 	if (rc >= 0) {
 		size_t n = fzc_desc.priv_size;
 
@@ -345,8 +377,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	out = pkt_call_mangled(&c, &olen);
 	if (fz_verbose)
-		fprintf(stderr, "expectations %u, expect_ctl %u, refused %u, packet %zu -> %zu\n",
-			fzc.n_exp, fzc.n_ctl, c.n_refused, len, out ? olen : len);
+		fprintf(stderr, "expectations %u, expect_ctl %u, keeps shown %u, refused %u, "
+			"packet %zu -> %zu\n", fzc.n_exp, fzc.n_ctl, fzc.n_keep, c.n_refused, len,
+			out ? olen : len);
 	if (out) {
 		FZ_CHECK(!c.truncated);
 		FZ_ASSERT(olen <= PKT_OUT_MAX, "result of %zu bytes", olen);

@@ -15,10 +15,10 @@ import struct
 
 from mkseeds import write
 
-F_UDP, F_NAT, F_TRUNCATED, F_EXPECTED = 1, 2, 16, 32
+F_UDP, F_NAT, F_TRUNCATED, F_EXPECTED, F_TRACE = 1, 2, 16, 32, 64
 M_RAW_USED, M_FIX_EXP, M_KEPT32 = 1, 2, 4
 OP_EXPECT, OP_EXPECT_CTL, OP_LINK, OP_FLUSH = 1, 2, 3, 4
-R_MANGLE, R_TIMEOUT, R_MARK, R_DETACH, R_COUNT, R_LOG = 1, 2, 3, 4, 5, 6
+R_MANGLE, R_TIMEOUT, R_MARK, R_DETACH, R_COUNT, R_LOG, R_KEEP = 1, 2, 3, 4, 5, 6, 7
 CTL_FLUSH, CTL_REMOVE, CTL_REFRESH = 1, 2, 3
 DROP, ACCEPT = 0, 1
 
@@ -33,6 +33,10 @@ def mangle(off, ln, repl):
 
 def log(level, text):
     return rec(R_LOG, struct.pack("<i", level) + text)
+
+
+def keep(off, rc=0):
+    return rec(R_KEEP, struct.pack("<Qi", off, rc))
 
 
 def turn(recs=b"", verdict=ACCEPT, kept=0, priv=b"", op=0, how=0, exp=None,
@@ -86,6 +90,12 @@ SEEDS = {
     "seed-udp-nat-longer": seed(F_UDP | F_NAT, [turn(mangle(0, 4, b"EPRT |1|"))]),
     "seed-kept": seed(0, [turn(mangle(15, 8, b"10,0,0,9") + mangle(3, 2, b"xx"), kept=10)]),
     "seed-kept-max": seed(0, [turn(mangle(16384, 1, b"Q"), kept=16384, mode=M_KEPT32)]),
+    "seed-keep-traced": seed(F_TRACE, [turn(keep(15) + log(3, b"kept\x1b") +
+                                            keep(1 << 40, -22), kept=10, op=OP_FLUSH),
+                                       turn(keep(0) + keep(3, -28))]),
+    "seed-keep-untraced": seed(0, [turn(keep(4) + rec(R_DETACH))]),
+    "seed-keep-bad": seed(F_TRACE, [turn(keep(23) + keep(0, 5) +
+                                         rec(R_KEEP, b"\0" * 8))]),
     "seed-expected-detach": seed(F_EXPECTED, [turn(rec(R_DETACH))]),
     "seed-truncated": seed(F_TRUNCATED, [turn(mangle(0, 4, b"EPRT"))]),
     "seed-bad-type": seed(0, [turn(rec(R_DETACH) + rec(99) + rec(R_DETACH))]),

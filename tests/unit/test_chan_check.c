@@ -6,9 +6,10 @@
  * hostile one might, then chan_check_call() / chan_check_done() on a real
  * packet with backends that record what would reach the kernel.
  *
- * Three kinds of check: what an honest sandbox records is done; what
- * breaks the channel's rules is refused with -EPROTO and a reason; what
- * the host refuses an in-process plugin stays refused.
+ * Three kinds of check: what an honest sandbox records is done (a keep
+ * answer: shown to the call's trace, nothing done); what breaks the
+ * channel's rules is refused with -EPROTO and a reason; what the host
+ * refuses an in-process plugin stays refused.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -399,6 +400,82 @@ static void test_kept(void)
 	pkt_call_release(&c);
 }
 
+/* What reached the call's trace (cthelper-replay --sandbox's). */
+struct seen {
+	unsigned int n, n_keep;
+	struct pkt_event last;
+};
+
+static struct seen seen;
+
+static void seen_trace(struct pkt_call *c, const struct pkt_event *ev)
+{
+	(void)c;
+	seen.n++;
+	seen.n_keep += ev->type == PKT_EV_KEEP;
+	seen.last = *ev;
+}
+
+static void keep_put(uint64_t off, int32_t rc)
+{
+	rec_put(CHAN_REC_KEEP, &off, sizeof(off), &rc, sizeof(rc));
+}
+
+/* cth_keep() answered in the sandbox: shown to the trace with its offset
+ * and answer, nothing done (the bytes are the sandbox's), and nothing at
+ * all without a trace (the daemon's worker). */
+static void test_keep_rec(void)
+{
+	struct pkt_call c;
+	const char *why;
+	int rc;
+
+	pkt_make(&c, IPPROTO_TCP);
+	memset(&seen, 0, sizeof(seen));
+	c.trace = seen_trace;
+	shm->res.kept = 10;
+	keep_put(10 + 5, 0);
+	rc = done(&c, &why);
+	CHECK("chan_check/keep-shown", rc == CTH_VERDICT_ACCEPT && seen.n == 1 &&
+	      seen.n_keep == 1 && seen.last.off == 15 && seen.last.rc == 0,
+	      "rc %d (%s), %u events, off %zu rc %d", rc, why ? why : "", seen.n,
+	      seen.last.off, seen.last.rc);
+	CHECK("chan_check/keep-nothing-done", !c.keep_copy && c.keep_len == 0 &&
+	      !pkt_call_mangled(&c, &(size_t){ 0 }) && !c.has_timeout && !c.detach,
+	      "the worker kept %zu bytes", c.keep_len);
+	pkt_call_release(&c);
+
+	/* the whole view kept (offset 0), and the host's refusals as they are */
+	pkt_make(&c, IPPROTO_TCP);
+	memset(&seen, 0, sizeof(seen));
+	c.trace = seen_trace;
+	keep_put(0, 0);
+	keep_put(UINT64_MAX, -EINVAL);
+	keep_put(3, -ENOSPC);
+	keep_put(3, -EMSGSIZE);
+	rc = done(&c, &why);
+	CHECK("chan_check/keep-answers-shown", rc == CTH_VERDICT_ACCEPT && seen.n_keep == 4 &&
+	      seen.last.rc == -EMSGSIZE && seen.last.off == 3, "rc %d (%s), %u keeps", rc,
+	      why ? why : "", seen.n_keep);
+	pkt_call_release(&c);
+
+	/* a UDP packet's cth_keep() is refused in the sandbox too */
+	pkt_make(&c, IPPROTO_UDP);
+	keep_put(0, -EOPNOTSUPP);
+	rc = done(&c, &why);
+	CHECK("chan_check/keep-udp-refusal", rc == CTH_VERDICT_ACCEPT, "rc %d (%s)", rc,
+	      why ? why : "");
+	pkt_call_release(&c);
+
+	/* no trace: the daemon's worker checks it and does nothing */
+	pkt_make(&c, IPPROTO_TCP);
+	keep_put(2, 0);
+	rc = done(&c, &why);
+	CHECK("chan_check/keep-no-trace", rc == CTH_VERDICT_ACCEPT && !c.keep_copy,
+	      "rc %d (%s)", rc, why ? why : "");
+	pkt_call_release(&c);
+}
+
 /* ------------------------------------------------------------ malformed */
 
 /* A turn that breaks the channel's rules: -EPROTO, a reason, and the
@@ -407,6 +484,67 @@ static void refused(const char *name, struct pkt_call *c, int rc, const char *wh
 {
 	CHECK(name, rc == -EPROTO && why && *why, "rc %d, why %s", rc, why ? why : "(none)");
 	pkt_call_release(c);
+}
+
+/* cth_keep() answers no host gives: never shown, the sandbox ended. */
+static void keep_refused(const char *name, uint8_t proto, uint32_t kept, uint64_t off,
+			 int32_t krc)
+{
+	struct pkt_call c;
+	const char *why;
+	int rc;
+
+	pkt_make(&c, proto);
+	memset(&seen, 0, sizeof(seen));
+	c.trace = seen_trace;
+	shm->res.kept = kept;
+	keep_put(off, krc);
+	rc = done(&c, &why);
+	CHECK(name, rc == -EPROTO && why && *why && seen.n == 0, "rc %d, why %s, %u shown",
+	      rc, why ? why : "(none)", seen.n);
+	pkt_call_release(&c);
+}
+
+static void test_malformed_keep(void)
+{
+	uint8_t body[16] = { 0 };
+	struct pkt_call c;
+	const char *why;
+	int rc;
+
+	/* the body is u64 off, i32 rc: 12 bytes, no more, no less */
+	pkt_make(&c, IPPROTO_TCP);
+	rec_raw(CHAN_REC_KEEP, 8, body, 8);
+	rc = done(&c, &why);
+	refused("chan_check/bad-keep-short", &c, rc, why);
+	pkt_make(&c, IPPROTO_TCP);
+	rec_raw(CHAN_REC_KEEP, 16, body, 16);
+	rc = done(&c, &why);
+	refused("chan_check/bad-keep-long", &c, rc, why);
+	pkt_make(&c, IPPROTO_TCP);
+	rec_raw(CHAN_REC_KEEP, 0, NULL, 0);
+	rc = done(&c, &why);
+	refused("chan_check/bad-keep-empty", &c, rc, why);
+	/* a length past the area */
+	pkt_make(&c, IPPROTO_TCP);
+	rec_raw(CHAN_REC_KEEP, UINT16_MAX, body, 12);
+	rc = done(&c, &why);
+	refused("chan_check/bad-keep-len-max", &c, rc, why);
+
+	/* kept bytes the view cannot have */
+	keep_refused("chan_check/bad-keep-past-payload", IPPROTO_TCP, 0, strlen(PAYLOAD) + 1, 0);
+	keep_refused("chan_check/bad-keep-past-kept-view", IPPROTO_TCP, 10,
+		     strlen(PAYLOAD) + 11, 0);
+	keep_refused("chan_check/bad-keep-off-max", IPPROTO_TCP, 0, UINT64_MAX, 0);
+	keep_refused("chan_check/bad-keep-off-wraps", IPPROTO_TCP, 0,
+		     UINT64_MAX - strlen(PAYLOAD) + 2, 0);
+	keep_refused("chan_check/bad-keep-udp", IPPROTO_UDP, 0, 0, 0);
+	/* more than the table takes (its answer would be -ENOSPC) */
+	keep_refused("chan_check/bad-keep-too-many", IPPROTO_TCP, KEEP_BYTES_MAX, 0, 0);
+	/* answers cth_keep() never gives */
+	keep_refused("chan_check/bad-keep-rc-positive", IPPROTO_TCP, 0, 0, 5);
+	keep_refused("chan_check/bad-keep-rc-eperm", IPPROTO_TCP, 0, 0, -EPERM);
+	keep_refused("chan_check/bad-keep-rc-min", IPPROTO_TCP, 0, 0, INT32_MIN);
 }
 
 static void test_malformed(void)
@@ -498,6 +636,8 @@ static void test_malformed(void)
 	rec_raw(CHAN_REC_LOG, 2, v, 2);
 	rc = done(&c, &why);
 	refused("chan_check/bad-log-no-level", &c, rc, why);
+
+	test_malformed_keep();
 
 	/* the records before the bad one were done, in order */
 	pkt_make(&c, IPPROTO_TCP);
@@ -787,6 +927,7 @@ int main(void)
 	test_honest();
 	test_honest_calls();
 	test_kept();
+	test_keep_rec();
 	test_malformed();
 	test_host_rules();
 	test_state();
