@@ -26,6 +26,16 @@
 
 #include "confine.h"
 
+/* An ASan build (build-asan: the unit tests, replay-asan): its shadow
+ * memory is address space, and the filters meet its own calls. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CONFINE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CONFINE_ASAN 1
+#endif
+#endif
+
 /* ---- resource limits ---------------------------------------------------- */
 
 struct confine_limit {
@@ -73,16 +83,19 @@ static int confine_limit_set(int resource, rlim_t value);
 
 int confine_limits_load(uint64_t mem_bytes)
 {
-	int rc;
+	int rc = 0;
 
 	if (mem_bytes == 0)
 		return -EINVAL;
 	/* address space, not RSS: the mapped channel and libc count too,
 	 * and a failed mmap()/brk() is a NULL from malloc(), not a kill;
-	 * before the load, so a constructor's allocation is bounded too */
-	if ((rc = confine_limit_set(RLIMIT_AS, (rlim_t)mem_bytes)) < 0)
-		return rc;
-	return confine_limits_phase(CONFINE_LOAD);
+	 * before the load, so a constructor's allocation is bounded too.
+	 * Not in an ASan build: its shadow (terabytes, reserved at start)
+	 * is past any limit, so the load itself would find no room. */
+#ifndef CONFINE_ASAN
+	rc = confine_limit_set(RLIMIT_AS, (rlim_t)mem_bytes);
+#endif
+	return rc < 0 ? rc : confine_limits_phase(CONFINE_LOAD);
 }
 
 int confine_limits_serve(void)
@@ -305,19 +318,11 @@ static const struct confine_rule confine_rules_common[] = {
 };
 
 /*
- * An ASan build (build-asan: the unit tests, replay-asan) asks at every
- * call of a noreturn function (_exit, abort) where the alternate signal
- * stack is: sigaltstack(NULL, &old), a query only.  Measured by
- * test_confine under ASan; a build without it never makes the call.
+ * An ASan build asks at every call of a noreturn function (_exit, abort)
+ * where the alternate signal stack is: sigaltstack(NULL, &old), a query
+ * only.  Measured by test_confine under ASan; a build without it never
+ * makes the call.
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define CONFINE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CONFINE_ASAN 1
-#endif
-#endif
-
 static const struct confine_rule confine_rules_sanitizer[] = {
 #ifdef CONFINE_ASAN
 	CONFINE_ARG(sigaltstack, 0, UINT32_MAX, 0),
