@@ -91,7 +91,7 @@ int sbx_serve_main(void)
 		if (word != CHAN_RING_REQ)
 			return 3;
 		sbx_packet(&sbx);
-		if (chan_ring_told(sbx.shm, SBX_CHAN_FD, CHAN_RING_DONE) < 0)
+		if (chan_ring(SBX_CHAN_FD, CHAN_RING_DONE) < 0)
 			return 0;
 	}
 }
@@ -258,7 +258,7 @@ static int sbx_call(struct sbx *s, uint32_t op, uint32_t how, const struct cth_e
 		res->call.has_exp = 1;
 		chan_expect_put(&res->call.exp, e);
 	}
-	if (chan_ring_told(s->shm, SBX_CHAN_FD, CHAN_RING_CALL) < 0 ||
+	if (chan_ring(SBX_CHAN_FD, CHAN_RING_CALL) < 0 ||
 	    chan_ring_wait(SBX_CHAN_FD, -1, &word) < 0 || word != CHAN_RING_ANSWER)
 		_exit(0);               /* the worker is gone or gave up on us */
 	res->rec_used = 0;

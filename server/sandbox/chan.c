@@ -118,31 +118,6 @@ int chan_ring_take(int fd, uint32_t *word)
 	return n < 0 ? -errno : -EPROTO;
 }
 
-int chan_ring_told(struct chan_shm *shm, int fd, uint32_t word)
-{
-	__atomic_fetch_add(&shm->rung, 1u, __ATOMIC_RELEASE);
-	return chan_ring(fd, word);
-}
-
-uint32_t chan_rung(const struct chan_shm *shm)
-{
-	return __atomic_load_n(&shm->rung, __ATOMIC_ACQUIRE);
-}
-
-bool chan_spin(const struct chan_shm *shm, uint32_t seen)
-{
-	for (unsigned int i = 0; i < CHAN_SPIN; i++) {
-		if (__atomic_load_n(&shm->rung, __ATOMIC_ACQUIRE) != seen)
-			return true;
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#elif defined(__aarch64__)
-		__asm__ __volatile__("yield" ::: "memory");
-#endif
-	}
-	return false;
-}
-
 int chan_rec_put(struct chan_res *res, uint16_t type, const void *a, size_t alen,
 		 const void *b, size_t blen)
 {

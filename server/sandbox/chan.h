@@ -30,7 +30,7 @@
 #include "runtime/loader.h"
 
 #define CHAN_MAGIC 0x43544853u          /* "CTHS" */
-#define CHAN_VERSION 2u
+#define CHAN_VERSION 1u
 /* the packet bytes: NFQA_PAYLOAD's most (a 16-bit attribute length) */
 #define CHAN_PKT_MAX 65536u
 /* a plugin's configuration block travels in the packet area at setup */
@@ -147,10 +147,6 @@ struct chan_shm {
 	 * system call the filter refused; informational, written by the
 	 * dying sandbox */
 	volatile uint32_t sigsys_nr;
-	/* words the sandbox rang, counted just before each send: the worker
-	 * watches it a moment before it sleeps in recv() (chan_spin()); a
-	 * hint, never trusted: the word itself is the socket's */
-	uint32_t rung;
 	struct chan_setup setup;
 	struct chan_req req;
 	struct chan_ans ans;
@@ -174,21 +170,6 @@ int chan_ring_wait(int fd, int ms, uint32_t *word);
  * chan_ring_wait() is a poll() and a recv() (-ETIMEDOUT alike). */
 int chan_ring_timeout_set(int fd, unsigned int ms);
 int chan_ring_take(int fd, uint32_t *word);
-
-/*
- * Sleeping in recv() costs the worker a wake-up per word: it spins on
- * shm->rung first, at most CHAN_SPIN rounds, and is then most often not
- * asleep when the word comes (the sandbox answers within microseconds on
- * an idle CPU).  chan_ring_told() is the sandbox's chan_ring(): rung
- * counted, then the word sent.  chan_spin() says whether rung moved from
- * seen (chan_rung() read before the worker rang).  CHAN_SPIN 0: no spin.
- */
-#ifndef CHAN_SPIN
-#define CHAN_SPIN 2000u
-#endif
-int chan_ring_told(struct chan_shm *shm, int fd, uint32_t word);
-uint32_t chan_rung(const struct chan_shm *shm);
-bool chan_spin(const struct chan_shm *shm, uint32_t seen);
 
 /* Records (sandbox side): append one; -ENOSPC when the area is full. */
 int chan_rec_put(struct chan_res *res, uint16_t type, const void *a, size_t alen,

@@ -346,16 +346,14 @@ static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, const char **wh
 	uint32_t budget = c->inst->sandbox.timeout_ms;
 	uint64_t deadline = sandbox_now_ms() + budget;
 	bool first = sb->rcvtimeo_ms && sb->rcvtimeo_ms == budget;
-	uint32_t word, seen = chan_rung(sb->shm);
+	uint32_t word;
 	int rc;
 
 	if ((rc = chan_ring(sb->sock, CHAN_RING_REQ)) < 0)
 		return -EPIPE;
 	for (;; first = false) {
-		uint64_t now;
+		uint64_t now = sandbox_now_ms();
 
-		chan_spin(sb->shm, seen);
-		now = sandbox_now_ms();
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		if (first)
@@ -374,7 +372,6 @@ static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, const char **wh
 		}
 		if ((rc = chan_check_call(&sb->chk, sb->shm, c, why)) < 0)
 			return rc;
-		seen = chan_rung(sb->shm);
 		if (chan_ring(sb->sock, CHAN_RING_ANSWER) < 0)
 			return -EPIPE;
 	}
