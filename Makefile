@@ -215,6 +215,7 @@ bench: all $(BENCH_BIN)
 # (tests/bench/chanbench.c); the sources are test_sandbox's
 $(B)/bench/cthbench-chan: tests/bench/chanbench.c $(UNIT_SRC_test_sandbox) $(PATHS_STAMP) | $(B)/bench
 	$(CC) $(UNIT_CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
+	$(call deps_of,$(UNIT_CFLAGS))
 .PHONY: bench-chan
 bench-chan: all $(B)/bench/cthbench-chan
 	CTH_BUILD=$(B) $(B)/bench/cthbench-chan
