@@ -211,6 +211,15 @@ $(B)/bench/cthbench-%: tests/bench/%.c | $(B)/bench
 bench: all $(BENCH_BIN)
 	CTH_BUILD=$(B) tests/bench/run.sh
 
+# issue 32: a packet sandboxed vs in process, host only, in seconds
+# (tests/bench/chanbench.c); the sources are test_sandbox's
+$(B)/bench/cthbench-chan: tests/bench/chanbench.c $(UNIT_SRC_test_sandbox) $(PATHS_STAMP) | $(B)/bench
+	$(CC) $(UNIT_CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
+	$(call deps_of,$(UNIT_CFLAGS))
+.PHONY: bench-chan
+bench-chan: all $(B)/bench/cthbench-chan
+	CTH_BUILD=$(B) $(B)/bench/cthbench-chan
+
 # instructions per plugin call under callgrind, host only (tests/bench/README.md)
 .PHONY: bench-callgrind
 bench-callgrind: all

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "chan.h"
@@ -77,7 +78,6 @@ int chan_ring(int fd, uint32_t word)
 int chan_ring_wait(int fd, int ms, uint32_t *word)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	ssize_t n;
 	int r;
 
 	if (ms >= 0) {
@@ -89,6 +89,20 @@ int chan_ring_wait(int fd, int ms, uint32_t *word)
 		if (r == 0)
 			return -ETIMEDOUT;
 	}
+	return chan_ring_take(fd, word);
+}
+
+int chan_ring_timeout_set(int fd, unsigned int ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000u, .tv_usec = (ms % 1000u) * 1000 };
+
+	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ? -errno : 0;
+}
+
+int chan_ring_take(int fd, uint32_t *word)
+{
+	ssize_t n;
+
 	do
 		n = recv(fd, word, sizeof(*word), 0);
 	while (n < 0 && errno == EINTR);
@@ -98,6 +112,9 @@ int chan_ring_wait(int fd, int ms, uint32_t *word)
 	 * no word of ours */
 	if (n == 0 || (n < 0 && errno == ECONNRESET))
 		return -EPIPE;
+	/* SO_RCVTIMEO ran out (socket(7)) */
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return -ETIMEDOUT;
 	return n < 0 ? -errno : -EPROTO;
 }
 

@@ -12,8 +12,8 @@
  * Everything the sandbox writes is hostile to the worker: it copies a
  * result out of shared memory once (chan_res_take()) and checks the copy;
  * the host functions of host/call.c check what the plugin asked for, as
- * they do in process.  A dead sandbox closes its end: the worker's poll()
- * sees it at once.
+ * they do in process.  A dead sandbox closes its end: the worker's wait
+ * (a recv(), or a poll() then a recv()) sees it at once.
  */
 #ifndef CTH_CHAN_H
 #define CTH_CHAN_H
@@ -169,6 +169,11 @@ void chan_shm_unmap(struct chan_shm *shm);
  * -ETIMEDOUT. */
 int chan_ring(int fd, uint32_t word);
 int chan_ring_wait(int fd, int ms, uint32_t *word);
+/* The worker's turns: the socket's own receive timeout (SO_RCVTIMEO),
+ * set once, bounds a chan_ring_take(), a single recv() where
+ * chan_ring_wait() is a poll() and a recv() (-ETIMEDOUT alike). */
+int chan_ring_timeout_set(int fd, unsigned int ms);
+int chan_ring_take(int fd, uint32_t *word);
 
 /* Records (sandbox side): append one; -ENOSPC when the area is full. */
 int chan_rec_put(struct chan_res *res, uint16_t type, const void *a, size_t alen,

@@ -20,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "pkt4.h"
@@ -910,6 +913,51 @@ static void test_copy(void)
 	pkt_call_release(&c);
 }
 
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* The doorbell as the worker waits on it in a turn (chan.h): one recv()
+ * bounded by the socket's own timeout, -ETIMEDOUT when it runs out, a
+ * word rung, and -EPIPE at once when the other end is gone. */
+static void test_ring_take(void)
+{
+	uint32_t word = 0;
+	uint64_t t0, waited;
+	int sv[2], rc;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0) {
+		CHECK("chan/ring-socketpair", 0, "%s", strerror(errno));
+		return;
+	}
+	CHECK("chan/ring-timeout-set", chan_ring_timeout_set(sv[0], 60) == 0, "setsockopt");
+	t0 = ms_now();
+	rc = chan_ring_take(sv[0], &word);
+	waited = ms_now() - t0;
+	CHECK("chan/ring-take-times-out", rc == -ETIMEDOUT && waited >= 50 && waited < 1000,
+	      "rc %d after %llu ms", rc, (unsigned long long)waited);
+	chan_ring(sv[1], CHAN_RING_DONE);
+	rc = chan_ring_take(sv[0], &word);
+	CHECK("chan/ring-take-word", rc == 0 && word == CHAN_RING_DONE, "rc %d word %u", rc, word);
+	/* a poll()ed wait on the same socket still answers by its own ms */
+	t0 = ms_now();
+	rc = chan_ring_wait(sv[0], 10, &word);
+	waited = ms_now() - t0;
+	CHECK("chan/ring-wait-own-ms", rc == -ETIMEDOUT && waited < 50,
+	      "rc %d after %llu ms", rc, (unsigned long long)waited);
+	close(sv[1]);
+	t0 = ms_now();
+	rc = chan_ring_take(sv[0], &word);
+	waited = ms_now() - t0;
+	CHECK("chan/ring-take-peer-gone", rc == -EPIPE && waited < 50, "rc %d after %llu ms", rc,
+	      (unsigned long long)waited);
+	close(sv[0]);
+}
+
 int main(void)
 {
 	log_init(LOG_L_ERR, 0);
@@ -932,6 +980,7 @@ int main(void)
 	test_host_rules();
 	test_state();
 	test_copy();
+	test_ring_take();
 	free(shm);
 	return check_exit();
 }

@@ -48,6 +48,7 @@ struct rec {
 	unsigned int n_exp;
 	struct cth_expect exp[16];
 	unsigned int n_ctl;
+	unsigned int ctl_ms;    /* the "kernel" takes this long to answer */
 };
 
 static struct stats_block stats;
@@ -70,6 +71,8 @@ static int rec_expect_ctl(struct pkt_call *c, unsigned int op, const struct cth_
 	(void)op;
 	(void)e;
 	r->n_ctl++;
+	if (r->ctl_ms)
+		usleep(r->ctl_ms * 1000u);
 	return 0;
 }
 
@@ -162,6 +165,7 @@ static void test_ftp(const struct instance *ftp)
 }
 
 static void test_host_warning(const struct instance *pr);
+static void test_hang_after_call(struct runtime *rt, const struct instance *pr);
 
 static void test_probe(struct runtime *rt, const struct instance *pr)
 {
@@ -201,6 +205,38 @@ static void test_probe(struct runtime *rt, const struct instance *pr)
 	CHECK("sandbox/lost-counted", hcount(pr, STATS_H_SANDBOX_LOST) == 2,
 	      "lost %llu", (unsigned long long)hcount(pr, STATS_H_SANDBOX_LOST));
 	test_host_warning(pr);
+	test_hang_after_call(rt, pr);
+}
+
+/* The budget covers the whole packet, the worker's time answering its
+ * calls included: a turn's first wait is the socket's own timeout (the
+ * whole budget), a wait after a call polls for what is left, so a plugin
+ * whose call took 200 ms and that then hangs is killed at the budget
+ * (300 ms), not a budget after its call. */
+static void test_hang_after_call(struct runtime *rt, const struct instance *pr)
+{
+	uint64_t timeouts = hcount(pr, STATS_H_SANDBOX_TIMEOUTS), t0, took;
+	struct pkt_call c;
+	struct rec r;
+	int v;
+
+	if (!wait_up(rt, pr, 3000)) {
+		CHECK("sandbox/hang-after-call-up", 0, "not up: '%s'", pr->sb_status.reason);
+		return;
+	}
+	pkt_make(&c, pr, &r, IPPROTO_TCP, 7000, "FLUSH\nHANG\n");
+	r.ctl_ms = 200;
+	t0 = now_ms();
+	v = sandbox_run(pr->sb, &c, NULL, 0, now_ms(), &stats);
+	took = now_ms() - t0;
+	CHECK("sandbox/hang-after-call-timeout", v == -ETIMEDOUT && r.n_ctl == 1 &&
+	      hcount(pr, STATS_H_SANDBOX_TIMEOUTS) == timeouts + 1,
+	      "rc %d, %u ctl calls, timeouts %llu", v, r.n_ctl,
+	      (unsigned long long)hcount(pr, STATS_H_SANDBOX_TIMEOUTS));
+	/* sandbox_timeout_ms = 300; the kill and reap come after it */
+	CHECK("sandbox/hang-after-call-budget", took >= 280 && took < 420, "took %llu ms",
+	      (unsigned long long)took);
+	pkt_call_release(&c);
 }
 
 /* The host code's own warning in the sandbox (kept bytes evicted: more
