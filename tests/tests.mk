@@ -100,6 +100,8 @@ $(B)/tests/plugins/%.so: tests/sandbox/%.c
 	$(call deps_of,$(PLUGIN_CFLAGS))
 	$(PLUGIN_PERMS)
 unit: $(B)/tests/plugins/hostile.so
+# Its constructor says whether it ran in the daemon (test_describe.c).
+unit: $(B)/tests/plugins/ctor.so
 
 # ftp.so as a rebuild that reports another version: tests/ops replaces the
 # installed one with it and reloads.
