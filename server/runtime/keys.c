@@ -297,7 +297,8 @@ int keys_call_run(const struct cth_plugin_desc *d, const char *helper, void *con
 {
 	int rc = d->configure ? d->configure(config, c->key, c->value) : -ENOENT;
 
-	if (rc >= 0)
+	/* a default is taken on 0 only, a key on any rc >= 0 (as ever) */
+	if (rc == 0 || (rc > 0 && c->kind != KEYS_CALL_DEFAULT))
 		return 0;
 	switch (c->kind) {
 	case KEYS_CALL_LEGACY:
@@ -320,7 +321,7 @@ int keys_call_run(const struct cth_plugin_desc *d, const char *helper, void *con
 			snprintf(msg, len, "%s = %s: plugin '%s' failed: %s", c->key, c->value,
 				 d->name, strerror(-rc));
 	}
-	return rc;
+	return rc < 0 ? rc : -EINVAL;
 }
 
 /* ---- declarations ---- */

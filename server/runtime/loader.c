@@ -125,7 +125,7 @@ int loader_plugin_vet(const struct plugin *pl, const char *name, char *err,
 int loader_file_vet(const char *path, uint64_t *dev, uint64_t *ino, char *err,
 		    size_t errlen)
 {
-	struct stat st;
+	struct stat st = { 0 };
 	int fd, rc = loader_file_check(path, &fd, &st, err, errlen);
 
 	if (fd >= 0)
