@@ -23,6 +23,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 KB=${KIT_BUILD:-build-kit}
 W=$(mktemp -d /tmp/cth-kit-XXXXXX)
+# readable by the sandboxes' user: they load the plugins installed here
+chmod 755 "$W"
 D=$W/dest
 LOG=$W/log.txt
 fails=0
@@ -88,6 +90,11 @@ defaults() {
 		{ echo "--help does not name /etc/cthelperd.conf"; return 1; }
 	! "$D/usr/sbin/cthelperd" --help | grep -q '/usr/local' ||
 		{ echo "--help names /usr/local"; return 1; }
+	# sandboxed helpers' plugins are described by sandboxes: the daemon
+	# finds the sandbox program next to itself before the installed path
+	# (which a DESTDIR install is not at); removed again below
+	ln -s "$D/usr/lib/cthelperd/cthelperd-sandbox" "$D/usr/sbin/cthelperd-sandbox" ||
+		{ echo "cannot link the sandbox program"; return 1; }
 	# no plugin_dir: the compiled-in one, named in the loader's error
 	printf '[helper ftp]\nplugin = ftp\n' >"$W/noplugindir.conf"
 	if [ ! -e /usr/lib/cthelperd/ftp.so ]; then
@@ -103,6 +110,9 @@ defaults() {
 	sed "s|^plugin_dir = .*|plugin_dir = $D/usr/lib/cthelperd|" "$D/etc/cthelperd.conf" \
 		>"$W/moved.conf"
 	"$D/usr/sbin/cthelperd" -n -c "$W/moved.conf"
+	local rc=$?
+	rm -f "$D/usr/sbin/cthelperd-sandbox"
+	return $rc
 }
 check compiled-in-defaults defaults
 
