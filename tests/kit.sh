@@ -53,6 +53,12 @@ if ! mk -s -j2 B="$KB" PREFIX=/usr all >"$W/build.txt" 2>&1; then
 	exit 1
 fi
 check install mk -s B="$KB" PREFIX=/usr DESTDIR="$D" install
+# sandboxed helpers' plugins are described by sandboxes: the DESTDIR
+# daemon (-n here, the new plugins' make check) finds the sandbox program
+# next to itself before the installed path it is not at; the link goes
+# before uninstall
+ln -s "$D/usr/lib/cthelperd/cthelperd-sandbox" "$D/usr/sbin/cthelperd-sandbox" ||
+	fail sandbox-program "cannot link the sandbox program next to the daemon"
 
 fhs() {
 	local f
@@ -90,11 +96,6 @@ defaults() {
 		{ echo "--help does not name /etc/cthelperd.conf"; return 1; }
 	! "$D/usr/sbin/cthelperd" --help | grep -q '/usr/local' ||
 		{ echo "--help names /usr/local"; return 1; }
-	# sandboxed helpers' plugins are described by sandboxes: the daemon
-	# finds the sandbox program next to itself before the installed path
-	# (which a DESTDIR install is not at); removed again below
-	ln -s "$D/usr/lib/cthelperd/cthelperd-sandbox" "$D/usr/sbin/cthelperd-sandbox" ||
-		{ echo "cannot link the sandbox program"; return 1; }
 	# no plugin_dir: the compiled-in one, named in the loader's error
 	printf '[helper ftp]\nplugin = ftp\n' >"$W/noplugindir.conf"
 	if [ ! -e /usr/lib/cthelperd/ftp.so ]; then
@@ -110,9 +111,6 @@ defaults() {
 	sed "s|^plugin_dir = .*|plugin_dir = $D/usr/lib/cthelperd|" "$D/etc/cthelperd.conf" \
 		>"$W/moved.conf"
 	"$D/usr/sbin/cthelperd" -n -c "$W/moved.conf"
-	local rc=$?
-	rm -f "$D/usr/sbin/cthelperd-sandbox"
-	return $rc
 }
 check compiled-in-defaults defaults
 
@@ -340,6 +338,7 @@ check manuals manuals
 # ---------------------------------------------------------------- uninstall
 
 uninstall() {
+	rm -f "$D/usr/sbin/cthelperd-sandbox"
 	mk -s B="$KB" PREFIX=/usr DESTDIR="$D" uninstall || return 1
 	[ ! -e "$D/usr/share/cthelperd-sdk" ] && [ ! -e "$D/usr/bin/cthelper-mkpcap" ] &&
 		[ ! -e "$D/usr/bin/cthelper-new-plugin" ] &&
