@@ -129,7 +129,8 @@ $(B)/cthelperd: $(SERVER_SRC:%.c=$(B)/%.o)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 # the sandbox program (docs/security.md): the spawner and each helper's
 # sandbox run it; the plugin host and the channel, no netlink, no kernel/
-SANDBOXD_SRC := $(sort $(wildcard sandboxd/*.c)) server/sandbox/chan.c server/sandbox/confine.c
+SANDBOXD_SRC := $(sort $(wildcard sandboxd/*.c)) server/sandbox/chan.c server/sandbox/confine.c \
+                server/sandbox/describe_wire.c
 SANDBOXD_LIBS = $(eval SANDBOXD_LIBS := $(call pkg,--libs,inih libcap-ng libnetfilter_queue) -ldl)$(SANDBOXD_LIBS)
 $(B)/sandboxd/%.o: sandboxd/%.c $(PATHS_STAMP)
 	@mkdir -p $(@D)

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "runtime/config_load.h"
+#include "sandbox/describe.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/spawn.h"
 #include "runtime/keys.h"
@@ -406,15 +407,25 @@ static int rp_runtime_build(const struct rp_opts *o, struct runtime **rt)
 	rc = cfg_load_fp(RP_CFG_NAME, fp, &cfg);
 	fclose(fp);
 	free(text);
-	if (rc == 0) {
-		/* sandboxed, init() runs in the sandbox only, as in the daemon */
-		cfg->sandbox_init = o->sandbox;
-		rc = runtime_build(cfg, rt);
+	/* sandboxed, as in the daemon: the plugin is described by a sandbox
+	 * (none of its code runs here), and set up in its own */
+	if (rc == 0 && o->sandbox && cfg->helpers[0].sandbox.on) {
+		if (spawn_open(cfg) < 0) {
+			fprintf(stderr, "%s: --sandbox: the spawner did not start\n",
+				log_program());
+			cfg_free(cfg);
+			rc = -EINVAL;
+		} else {
+			cfg->describe = sandbox_describe;
+		}
 	}
-	log_level_set(LOG_L_WARNING);
-	log_capture_set(NULL, NULL);
+	if (rc == 0)
+		rc = runtime_build(cfg, rt);
+	/* its configure(), check() and init() refusals name a line too */
 	if (rc == 0 && o->sandbox)
 		rc = rp_sandbox_start(*rt);
+	log_level_set(LOG_L_WARNING);
+	log_capture_set(NULL, NULL);
 	return rc;
 }
 

@@ -30,6 +30,7 @@
 #include "runtime/runtime.h"
 #include "sandbox/chan.h"
 #include "sandbox/confine.h"
+#include "sandbox/describe_wire.h"
 #include "sbx.h"
 
 #define SBX_CHAN_FD 3
@@ -41,6 +42,7 @@ struct sbx {
 	struct plugin *pl;
 	struct inflight inflight;
 	struct keep keep;
+	int err_line;           /* a setup error's configuration line */
 	unsigned int n_log;     /* lines of this packet sent */
 	uint32_t log_dropped;
 	bool in_packet;         /* records have somewhere to go */
@@ -50,6 +52,7 @@ static struct sbx sbx;
 
 static int sbx_setup(struct sbx *s, struct chan_setup *set, char *err, size_t len);
 static int sbx_load(struct sbx *s, const struct chan_setup *set, char *err, size_t len);
+static int sbx_configure(struct sbx *s, char *err, size_t len);
 static void sbx_ready(struct sbx *s, int status, const char *err);
 static void sbx_packet(struct sbx *s);
 static int sbx_expect(struct pkt_call *c, const struct cth_expect *e, unsigned int how);
@@ -64,7 +67,7 @@ static void sbx_log(void *arg, int level, const char *line);
 int sbx_serve_main(void)
 {
 	struct chan_setup set;
-	char err[256] = "";
+	char err[CHAN_ERR_MAX] = "";
 	int rc;
 
 	/* the host code's own warnings (kept bytes evicted, a full in-flight
@@ -84,6 +87,9 @@ int sbx_serve_main(void)
 	sbx_ready(&sbx, rc, err);
 	if (rc < 0)
 		return 1;
+	/* described: the daemon has what it asked for */
+	if (set.mode == CHAN_MODE_DESCRIBE)
+		return 0;
 	for (;;) {
 		uint32_t word;
 
@@ -126,7 +132,7 @@ static int sbx_setup(struct sbx *s, struct chan_setup *set, char *err, size_t le
 		snprintf(err, len, "seccomp: %s", strerror(-rc));
 		return rc;
 	}
-	if ((rc = sbx_load(s, set, err, len)) < 0)
+	if ((rc = sbx_load(s, set, err, len)) < 0 || set->mode == CHAN_MODE_DESCRIBE)
 		return rc;
 	if ((abi > 0 && (rc = confine_landlock_none()) < 0) ||
 	    (rc = confine_limits_serve()) < 0 ||
@@ -137,8 +143,9 @@ static int sbx_setup(struct sbx *s, struct chan_setup *set, char *err, size_t le
 	return 0;
 }
 
-/* The plugin the daemon checked (same file), its configuration block as
- * the daemon built it, then its init(). */
+/* The plugin the daemon checked (same file); described for the daemon,
+ * or set up: its configuration block as the daemon built it, the
+ * configure() calls the daemon left to it, check() and init(). */
 static int sbx_load(struct sbx *s, const struct chan_setup *set, char *err, size_t len)
 {
 	struct instance *in = &s->inst;
@@ -153,6 +160,10 @@ static int sbx_load(struct sbx *s, const struct chan_setup *set, char *err, size
 		snprintf(err, len, "%s is not the file the daemon checked (replaced meanwhile?)",
 			 s->pl->path);
 		return -ESTALE;
+	}
+	if (set->mode == CHAN_MODE_DESCRIBE) {
+		describe_wire_put(&s->shm->describe, s->pl);
+		return 0;
 	}
 	d = s->pl->desc;
 	if (set->config_len != d->config_size || set->config_len > CHAN_CONFIG_MAX ||
@@ -172,10 +183,37 @@ static int sbx_load(struct sbx *s, const struct chan_setup *set, char *err, size
 	memcpy(in->classes, set->classes, sizeof(in->classes));
 	for (unsigned int i = 0; i < in->n_classes; i++)
 		in->classes[i].name = set->class_names[i];
-	if (d->init && (rc = d->init(in->config, in->name)) != 0) {
-		snprintf(err, len, "plugin '%s' could not set it up (init): %s", d->name,
-			 strerror(rc < 0 ? -rc : EINVAL));
-		return rc < 0 ? rc : -EINVAL;
+	if ((rc = sbx_configure(s, err, len)) < 0)
+		return rc;
+	/* their failures are the section's, as in the daemon */
+	s->err_line = set->line;
+	if ((rc = runtime_inst_check(in, err, len)) < 0 ||
+	    (rc = runtime_inst_init(in, err, len)) < 0)
+		return rc;
+	s->err_line = 0;
+	return 0;
+}
+
+/* The configure() calls, in order, each read once from the daemon's
+ * list; the first that fails is the answer, at its line. */
+static int sbx_configure(struct sbx *s, char *err, size_t len)
+{
+	const struct chan_defer *df = &s->shm->defer;
+	uint32_t n = df->n < KEYS_DEFER_MAX ? df->n : KEYS_DEFER_MAX;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct chan_defer_call w = df->call[i];
+		struct keys_call c = { .kind = w.kind, .line = w.line, .key = w.key,
+				       .value = w.value };
+		int rc;
+
+		w.key[sizeof(w.key) - 1] = '\0';
+		w.value[sizeof(w.value) - 1] = '\0';
+		if ((rc = keys_call_run(s->pl->desc, s->inst.name, s->inst.config, &c, err,
+					len)) < 0) {
+			s->err_line = w.line;
+			return rc;
+		}
 	}
 	return 0;
 }
@@ -183,6 +221,7 @@ static int sbx_load(struct sbx *s, const struct chan_setup *set, char *err, size
 static void sbx_ready(struct sbx *s, int status, const char *err)
 {
 	s->shm->setup.status = status;
+	s->shm->setup.err_line = status < 0 ? s->err_line : 0;
 	snprintf(s->shm->setup.err, sizeof(s->shm->setup.err), "%s", err);
 	chan_ring(SBX_CHAN_FD, CHAN_RING_READY);
 }

@@ -23,6 +23,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 KB=${KIT_BUILD:-build-kit}
 W=$(mktemp -d /tmp/cth-kit-XXXXXX)
+# readable by the sandboxes' user: they load the plugins installed here
+chmod 755 "$W"
 D=$W/dest
 LOG=$W/log.txt
 fails=0
@@ -51,6 +53,12 @@ if ! mk -s -j2 B="$KB" PREFIX=/usr all >"$W/build.txt" 2>&1; then
 	exit 1
 fi
 check install mk -s B="$KB" PREFIX=/usr DESTDIR="$D" install
+# sandboxed helpers' plugins are described by sandboxes: the DESTDIR
+# daemon (-n here, the new plugins' make check) finds the sandbox program
+# next to itself before the installed path it is not at; the link goes
+# before uninstall
+ln -s "$D/usr/lib/cthelperd/cthelperd-sandbox" "$D/usr/sbin/cthelperd-sandbox" ||
+	fail sandbox-program "cannot link the sandbox program next to the daemon"
 
 fhs() {
 	local f
@@ -330,6 +338,7 @@ check manuals manuals
 # ---------------------------------------------------------------- uninstall
 
 uninstall() {
+	rm -f "$D/usr/sbin/cthelperd-sandbox"
 	mk -s B="$KB" PREFIX=/usr DESTDIR="$D" uninstall || return 1
 	[ ! -e "$D/usr/share/cthelperd-sdk" ] && [ ! -e "$D/usr/bin/cthelper-mkpcap" ] &&
 		[ ! -e "$D/usr/bin/cthelper-new-plugin" ] &&

@@ -108,6 +108,9 @@ $(B)/tests/plugins/ctoralloc.so: tests/unit/ctoralloc.c
 	$(call deps_of,$(PLUGIN_CFLAGS))
 	$(PLUGIN_PERMS)
 unit: $(B)/tests/plugins/ctoralloc.so
+# tests/sandbox/ctor.c: its constructor says whether it ran in the daemon
+# (test_describe.c).
+unit: $(B)/tests/plugins/ctor.so
 
 # ftp.so as a rebuild that reports another version: tests/ops replaces the
 # installed one with it and reloads.

@@ -17,6 +17,9 @@
 #include "release.h"
 #include "rules.h"
 #include "runtime/config_load.h"
+#include "sandbox/describe.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/spawn.h"
 #include "serve.h"
 #include "show.h"
 
@@ -34,6 +37,8 @@ struct main_opts {
 static int main_opts_parse(int argc, char **argv, struct main_opts *o);
 static void main_usage(FILE *out);
 static int main_metrics_check(const struct cfg *cfg);
+static int main_spawner_open(struct cfg *cfg);
+static int main_sandboxes_check(struct runtime *rt);
 
 int main(int argc, char **argv)
 {
@@ -42,16 +47,26 @@ int main(int argc, char **argv)
 	int rc = main_opts_parse(argc, argv, &o);
 	struct cfg *cfg;
 	struct runtime *rt;
+	int level;
 
 	if (rc >= 0)
 		return rc;
 	if (cfg_load(o.file, &cfg) < 0)
 		return 1;
 	/* --release reports every helper at notice: never hide that */
-	log_init(o.release && cfg->log_level < LOG_L_NOTICE ? LOG_L_NOTICE : cfg->log_level,
-		 false);
-	/* serving: sandboxed plugins are set up in their sandboxes (serve.c) */
-	cfg->sandbox_init = !o.release && o.rules < 0 && !o.check;
+	level = o.release && cfg->log_level < LOG_L_NOTICE ? LOG_L_NOTICE : cfg->log_level;
+	log_init(level, false);
+	/* first, while this is one thread: the spawner, whose sandboxes
+	 * describe the sandboxed helpers' plugins to runtime_build(); -n and
+	 * --print-rules say what is wrong, not how the sandboxes started */
+	if (o.check || o.rules >= 0)
+		log_level_set(level < LOG_L_ERR ? level : LOG_L_ERR);
+	rc = main_spawner_open(cfg);
+	log_level_set(level);
+	if (rc < 0) {
+		cfg_free(cfg);
+		return 1;
+	}
 	if (runtime_build(cfg, &rt) < 0)
 		return 1;
 	if (!o.release && o.rules < 0 && main_metrics_check(rt->cfg) < 0) {
@@ -66,6 +81,11 @@ int main(int argc, char **argv)
 		return rc < 0 ? 1 : 0;
 	}
 	if (o.check) {
+		/* as a start would: their configure(), check() and init() */
+		if (main_sandboxes_check(rt) < 0) {
+			runtime_free(rt);
+			return 1;
+		}
 		printf("%s: configuration OK: %zu helper(s), %zu plugin(s)\n",
 		       o.file, rt->n_inst, rt->n_plugins);
 		show_print(stdout, rt);
@@ -183,4 +203,41 @@ static int main_metrics_check(const struct cfg *cfg)
 		return 0;
 	cfg_error(cfg, cfg->metrics_line, "metrics: %s", why);
 	return -1;
+}
+
+/* With a sandboxed helper, the spawner: its plugin is described by a
+ * sandbox, never loaded here (docs/security.md), so without one there is
+ * nothing to go on with. */
+static int main_spawner_open(struct cfg *cfg)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < cfg->n_helpers; i++)
+		any |= cfg->helpers[i].sandbox.on;
+	if (!any)
+		return 0;
+	if (spawn_open(cfg) < 0) {
+		fprintf(stderr, "cthelperd: %s: sandboxed helpers need the sandbox spawner, "
+			"which did not start (see above); sandbox = no runs a helper's plugin "
+			"in the daemon instead\n", cfg->file);
+		return -1;
+	}
+	cfg->describe = sandbox_describe;
+	return 0;
+}
+
+/* -n: the sandboxes started and stopped, so that what their plugins
+ * refuse is found now, at its line. */
+static int main_sandboxes_check(struct runtime *rt)
+{
+	int rc;
+
+	if (!spawn_is_open())
+		return 0;
+	log_level_set(rt->cfg->log_level < LOG_L_ERR ? rt->cfg->log_level : LOG_L_ERR);
+	rc = sandbox_start_all(rt, NULL);
+	sandbox_stop_all(rt);
+	spawn_close();
+	log_level_set(rt->cfg->log_level);
+	return rc;
 }

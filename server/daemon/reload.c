@@ -26,6 +26,7 @@
 #include "kernel/cthelper_reload.h"
 #include "notify.h"
 #include "reload.h"
+#include "sandbox/describe.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/spawn.h"
 #include "reload_plan.h"
@@ -48,6 +49,7 @@ static void reload_queues_close(struct daemon *d, const struct runtime *nrt);
 static bool reload_has_queue(const struct runtime *rt, uint16_t q);
 static void reload_retire(struct daemon *d, struct runtime *old);
 static int reload_sandboxes_start(struct runtime *nrt);
+static bool reload_any_sandboxed(const struct cfg *cfg);
 static bool reload_grace(struct daemon *d);
 static uint64_t reload_ms(void);
 
@@ -127,8 +129,18 @@ static int reload_prepare(struct daemon *d, const struct runtime *old,
 	*why = "the configuration file has errors";
 	if ((rc = cfg_load(d->file, &cfg)) < 0)
 		return rc;
+	/* a sandboxed helper's plugin is described by a sandbox: the daemon
+	 * never loads it, so without the spawner there is no way to read it */
+	*why = "a sandbox cannot be started";
+	if (!spawn_is_open() && reload_any_sandboxed(cfg)) {
+		log_err("reload: sandboxed helpers need the spawner, which did not start "
+			"with the daemon (see the start's log): restart the daemon");
+		cfg_free(cfg);
+		return -ENOENT;
+	}
+	if (spawn_is_open())
+		cfg->describe = sandbox_describe;
 	*why = "a helper or its plugin has errors";
-	cfg->sandbox_init = true;
 	if ((rc = runtime_build(cfg, &nrt)) < 0)
 		return rc;
 	*why = "a setting needs a restart";
@@ -160,21 +172,22 @@ static int reload_prepare(struct daemon *d, const struct runtime *old,
 	return 0;
 }
 
-/* The new configuration's sandboxes, set up before anything changes. */
+/* The new configuration's sandboxes, set up before anything changes
+ * (their configure(), check() and init() refusals are printed at their
+ * lines, as the other configuration errors). */
 static int reload_sandboxes_start(struct runtime *nrt)
 {
-	bool any = false;
-
-	for (size_t i = 0; i < nrt->n_inst; i++)
-		any |= nrt->inst[i].sandbox.on;
-	if (!any)
+	if (!reload_any_sandboxed(nrt->cfg))
 		return 0;
-	if (!spawn_is_open()) {
-		log_err("reload: sandboxed helpers need the spawner, which did not start "
-			"with the daemon (see the start's log): restart the daemon");
-		return -ENOENT;
-	}
 	return sandbox_start_all(nrt, NULL);
+}
+
+static bool reload_any_sandboxed(const struct cfg *cfg)
+{
+	for (size_t i = 0; i < cfg->n_helpers; i++)
+		if (cfg->helpers[i].sandbox.on)
+			return true;
+	return false;
 }
 
 /* Bind and start a worker for every queue nrt adds (before the swap, so

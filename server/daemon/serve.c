@@ -107,9 +107,10 @@ int serve_run(struct daemon *d, bool detach)
 
 /*
  * The spawner (sandbox/spawn.h) and every sandboxed helper's sandbox.
- * The spawner starts even when no helper is sandboxed yet, so that a
- * reload may add one; without sandboxed helpers, its failure is only
- * worth a warning (and such a reload then fails).
+ * With a sandboxed helper main() opened the spawner already, before
+ * runtime_build() described its plugin (spawn_open() is then a no-op);
+ * without one it starts here all the same, so that a reload may add one,
+ * and its failure is only worth a warning (such a reload then fails).
  */
 static int serve_sandboxes_start(struct daemon *d)
 {

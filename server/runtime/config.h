@@ -12,6 +12,8 @@
 
 #include "guard.h"
 
+struct plugin;
+
 #define CFG_MAX_HELPERS  64
 #define CFG_MAX_OPTS     32
 #define CFG_MAX_POLICIES 8
@@ -107,9 +109,12 @@ struct cfg {
 	 * sandboxes' start resolves the default, server/sandbox/spawn.c) */
 	char *sandbox_user;
 	long sandbox_uid, sandbox_gid;
-	/* not a key: set by a daemon that serves, before runtime_build(), so
-	 * that sandboxed plugins' init() runs in their sandboxes */
-	bool sandbox_init;
+	/* not a key: how runtime_build() reads a sandboxed helper's plugin
+	 * without running its code (server/sandbox/describe.h), set by a
+	 * caller that has the spawner; NULL: loaded in process as a
+	 * sandbox = no one is (tests that start no sandbox) */
+	int (*describe)(const char *dir, const char *name, struct plugin **out,
+			char *err, size_t errlen);
 	size_t n_helpers;
 	struct cfg_helper helpers[CFG_MAX_HELPERS];
 	size_t n_errors;

@@ -14,12 +14,13 @@
 
 #include "config_helper.h"
 #include "keys.h"
+#include "loader.h"
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
 
-static int keys_decl_one(const struct cth_plugin_desc *d, const struct cth_key *k,
-			 unsigned int i, char *err, size_t errlen);
-static int keys_decl_size(const struct cth_plugin_desc *d, const struct cth_key *k,
+static int keys_decl_one(const struct cth_plugin_desc *d, uint32_t fns,
+			 const struct cth_key *k, unsigned int i, char *err, size_t errlen);
+static int keys_decl_size(uint32_t fns, const struct cth_key *k,
 			  size_t *size, char *err, size_t errlen);
 static int keys_choices_check(const struct cth_key *k, char *err, size_t errlen);
 static bool keys_choice_ok(const char *s);
@@ -27,16 +28,15 @@ static int keys_def_check(const struct cth_plugin_desc *d, const struct cth_key 
 			  char *err, size_t errlen);
 static unsigned int keys_ports_max(const struct cth_key *k);
 static int keys_string_parse(const struct cth_key *k, const char *v, uint8_t *at);
-static int keys_legacy_apply(const struct cfg *cfg, const struct cfg_helper *h,
-			     const struct cth_plugin_desc *d, void *config);
 static int keys_default_apply(const struct cfg *cfg, const struct cfg_helper *h,
 			      const struct cth_plugin_desc *d, const struct cth_key *k,
-			      void *config);
-static int keys_opt_apply(const struct cfg *cfg, const struct cth_plugin_desc *d,
-			  const struct cfg_opt *o, void *config);
-static void keys_custom_error(const struct cfg *cfg, int line,
-			     const struct cth_plugin_desc *d, const char *key,
-			     const char *value, int rc);
+			      void *config, struct keys_defer *defer);
+static int keys_opt_apply(const struct cfg *cfg, const struct cfg_helper *h,
+			  const struct cth_plugin_desc *d, const struct cfg_opt *o,
+			  void *config, struct keys_defer *defer);
+static int keys_call_do(const struct cfg *cfg, const struct cfg_helper *h,
+			const struct cth_plugin_desc *d, void *config,
+			const struct keys_call *c, struct keys_defer *defer);
 static void keys_list(const struct cth_plugin_desc *d, char *buf, size_t len);
 
 bool keys_name_ok(const char *s)
@@ -63,6 +63,12 @@ static const struct keys_flag {
 
 int keys_decl_check(const struct cth_plugin_desc *d, char *err, size_t errlen)
 {
+	return keys_decl_check_fns(d, d->configure ? PLUGIN_FN_CONFIGURE : 0u, err, errlen);
+}
+
+int keys_decl_check_fns(const struct cth_plugin_desc *d, uint32_t fns, char *err,
+			size_t errlen)
+{
 	unsigned int flagged[KEYS_N_FLAGS] = { 0 };
 	int rc;
 
@@ -75,7 +81,7 @@ int keys_decl_check(const struct cth_plugin_desc *d, char *err, size_t errlen)
 	for (unsigned int i = 0; i < d->n_keys; i++) {
 		const struct cth_key *k = &d->keys[i];
 
-		if ((rc = keys_decl_one(d, k, i, err, errlen)))
+		if ((rc = keys_decl_one(d, fns, k, i, err, errlen)))
 			return rc;
 		for (unsigned int j = 0; j < i; j++)
 			if (strcmp(k->name, d->keys[j].name) == 0)
@@ -257,22 +263,71 @@ bool keys_rule_hook(const struct cth_plugin_desc *d, const void *config,
 int keys_apply(const struct cfg *cfg, const struct cfg_helper *h,
 	       const struct cth_plugin_desc *d, void *config)
 {
+	return keys_apply_defer(cfg, h, d, config, NULL);
+}
+
+int keys_apply_defer(const struct cfg *cfg, const struct cfg_helper *h,
+		     const struct cth_plugin_desc *d, void *config,
+		     struct keys_defer *defer)
+{
 	int bad = 0;
 
-	if (!d->n_keys)
-		return keys_legacy_apply(cfg, h, d, config) ? -EINVAL : 0;
+	/* no declared keys: the plugin's configure() is asked about each
+	 * (its messages are the ones of cthelperd before SDK 3) */
+	if (!d->n_keys) {
+		for (size_t i = 0; i < h->n_opts; i++) {
+			const struct cfg_opt *o = &h->opts[i];
+			struct keys_call c = { .kind = KEYS_CALL_LEGACY, .line = o->line,
+					       .key = o->key, .value = o->value };
+
+			bad |= keys_call_do(cfg, h, d, config, &c, defer);
+		}
+		return bad ? -EINVAL : 0;
+	}
 	for (unsigned int i = 0; i < d->n_keys; i++)
-		bad |= keys_default_apply(cfg, h, d, &d->keys[i], config);
+		bad |= keys_default_apply(cfg, h, d, &d->keys[i], config, defer);
 	/* in file order: a key given twice ends with its last value */
 	for (size_t i = 0; i < h->n_opts; i++)
-		bad |= keys_opt_apply(cfg, d, &h->opts[i], config);
+		bad |= keys_opt_apply(cfg, h, d, &h->opts[i], config, defer);
 	return bad ? -EINVAL : 0;
+}
+
+int keys_call_run(const struct cth_plugin_desc *d, const char *helper, void *config,
+		  const struct keys_call *c, char *msg, size_t len)
+{
+	int rc = d->configure ? d->configure(config, c->key, c->value) : -ENOENT;
+
+	/* a default is taken on 0 only, a key on any rc >= 0 (as ever) */
+	if (rc == 0 || (rc > 0 && c->kind != KEYS_CALL_DEFAULT))
+		return 0;
+	switch (c->kind) {
+	case KEYS_CALL_LEGACY:
+		if (rc == -ENOENT)
+			snprintf(msg, len, "unknown key '%s' (not a daemon key, and plugin "
+				 "'%s' does not know it)", c->key, d->name);
+		else
+			snprintf(msg, len, "%s: invalid value '%s' for plugin '%s'", c->key,
+				 c->value, d->name);
+		break;
+	case KEYS_CALL_DEFAULT:
+		snprintf(msg, len, "helper '%s': plugin '%s' refused the default of its key "
+			 "'%s' ('%s'): %s", helper, d->name, c->key, c->value, strerror(-rc));
+		break;
+	default:
+		if (rc == -EINVAL)
+			snprintf(msg, len, "%s: invalid value '%s' (plugin '%s' refused it)",
+				 c->key, c->value, d->name);
+		else
+			snprintf(msg, len, "%s = %s: plugin '%s' failed: %s", c->key, c->value,
+				 d->name, strerror(-rc));
+	}
+	return rc < 0 ? rc : -EINVAL;
 }
 
 /* ---- declarations ---- */
 
-static int keys_decl_one(const struct cth_plugin_desc *d, const struct cth_key *k,
-			 unsigned int i, char *err, size_t errlen)
+static int keys_decl_one(const struct cth_plugin_desc *d, uint32_t fns,
+			 const struct cth_key *k, unsigned int i, char *err, size_t errlen)
 {
 	size_t size;
 	int rc;
@@ -295,7 +350,7 @@ static int keys_decl_one(const struct cth_plugin_desc *d, const struct cth_key *
 				   keys_flags[f].type == CTH_KEY_PORTS ? "PORTS" : "BOOL");
 	if (k->def && strlen(k->def) > KEYS_DEF_MAX)
 		return ERR("key '%s': default longer than %u bytes", k->name, KEYS_DEF_MAX);
-	if ((rc = keys_decl_size(d, k, &size, err, errlen)) || k->type == CTH_KEY_CUSTOM)
+	if ((rc = keys_decl_size(fns, k, &size, err, errlen)) || k->type == CTH_KEY_CUSTOM)
 		return rc;
 	if (k->offset > d->config_size || size > d->config_size - k->offset)
 		return ERR("key '%s': its %zu bytes at offset %zu do not fit the "
@@ -305,7 +360,7 @@ static int keys_decl_one(const struct cth_plugin_desc *d, const struct cth_key *
 }
 
 /* The type's own rules, and how many bytes it stores. */
-static int keys_decl_size(const struct cth_plugin_desc *d, const struct cth_key *k,
+static int keys_decl_size(uint32_t fns, const struct cth_key *k,
 			  size_t *size, char *err, size_t errlen)
 {
 	switch (k->type) {
@@ -333,7 +388,7 @@ static int keys_decl_size(const struct cth_plugin_desc *d, const struct cth_key 
 		*size = (size_t)k->max + 1;
 		return 0;
 	case CTH_KEY_CUSTOM:
-		if (!d->configure)
+		if (!(fns & PLUGIN_FN_CONFIGURE))
 			return ERR("key '%s': CTH_KEY_CUSTOM needs the plugin's configure()",
 				   k->name);
 		*size = 0;
@@ -417,42 +472,21 @@ static int keys_string_parse(const struct cth_key *k, const char *v, uint8_t *at
 
 /* ---- a section into an instance ---- */
 
-/* No declared keys: the plugin's configure() is asked about each (its
- * messages are the ones of cthelperd before SDK 3). */
-static int keys_legacy_apply(const struct cfg *cfg, const struct cfg_helper *h,
-			     const struct cth_plugin_desc *d, void *config)
-{
-	int bad = 0;
-
-	for (size_t i = 0; i < h->n_opts; i++) {
-		const struct cfg_opt *o = &h->opts[i];
-		int rc = d->configure ? d->configure(config, o->key, o->value) : -ENOENT;
-
-		if (rc == -ENOENT)
-			cfg_error(cfg, o->line, "unknown key '%s' (not a daemon key, and plugin "
-				  "'%s' does not know it)", o->key, d->name);
-		else if (rc < 0)
-			cfg_error(cfg, o->line, "%s: invalid value '%s' for plugin '%s'",
-				  o->key, o->value, d->name);
-		bad |= rc < 0;
-	}
-	return bad;
-}
-
 /* A declared default, at the section's line when it fails: only a
  * CTH_KEY_CUSTOM one can, the others were parsed when the plugin loaded. */
 static int keys_default_apply(const struct cfg *cfg, const struct cfg_helper *h,
 			      const struct cth_plugin_desc *d, const struct cth_key *k,
-			      void *config)
+			      void *config, struct keys_defer *defer)
 {
+	struct keys_call c = { .kind = KEYS_CALL_DEFAULT, .line = h->line,
+			       .key = k->name, .value = k->def };
 	int rc;
 
 	if (!k->def)
 		return 0;
 	if (k->type == CTH_KEY_CUSTOM)
-		rc = d->configure(config, k->name, k->def);
-	else
-		rc = keys_parse(k, k->def, config);
+		return keys_call_do(cfg, h, d, config, &c, defer);
+	rc = keys_parse(k, k->def, config);
 	if (rc == 0)
 		return 0;
 	cfg_error(cfg, h->line, "helper '%s': plugin '%s' refused the default of its key "
@@ -460,12 +494,14 @@ static int keys_default_apply(const struct cfg *cfg, const struct cfg_helper *h,
 	return 1;
 }
 
-static int keys_opt_apply(const struct cfg *cfg, const struct cth_plugin_desc *d,
-			  const struct cfg_opt *o, void *config)
+static int keys_opt_apply(const struct cfg *cfg, const struct cfg_helper *h,
+			  const struct cth_plugin_desc *d, const struct cfg_opt *o,
+			  void *config, struct keys_defer *defer)
 {
 	const struct cth_key *k = keys_find(d, o->key);
+	struct keys_call c = { .kind = KEYS_CALL_CUSTOM, .line = o->line,
+			       .key = o->key, .value = o->value };
 	char what[1100];
-	int rc;
 
 	if (!k) {
 		keys_list(d, what, sizeof(what));
@@ -473,12 +509,8 @@ static int keys_opt_apply(const struct cfg *cfg, const struct cth_plugin_desc *d
 			  o->key, d->name, what);
 		return 1;
 	}
-	if (k->type == CTH_KEY_CUSTOM) {
-		rc = d->configure(config, o->key, o->value);
-		if (rc < 0)
-			keys_custom_error(cfg, o->line, d, o->key, o->value, rc);
-		return rc < 0;
-	}
+	if (k->type == CTH_KEY_CUSTOM)
+		return keys_call_do(cfg, h, d, config, &c, defer);
 	if (keys_parse(k, o->value, config) == 0)
 		return 0;
 	keys_describe(k, what, sizeof(what));
@@ -486,16 +518,32 @@ static int keys_opt_apply(const struct cfg *cfg, const struct cth_plugin_desc *d
 	return 1;
 }
 
-static void keys_custom_error(const struct cfg *cfg, int line,
-			      const struct cth_plugin_desc *d, const char *key,
-			      const char *value, int rc)
+/* One configure() call now, or appended to defer: 1 when it failed. */
+static int keys_call_do(const struct cfg *cfg, const struct cfg_helper *h,
+			const struct cth_plugin_desc *d, void *config,
+			const struct keys_call *c, struct keys_defer *defer)
 {
-	if (rc == -EINVAL)
-		cfg_error(cfg, line, "%s: invalid value '%s' (plugin '%s' refused it)", key,
-			  value, d->name);
-	else
-		cfg_error(cfg, line, "%s = %s: plugin '%s' failed: %s", key, value, d->name,
-			  strerror(-rc));
+	char msg[1536];
+
+	if (!defer) {
+		if (keys_call_run(d, h->name, config, c, msg, sizeof(msg)) == 0)
+			return 0;
+		cfg_error(cfg, c->line, "%s", msg);
+		return 1;
+	}
+	if (strlen(c->key) >= KEYS_DEFER_KEY_MAX || strlen(c->value) >= KEYS_DEFER_VALUE_MAX) {
+		cfg_error(cfg, c->line, "helper '%s': %s: a sandboxed plugin's key is at most "
+			  "%u bytes and its value %u", h->name, c->key, KEYS_DEFER_KEY_MAX - 1,
+			  KEYS_DEFER_VALUE_MAX - 1);
+		return 1;
+	}
+	if (defer->n >= KEYS_DEFER_MAX) {
+		cfg_error(cfg, c->line, "helper '%s': more than %u keys for a sandboxed "
+			  "plugin's configure()", h->name, KEYS_DEFER_MAX);
+		return 1;
+	}
+	defer->call[defer->n++] = *c;
+	return 0;
 }
 
 /* "a, b, c": the keys a section may set for d. */

@@ -53,21 +53,24 @@ static int loader_file_same(const char *path, const struct stat *was,
 static int loader_desc_take(struct plugin *pl, char *err, size_t errlen);
 static int loader_name_check(const struct plugin *pl, const char *name, char *err,
 			     size_t errlen);
+static void loader_key_bind(struct cth_key *k, struct plugin_key_text *t, uint8_t has,
+			    uint8_t n_choices);
 static int loader_header_check(const struct cth_plugin_desc *d, char *err,
 			       size_t errlen);
 static size_t loader_abi_size(uint32_t abi);
 static void loader_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src);
 static void loader_keys_copy(struct plugin *pl, const struct cth_plugin_desc *src);
 static void loader_key_copy(struct cth_key *k, struct plugin_key_text *t,
-			    const struct cth_key *src);
+			    uint8_t *has, uint8_t *n_choices, const struct cth_key *src);
 static void loader_counters_copy(struct plugin *pl, const struct cth_plugin_desc *src);
-static const char *loader_str_copy(char *dst, size_t len, const char *src);
+static uint8_t loader_str_copy(char *dst, size_t len, const char *src);
 static int loader_name_ok(const struct cth_plugin_desc *d, char *err, size_t errlen);
 static int loader_class_check(const struct cth_expect_class *c, unsigned i,
 			      char *err, size_t errlen);
 static int loader_counters_check(const struct cth_plugin_desc *d, char *err,
 				 size_t errlen);
-static int loader_priv_check(const struct cth_plugin_desc *d, char *err, size_t errlen);
+static int loader_priv_check(const struct cth_plugin_desc *d, uint32_t fns, char *err,
+			     size_t errlen);
 
 int loader_load(const char *dir, const char *name, struct plugin **out,
 		char *err, size_t errlen)
@@ -96,12 +99,40 @@ int loader_load(const char *dir, const char *name, struct plugin **out,
 		loader_unload(pl);
 		return rc;
 	}
-	if ((rc = loader_name_check(pl, name, err, errlen))) {
+	if ((rc = loader_plugin_vet(pl, name, err, errlen))) {
 		loader_unload(pl);
 		return rc;
 	}
 	*out = pl;
 	return 0;
+}
+
+int loader_plugin_vet(const struct plugin *pl, const char *name, char *err,
+		      size_t errlen)
+{
+	int rc = loader_desc_check_fns(pl->desc, pl->fns, err, errlen);
+
+	if (rc) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s: %s", pl->path, why);
+		return rc;
+	}
+	return loader_name_check(pl, name, err, errlen);
+}
+
+int loader_file_vet(const char *path, uint64_t *dev, uint64_t *ino, char *err,
+		    size_t errlen)
+{
+	struct stat st = { 0 };
+	int fd, rc = loader_file_check(path, &fd, &st, err, errlen);
+
+	if (fd >= 0)
+		close(fd);
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	return rc;
 }
 
 void loader_unload(struct plugin *pl)
@@ -116,11 +147,24 @@ void loader_unload(struct plugin *pl)
 
 int loader_desc_check(const struct cth_plugin_desc *d, char *err, size_t errlen)
 {
+	return loader_desc_check_fns(d, loader_desc_fns(d), err, errlen);
+}
+
+uint32_t loader_desc_fns(const struct cth_plugin_desc *d)
+{
+	return (d->configure ? PLUGIN_FN_CONFIGURE : 0u) | (d->packet ? PLUGIN_FN_PACKET : 0u) |
+	       (d->check ? PLUGIN_FN_CHECK : 0u) | (d->init ? PLUGIN_FN_INIT : 0u) |
+	       (d->fini ? PLUGIN_FN_FINI : 0u) | (d->priv_valid ? PLUGIN_FN_PRIV_VALID : 0u);
+}
+
+int loader_desc_check_fns(const struct cth_plugin_desc *d, uint32_t fns, char *err,
+			  size_t errlen)
+{
 	int rc = loader_header_check(d, err, errlen);
 
 	if (rc || (rc = loader_name_ok(d, err, errlen)))
 		return rc;
-	if (!d->packet)
+	if (!(fns & PLUGIN_FN_PACKET))
 		return ERR("plugin has no packet callback");
 	if (d->priv_size > CTH_PRIV_MAX)
 		return ERR("plugin needs %zu bytes of private state per connection; the kernel keeps at most %u",
@@ -146,10 +190,10 @@ int loader_desc_check(const struct cth_plugin_desc *d, char *err, size_t errlen)
 	if (d->config_size > 65536)
 		return ERR("plugin configuration block of %zu bytes is unreasonably large",
 			   d->config_size);
-	if ((rc = keys_decl_check(d, err, errlen)) ||
+	if ((rc = keys_decl_check_fns(d, fns, err, errlen)) ||
 	    (rc = loader_counters_check(d, err, errlen)))
 		return rc;
-	return loader_priv_check(d, err, errlen);
+	return loader_priv_check(d, fns, err, errlen);
 }
 
 /* ---- the file, and who may have written it ---- */
@@ -167,6 +211,8 @@ static int loader_file_open(struct plugin *pl, char *err, size_t errlen)
 			rc = -ENOENT, snprintf(err, errlen, "cannot load plugin: %s", dlerror());
 		else
 			rc = loader_file_same(pl->path, &st, err, errlen);
+		pl->dev = (uint64_t)st.st_dev;
+		pl->ino = (uint64_t)st.st_ino;
 	}
 	if (fd >= 0)
 		close(fd);
@@ -292,7 +338,7 @@ static int loader_desc_take(struct plugin *pl, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	loader_desc_copy(pl, src);
-	return loader_desc_check(pl->desc, err, errlen);
+	return 0;
 }
 
 /*
@@ -345,90 +391,132 @@ static size_t loader_abi_size(uint32_t abi)
 static void loader_desc_copy(struct plugin *pl, const struct cth_plugin_desc *src)
 {
 	struct cth_plugin_desc *d = &pl->copy;
+	struct plugin_has *h = &pl->has;
 
 	memset(d, 0, sizeof(*d));
 	memcpy(d, src, src->size);
-	d->name = loader_str_copy(pl->name, sizeof(pl->name), src->name);
-	d->version = loader_str_copy(pl->version, sizeof(pl->version), src->version);
-	d->description = loader_str_copy(pl->description, sizeof(pl->description),
+	pl->fns = loader_desc_fns(d);
+	h->name = loader_str_copy(pl->name, sizeof(pl->name), src->name);
+	h->version = loader_str_copy(pl->version, sizeof(pl->version), src->version);
+	h->description = loader_str_copy(pl->description, sizeof(pl->description),
 					 src->description);
 	/* slots past n_classes are not the plugin's to fill: not read */
-	for (unsigned i = 0; i < CTH_CLASS_MAX; i++)
-		d->classes[i].name = i >= d->n_classes ? NULL :
-			loader_str_copy(pl->class_names[i], sizeof(pl->class_names[i]),
-					src->classes[i].name);
+	for (unsigned i = 0; i < CTH_CLASS_MAX && i < d->n_classes; i++)
+		h->class_name[i] = loader_str_copy(pl->class_names[i],
+						   sizeof(pl->class_names[i]),
+						   src->classes[i].name);
 	if (src->abi_version >= 3) {
 		loader_keys_copy(pl, src);
 		loader_counters_copy(pl, src);
 	}
-	pl->desc = d;
+	loader_plugin_bind(pl);
 }
 
 /* More than CTH_KEY_MAX keys are not read (the table may not be that
  * long): the check refuses them by n_keys alone. */
 static void loader_keys_copy(struct plugin *pl, const struct cth_plugin_desc *src)
 {
-	pl->copy.keys = NULL;
+	pl->has.keys = src->keys != NULL;
 	if (!src->keys)
 		return;
 	for (unsigned int i = 0; i < src->n_keys && src->n_keys <= CTH_KEY_MAX; i++)
-		loader_key_copy(&pl->keys[i], &pl->key_text[i], &src->keys[i]);
-	pl->copy.keys = pl->keys;
+		loader_key_copy(&pl->keys[i], &pl->key_text[i], &pl->has.key[i],
+				&pl->has.n_choices[i], &src->keys[i]);
 }
 
 static void loader_key_copy(struct cth_key *k, struct plugin_key_text *t,
-			    const struct cth_key *src)
+			    uint8_t *has, uint8_t *n_choices, const struct cth_key *src)
 {
 	unsigned int j;
 
 	*k = *src;
-	k->name = loader_str_copy(t->name, sizeof(t->name), src->name);
-	k->doc = loader_str_copy(t->doc, sizeof(t->doc), src->doc);
-	k->def = loader_str_copy(t->def, sizeof(t->def), src->def);
-	k->choices = NULL;
+	*has = (uint8_t)(loader_str_copy(t->name, sizeof(t->name), src->name) ?
+			 PLUGIN_HAS_NAME : 0);
+	*has |= loader_str_copy(t->doc, sizeof(t->doc), src->doc) ? PLUGIN_HAS_DOC : 0;
+	*has |= loader_str_copy(t->def, sizeof(t->def), src->def) ? PLUGIN_HAS_DEF : 0;
 	/* the other types' choices are not the plugin's to fill */
 	if (src->type != CTH_KEY_CHOICE || !src->choices)
 		return;
 	for (j = 0; j <= KEYS_CHOICES_MAX && src->choices[j]; j++)
-		t->choices[j] = loader_str_copy(t->choice[j], sizeof(t->choice[j]),
-						src->choices[j]);
-	t->choices[j] = NULL;
-	k->choices = t->choices;
+		loader_str_copy(t->choice[j], sizeof(t->choice[j]), src->choices[j]);
+	*has |= PLUGIN_HAS_CHOICES;
+	*n_choices = (uint8_t)j;
 }
 
 static void loader_counters_copy(struct plugin *pl, const struct cth_plugin_desc *src)
 {
-	pl->copy.counters = NULL;
+	pl->has.counters = src->counters != NULL;
 	if (!src->counters)
 		return;
 	for (unsigned int i = 0; i < src->n_counters && src->n_counters <= CTH_COUNTER_MAX; i++) {
 		struct plugin_counter_text *t = &pl->counter_text[i];
 
-		pl->counters[i].name = loader_str_copy(t->name, sizeof(t->name),
-						       src->counters[i].name);
-		pl->counters[i].help = loader_str_copy(t->help, sizeof(t->help),
-						       src->counters[i].help ?
-						       src->counters[i].help : "");
+		pl->has.counter_name[i] = loader_str_copy(t->name, sizeof(t->name),
+							  src->counters[i].name);
+		loader_str_copy(t->help, sizeof(t->help),
+				src->counters[i].help ? src->counters[i].help : "");
 	}
-	pl->copy.counters = pl->counters;
 }
 
 /*
  * Copy a plugin string into a daemon buffer, reading at most len - 1
- * bytes of it.  A string that does not fit is cut; the checks that follow
- * see the cut copy, and every limit they enforce is shorter than the
- * buffer, so an over-long name is still refused.
+ * bytes of it: 1, or 0 for a NULL one.  A string that does not fit is
+ * cut; the checks that follow see the cut copy, and every limit they
+ * enforce is shorter than the buffer, so an over-long name is still
+ * refused.
  */
-static const char *loader_str_copy(char *dst, size_t len, const char *src)
+static uint8_t loader_str_copy(char *dst, size_t len, const char *src)
 {
 	size_t n;
 
 	if (!src)
-		return NULL;
+		return 0;
 	n = strnlen(src, len - 1);
 	memcpy(dst, src, n);
 	dst[n] = '\0';
-	return dst;
+	return 1;
+}
+
+/* ---- binding a copy ---- */
+
+void loader_plugin_bind(struct plugin *pl)
+{
+	struct cth_plugin_desc *d = &pl->copy;
+	const struct plugin_has *h = &pl->has;
+
+	d->name = h->name ? pl->name : NULL;
+	d->version = h->version ? pl->version : NULL;
+	d->description = h->description ? pl->description : NULL;
+	for (unsigned int i = 0; i < CTH_CLASS_MAX; i++)
+		d->classes[i].name = i < d->n_classes && h->class_name[i] ?
+				     pl->class_names[i] : NULL;
+	d->keys = h->keys ? pl->keys : NULL;
+	for (unsigned int i = 0; h->keys && d->n_keys <= CTH_KEY_MAX && i < d->n_keys; i++)
+		loader_key_bind(&pl->keys[i], &pl->key_text[i], h->key[i], h->n_choices[i]);
+	d->counters = h->counters ? pl->counters : NULL;
+	for (unsigned int i = 0; h->counters && d->n_counters <= CTH_COUNTER_MAX &&
+	     i < d->n_counters; i++) {
+		pl->counters[i].name = h->counter_name[i] ? pl->counter_text[i].name : NULL;
+		pl->counters[i].help = pl->counter_text[i].help;
+	}
+	pl->desc = d;
+}
+
+static void loader_key_bind(struct cth_key *k, struct plugin_key_text *t, uint8_t has,
+			    uint8_t n_choices)
+{
+	unsigned int n = n_choices <= KEYS_CHOICES_MAX + 1 ? n_choices : KEYS_CHOICES_MAX + 1;
+
+	k->name = has & PLUGIN_HAS_NAME ? t->name : NULL;
+	k->doc = has & PLUGIN_HAS_DOC ? t->doc : NULL;
+	k->def = has & PLUGIN_HAS_DEF ? t->def : NULL;
+	k->choices = NULL;
+	if (!(has & PLUGIN_HAS_CHOICES))
+		return;
+	for (unsigned int j = 0; j < n; j++)
+		t->choices[j] = t->choice[j];
+	t->choices[n] = NULL;
+	k->choices = t->choices;
 }
 
 /* What the configuration's plugin key can name (config_helper.c). */
@@ -484,12 +572,13 @@ static int loader_counters_check(const struct cth_plugin_desc *d, char *err,
 }
 
 /* The host keeps the version byte inside the state (call.c). */
-static int loader_priv_check(const struct cth_plugin_desc *d, char *err, size_t errlen)
+static int loader_priv_check(const struct cth_plugin_desc *d, uint32_t fns, char *err,
+			     size_t errlen)
 {
 	if (d->priv_version && d->priv_version_at >= d->priv_size)
 		return ERR("priv_version_at %u is not inside the %zu bytes of private state",
 			   d->priv_version_at, d->priv_size);
-	if (!d->priv_version && d->priv_valid)
+	if (!d->priv_version && (fns & PLUGIN_FN_PRIV_VALID))
 		return ERR("priv_valid needs a priv_version (the host calls it only for "
 			   "state of that version)");
 	return 0;

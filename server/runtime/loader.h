@@ -2,7 +2,9 @@
 #ifndef CTH_LOADER_H
 #define CTH_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cthelperd/plugin.h>
 
@@ -44,9 +46,49 @@ struct plugin_counter_text {
 	char help[PLUGIN_DOC_LEN];
 };
 
+/* The descriptor's functions, as a bit each (struct plugin::fns). */
+enum plugin_fn {
+	PLUGIN_FN_CONFIGURE = 1u << 0,
+	PLUGIN_FN_PACKET = 1u << 1,
+	PLUGIN_FN_CHECK = 1u << 2,
+	PLUGIN_FN_INIT = 1u << 3,
+	PLUGIN_FN_FINI = 1u << 4,
+	PLUGIN_FN_PRIV_VALID = 1u << 5,
+};
+#define PLUGIN_FN_ALL 0x3fu
+
+/* Which of a key's texts the plugin gave (plugin_has::key). */
+enum plugin_has_key {
+	PLUGIN_HAS_NAME = 1u << 0,
+	PLUGIN_HAS_DOC = 1u << 1,
+	PLUGIN_HAS_DEF = 1u << 2,
+	PLUGIN_HAS_CHOICES = 1u << 3,
+};
+
+/*
+ * Which of the descriptor's pointers were set, so that the copy's can be
+ * bound again (loader_plugin_bind()) from this alone: a NULL default or
+ * name means something other than "", and a described plugin's copy
+ * arrives with every pointer zeroed.
+ */
+struct plugin_has {
+	uint8_t name, version, description, keys, counters;
+	uint8_t class_name[CTH_CLASS_MAX];
+	uint8_t key[CTH_KEY_MAX];             /* PLUGIN_HAS_* */
+	uint8_t n_choices[CTH_KEY_MAX];       /* <= KEYS_CHOICES_MAX + 1 */
+	uint8_t counter_name[CTH_COUNTER_MAX];
+};
+
 struct plugin {
 	char *path;
+	/* NULL for a described plugin (server/sandbox/describe.h): its code
+	 * was loaded in a sandbox only, and its function pointers here are
+	 * NULL; fns says which the descriptor has */
 	void *dl;
+	bool described;
+	uint32_t fns;                 /* PLUGIN_FN_* */
+	uint64_t dev, ino;            /* of the file checked (and loaded) */
+	struct plugin_has has;
 	/*
 	 * Points at copy below, never into the plugin: a plugin's own
 	 * memory is writable by the plugin, and the daemon must not see a
@@ -80,6 +122,28 @@ int loader_load(const char *dir, const char *name, struct plugin **out,
 /* Validate a descriptor (exposed for tests): everything but whether its
  * name is the one it was loaded as. */
 int loader_desc_check(const struct cth_plugin_desc *d, char *err, size_t errlen);
+/* The same with the functions given as PLUGIN_FN_* bits (a described
+ * plugin's pointers are NULL). */
+int loader_desc_check_fns(const struct cth_plugin_desc *d, uint32_t fns, char *err,
+			  size_t errlen);
+/* The PLUGIN_FN_* bits of d's function pointers. */
+uint32_t loader_desc_fns(const struct cth_plugin_desc *d);
+/*
+ * Point pl->desc at pl->copy and every pointer of the copy at pl's own
+ * arrays, as pl->has says which were set (the loader's copy, and a
+ * described plugin's adopted one alike); counts above their maximum bind
+ * nothing (the checks refuse them).  The arrays must hold terminated
+ * strings.
+ */
+void loader_plugin_bind(struct plugin *pl);
+/* The checks of a bound copy (pl->fns for its functions), then that its
+ * name is name: 0, or -EINVAL with err saying "PATH: why". */
+int loader_plugin_vet(const struct plugin *pl, const char *name, char *err,
+		      size_t errlen);
+/* The file checks loader_load() makes before dlopen(), alone (for a
+ * plugin a sandbox loads): 0 and the file's dev and ino. */
+int loader_file_vet(const char *path, uint64_t *dev, uint64_t *ino, char *err,
+		    size_t errlen);
 void loader_unload(struct plugin *pl);
 
 #endif

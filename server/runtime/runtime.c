@@ -75,8 +75,10 @@ void runtime_free(struct runtime *rt)
 			in->pl->desc->fini(in->config, in->name);
 		in->started = false;
 	}
-	for (size_t i = 0; i < rt->n_inst; i++)
+	for (size_t i = 0; i < rt->n_inst; i++) {
 		free(rt->inst[i].config);
+		free(rt->inst[i].defer);
+	}
 	for (size_t i = 0; i < rt->n_plugins; i++)
 		loader_unload(rt->plugins[i]);
 	cfg_free(rt->cfg);
@@ -109,6 +111,7 @@ static int runtime_inst_build(struct runtime *rt, struct instance *in,
 		return -EINVAL;
 	d = in->pl->desc;
 	snprintf(in->name, sizeof(in->name), "%s", h->name);
+	in->line = h->line;
 	/* | not ||: both keys' errors are reported */
 	if (runtime_set_apply(rt, in, &cfg_families, h->family_line,
 			      h->families, d->families, &in->families) |
@@ -130,13 +133,23 @@ static int runtime_inst_build(struct runtime *rt, struct instance *in,
 static struct plugin *runtime_plugin_get(struct runtime *rt,
 					 const struct cfg_helper *h)
 {
+	/* never the daemon's to load when its sandbox can read it */
+	bool describe = h->sandbox.on && rt->cfg->describe;
 	char err[768];
 	struct plugin *pl;
+	int rc;
 
+	/* one entry per way of reading it: a described plugin has no code
+	 * here for a sandbox = no helper to run */
 	for (size_t i = 0; i < rt->n_plugins; i++)
-		if (strcmp(rt->plugins[i]->desc->name, h->plugin) == 0)
+		if (strcmp(rt->plugins[i]->desc->name, h->plugin) == 0 &&
+		    rt->plugins[i]->described == describe)
 			return rt->plugins[i];
-	if (loader_load(rt->cfg->plugin_dir, h->plugin, &pl, err, sizeof(err))) {
+	if (describe)
+		rc = rt->cfg->describe(rt->cfg->plugin_dir, h->plugin, &pl, err, sizeof(err));
+	else
+		rc = loader_load(rt->cfg->plugin_dir, h->plugin, &pl, err, sizeof(err));
+	if (rc) {
 		cfg_error(rt->cfg, h->line, "helper '%s': %s", h->name, err);
 		return NULL;
 	}
@@ -201,37 +214,56 @@ static int runtime_opts_apply(struct runtime *rt, struct instance *in,
 	in->config = calloc(1, d->config_size ? d->config_size : 1);
 	if (!in->config)
 		return -ENOMEM;
-	if (keys_apply(rt->cfg, h, d, in->config))
+	if (in->pl->described && !(in->defer = calloc(1, sizeof(*in->defer))))
+		return -ENOMEM;
+	if (keys_apply_defer(rt->cfg, h, d, in->config, in->defer))
 		return -EINVAL;
 	return runtime_inst_start(rt, in, h);
 }
 
 /* check() sees the whole block, defaults included; init() only a block
- * check() passed.  Their failures are the section's. */
+ * check() passed.  Their failures are the section's.  A described
+ * plugin's are its sandbox's (sandboxd/serve.c). */
 static int runtime_inst_start(struct runtime *rt, struct instance *in,
 			      const struct cfg_helper *h)
+{
+	char msg[768];
+
+	if (in->pl->described)
+		return 0;
+	if (runtime_inst_check(in, msg, sizeof(msg)) < 0 ||
+	    runtime_inst_init(in, msg, sizeof(msg)) < 0) {
+		cfg_error(rt->cfg, h->line, "%s", msg);
+		return -EINVAL;
+	}
+	in->started = true;
+	return 0;
+}
+
+int runtime_inst_check(const struct instance *in, char *msg, size_t len)
 {
 	const struct cth_plugin_desc *d = in->pl->desc;
 	char why[256] = "";
 	int rc;
 
-	if (d->check && (rc = d->check(in->config, why, sizeof(why))) != 0) {
-		why[sizeof(why) - 1] = '\0';
-		cfg_error(rt->cfg, h->line, "helper '%s': plugin '%s' refuses the configuration: %s",
-			  in->name, d->name, why[0] ? why : strerror(rc < 0 ? -rc : EINVAL));
-		return -EINVAL;
-	}
-	/* a sandboxed plugin's init() runs in its sandbox (server/sandbox/),
-	 * never in the daemon that serves */
-	if (in->sandbox.on && rt->cfg->sandbox_init)
+	if (!d->check || (rc = d->check(in->config, why, sizeof(why))) == 0)
 		return 0;
-	if (d->init && (rc = d->init(in->config, in->name)) != 0) {
-		cfg_error(rt->cfg, h->line, "helper '%s': plugin '%s' could not set it up (init): %s",
-			  in->name, d->name, strerror(rc < 0 ? -rc : EINVAL));
-		return -EINVAL;
-	}
-	in->started = true;
-	return 0;
+	why[sizeof(why) - 1] = '\0';
+	snprintf(msg, len, "helper '%s': plugin '%s' refuses the configuration: %s",
+		 in->name, d->name, why[0] ? why : strerror(rc < 0 ? -rc : EINVAL));
+	return -EINVAL;
+}
+
+int runtime_inst_init(const struct instance *in, char *msg, size_t len)
+{
+	const struct cth_plugin_desc *d = in->pl->desc;
+	int rc;
+
+	if (!d->init || (rc = d->init(in->config, in->name)) == 0)
+		return 0;
+	snprintf(msg, len, "helper '%s': plugin '%s' could not set it up (init): %s",
+		 in->name, d->name, strerror(rc < 0 ? -rc : EINVAL));
+	return -EINVAL;
 }
 
 static void runtime_queue_add(struct runtime *rt, uint16_t q)

@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "guard.h"
+#include "keys.h"
 #include "loader.h"
 
 struct sandbox;
@@ -42,6 +43,10 @@ struct instance {
 	bool started;                 /* its plugin's init() succeeded: fini() is due */
 	unsigned int n_classes;
 	struct cth_expect_class classes[CTH_CLASS_MAX];
+	int line;                     /* of its [helper] section */
+	/* a described plugin's configure() calls, for its sandbox to make
+	 * before check() and init() (NULL: none) */
+	struct keys_defer *defer;
 	struct cfg_sandbox sandbox;   /* sandbox.on: the plugin runs in sb */
 	struct sandbox *sb;           /* server/sandbox/sandbox.h; NULL: not started */
 	struct instance_sandbox sb_status;
@@ -64,8 +69,11 @@ struct runtime {
 /*
  * Load plugins and apply helper settings; takes ownership of cfg.  Each
  * instance's configuration block gets its plugin's keys (keys.h), then
- * the plugin's check() and init() run.  Errors are printed "FILE:LINE:
- * message".  Returns 0 or negative errno.
+ * the plugin's check() and init() run.  A sandboxed helper's plugin is
+ * described instead (cfg->describe) when the caller set that: none of
+ * its code runs here, its configure() calls are kept in the instance's
+ * defer and its check() and init() are its sandbox's.  Errors are printed
+ * "FILE:LINE: message".  Returns 0 or negative errno.
  */
 int runtime_build(struct cfg *cfg, struct runtime **out);
 /* fini() for every instance whose init() succeeded, then free: only once
@@ -77,6 +85,11 @@ void runtime_free(struct runtime *rt);
  * queued on the old one, and they are still this helper's (the kernel
  * queued them because of its name; one name is one instance).
  */
+/* check() on in's configuration block, then init(): 0, or -EINVAL with
+ * msg the error as runtime_build() reports it at the section's line (a
+ * sandbox runs them for its instance). */
+int runtime_inst_check(const struct instance *in, char *msg, size_t len);
+int runtime_inst_init(const struct instance *in, char *msg, size_t len);
 const struct instance *runtime_find(const struct runtime *rt, const char *name,
 				    int family, int proto);
 

@@ -30,7 +30,7 @@
 #include "runtime/loader.h"
 
 #define CHAN_MAGIC 0x43544853u          /* "CTHS" */
-#define CHAN_VERSION 2u           /* 2: CHAN_REC_KEEP */
+#define CHAN_VERSION 3u           /* 2: CHAN_REC_KEEP; 3: describe mode */
 /* the packet bytes: NFQA_PAYLOAD's most (a 16-bit attribute length) */
 #define CHAN_PKT_MAX 65536u
 /* a plugin's configuration block travels in the packet area at setup */
@@ -38,6 +38,8 @@
 /* recorded host calls of one turn; a full area is sent with a
  * CHAN_OP_FLUSH call first, so this bounds a turn, not a packet */
 #define CHAN_REC_BYTES (96u * 1024u)
+/* longest setup error carried back (a configure() error quotes a value) */
+#define CHAN_ERR_MAX 1536u
 /* longest plugin log line carried (the in-process host's too) */
 #define CHAN_LOG_MAX 1024u
 /* plugin log lines one packet may send; more are counted, not sent */
@@ -89,9 +91,47 @@ struct chan_expect {
 	char fn[PKT_EXPECT_FN_MAX + 1];
 };
 
+/* What a sandbox is started for (chan_setup::mode). */
+enum chan_mode {
+	CHAN_MODE_SERVE = 0,    /* run one instance: set up, then packets */
+	CHAN_MODE_DESCRIBE,     /* load the plugin, answer its descriptor
+				 * (struct chan_describe), exit */
+};
+
+/*
+ * A described plugin (server/sandbox/describe.h): the struct plugin the
+ * sandbox's loader made, with every pointer zeroed (pl.has says which
+ * were set), the descriptor's functions as PLUGIN_FN_* bits, and the
+ * file it loaded.  Written by the sandbox: hostile to the daemon, which
+ * copies it once and checks the copy (describe_wire.h).
+ */
+struct chan_describe {
+	uint32_t plugin_size;   /* sizeof(struct plugin) as the sandbox has it */
+	uint32_t fns;
+	uint64_t dev, ino;
+	struct plugin pl;
+};
+
+/* The configure() calls a described plugin's sandbox makes, in order,
+ * before check() and init() (runtime/keys.h struct keys_defer). */
+struct chan_defer_call {
+	uint32_t kind;          /* enum keys_call_kind */
+	int32_t line;
+	char key[KEYS_DEFER_KEY_MAX];
+	char value[KEYS_DEFER_VALUE_MAX];
+};
+
+struct chan_defer {
+	uint32_t n;
+	struct chan_defer_call call[KEYS_DEFER_MAX];
+};
+
 /* What a sandbox needs to run its instance (written once, before it
- * starts; the configuration block is in the packet area). */
+ * starts; the configuration block is in the packet area, the deferred
+ * configure() calls in chan_shm::defer). */
 struct chan_setup {
+	uint32_t mode;          /* enum chan_mode */
+	int32_t line;           /* of the helper's section: check(), init() */
 	char plugin_dir[PATH_MAX];
 	char plugin[PLUGIN_NAME_LEN + 1];
 	uint64_t dev, ino;      /* of the file the daemon checked */
@@ -104,7 +144,8 @@ struct chan_setup {
 	uint64_t memory;        /* bytes of address space */
 	/* the sandbox's answer with CHAN_RING_READY */
 	int32_t status;         /* 0, or a negative errno */
-	char err[256];
+	int32_t err_line;       /* > 0: err is a configuration error there */
+	char err[CHAN_ERR_MAX];
 	uint32_t landlock_abi;  /* 0: none */
 };
 
@@ -154,9 +195,21 @@ struct chan_shm {
 	struct chan_setup setup;
 	struct chan_req req;
 	struct chan_ans ans;
-	struct chan_res res;
+	/* one area, used by turns: at setup for what only a setup carries,
+	 * then for the packets' results */
+	union {
+		struct chan_res res;
+		struct chan_describe describe;  /* DESCRIBE: with CHAN_RING_READY */
+		struct chan_defer defer;        /* SERVE: before the start */
+	};
 	uint8_t pkt[CHAN_PKT_MAX];
 };
+
+/* The setup forms use the results' area: they must never make it grow. */
+_Static_assert(sizeof(struct chan_describe) <= sizeof(struct chan_res),
+	       "a described plugin must fit the results' area");
+_Static_assert(sizeof(struct chan_defer) <= sizeof(struct chan_res),
+	       "the deferred configure() calls must fit the results' area");
 
 /* A fresh mapping of a new memfd: 0 and *shm, *fd, or a negative errno. */
 int chan_shm_create(struct chan_shm **shm, int *fd);

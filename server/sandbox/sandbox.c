@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +40,10 @@ struct sandbox {
 	unsigned int starts;
 	struct chan_check chk;  /* what the worker read of shared memory */
 	uint32_t rcvtimeo_ms;   /* sock's SO_RCVTIMEO, 0: none */
+	/* the first start's answer when the plugin refused its configuration:
+	 * printed as the daemon prints configuration errors */
+	int cfg_line;
+	char cfg_err[CHAN_ERR_MAX];
 };
 
 /* Why a sandbox is ended, for the counter and the log. */
@@ -49,11 +52,13 @@ enum sandbox_end {
 	SANDBOX_END_TIMEOUT,
 	SANDBOX_END_CHANNEL,
 	SANDBOX_END_SETUP,
+	SANDBOX_END_CONFIG,     /* the first setup: the configuration refused */
 	SANDBOX_END_STOP,
 };
 
 static int sandbox_spawn(struct sandbox *sb, uint64_t now);
 static int sandbox_setup_write(struct sandbox *sb);
+static void sandbox_defer_write(struct chan_defer *w, const struct keys_defer *df);
 static int sandbox_ready_take(struct sandbox *sb, int ms, uint64_t now, struct stats_block *st);
 static bool sandbox_usable(struct sandbox *sb, uint64_t now, struct stats_block *st);
 static void sandbox_post(struct sandbox *sb, const struct pkt_call *c,
@@ -100,11 +105,15 @@ int sandbox_start_all(struct runtime *rt, struct stats_block *st)
 			rc = sandbox_ready_take(sb, SANDBOX_SETUP_MS, now, st);
 	}
 	if (rc) {
-		for (size_t i = 0; i < rt->n_inst; i++)
-			if (rt->inst[i].sb && rt->inst[i].sb->state != SANDBOX_UP &&
-			    rt->inst[i].sb->in->sb_status.reason[0])
+		for (size_t i = 0; i < rt->n_inst; i++) {
+			struct sandbox *sb = rt->inst[i].sb;
+
+			if (sb && sb->cfg_line > 0)
+				cfg_error(rt->cfg, sb->cfg_line, "%s", sb->cfg_err);
+			else if (sb && sb->state != SANDBOX_UP && sb->in->sb_status.reason[0])
 				log_err("helper '%s': sandbox not started: %s", rt->inst[i].name,
 					rt->inst[i].sb_status.reason);
+		}
 		sandbox_stop_all(rt);
 	}
 	return rc;
@@ -232,17 +241,18 @@ static int sandbox_setup_write(struct sandbox *sb)
 	const struct instance *in = sb->in;
 	const struct cth_plugin_desc *d = in->pl->desc;
 	struct chan_setup *s = &sb->shm->setup;
-	struct stat st;
 
-	if (stat(in->pl->path, &st) < 0)
-		return -errno;
 	if (d->config_size > CHAN_CONFIG_MAX)
 		return -E2BIG;
+	s->mode = CHAN_MODE_SERVE;
+	s->line = in->line;
 	snprintf(s->plugin_dir, sizeof(s->plugin_dir), "%s", sb->plugin_dir);
 	snprintf(s->plugin, sizeof(s->plugin), "%s", in->pl->name);
-	s->dev = (uint64_t)st.st_dev;
-	s->ino = (uint64_t)st.st_ino;
+	/* the file the daemon checked and described (or loaded) */
+	s->dev = in->pl->dev;
+	s->ino = in->pl->ino;
 	snprintf(s->name, sizeof(s->name), "%s", in->name);
+	sandbox_defer_write(&sb->shm->defer, in->defer);
 	s->config_len = (uint32_t)d->config_size;
 	memcpy(sb->shm->pkt, in->config, d->config_size);
 	s->n_classes = in->n_classes;
@@ -258,12 +268,27 @@ static int sandbox_setup_write(struct sandbox *sb)
 	return 0;
 }
 
+/* The configure() calls runtime_build() left (keys.h bounds them as the
+ * channel does). */
+static void sandbox_defer_write(struct chan_defer *w, const struct keys_defer *df)
+{
+	w->n = 0;
+	for (size_t i = 0; df && i < df->n && i < KEYS_DEFER_MAX; i++) {
+		struct chan_defer_call *c = &w->call[w->n++];
+
+		c->kind = df->call[i].kind;
+		c->line = df->call[i].line;
+		snprintf(c->key, sizeof(c->key), "%s", df->call[i].key);
+		snprintf(c->value, sizeof(c->value), "%s", df->call[i].value);
+	}
+}
+
 /* The sandbox's word that it is set up (or why not), waiting at most ms. */
 static int sandbox_ready_take(struct sandbox *sb, int ms, uint64_t now, struct stats_block *st)
 {
 	char err[sizeof(sb->shm->setup.err)];
 	uint32_t word;
-	int32_t status;
+	int32_t status, line;
 	int rc = chan_ring_wait(sb->sock, ms, &word);
 
 	if (rc == -ETIMEDOUT && now - sb->started_ms < SANDBOX_SETUP_MS && ms < (int)SANDBOX_SETUP_MS)
@@ -277,11 +302,19 @@ static int sandbox_ready_take(struct sandbox *sb, int ms, uint64_t now, struct s
 		return rc;
 	}
 	status = sb->shm->setup.status;
+	line = sb->shm->setup.err_line;
 	memcpy(err, (const char *)sb->shm->setup.err, sizeof(err));
 	err[sizeof(err) - 1] = '\0';
 	for (char *p = err; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
+	if (status != 0 && line > 0 && sb->starts == 0) {
+		sb->cfg_line = line;
+		snprintf(sb->cfg_err, sizeof(sb->cfg_err), "%s", err);
+		sandbox_end(sb, SANDBOX_END_CONFIG, "its plugin refused the configuration",
+			    now, st);
+		return status < 0 ? status : -EINVAL;
+	}
 	if (status != 0) {
 		sandbox_end(sb, SANDBOX_END_SETUP, err[0] ? err : "setup failed", now, st);
 		return status < 0 ? status : -EINVAL;
@@ -409,8 +442,9 @@ static void sandbox_end(struct sandbox *sb, enum sandbox_end how, const char *wh
 		sb->backoff_ms = SANDBOX_BACKOFF_FIRST_MS;
 	sb->state = SANDBOX_DOWN;
 	sb->retry_ms = now + sb->backoff_ms;
-	if (how == SANDBOX_END_STOP) {
-		sandbox_status_set(sb, "", now);
+	/* a refused configuration is the caller's to print, at its line */
+	if (how == SANDBOX_END_STOP || how == SANDBOX_END_CONFIG) {
+		sandbox_status_set(sb, how == SANDBOX_END_STOP ? "" : reason, now);
 		return;
 	}
 	log_err("helper '%s': sandbox ended (%s): its packets get sandbox_verdict %s; "
@@ -447,6 +481,7 @@ static void sandbox_reason(struct sandbox *sb, enum sandbox_end how, const char 
 		snprintf(out, len, "channel: %s", why ? why : "broken");
 		return;
 	case SANDBOX_END_SETUP:
+	case SANDBOX_END_CONFIG:
 	case SANDBOX_END_STOP:
 		snprintf(out, len, "%s", why);
 		return;

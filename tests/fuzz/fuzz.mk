@@ -121,3 +121,8 @@ $(FUZZ_KIT:%=$(B)/fuzz/fuzz_kit_%): $(B)/fuzz/fuzz_kit_%: sdk/examples/%/$$*-fuz
 # The worker's check of a sandbox's turn (server/sandbox/chan_check.c) on
 # the host's functions: the input is what the sandbox writes back.
 FUZZ_SRC_fuzz_chan := $(FUZZ_HOST_SRC) server/sandbox/chan_check.c server/sandbox/chan.c
+# The daemon's adoption of a described plugin (server/sandbox/describe_wire.c)
+# and the loader's checks: the input patches what a sandbox answers.
+FUZZ_SRC_fuzz_describe := server/sandbox/describe_wire.c server/runtime/loader.c \
+                          server/runtime/dlfresh.c $(FUZZ_KEYS_SRC) server/runtime/guard.c \
+                          server/base/log.c

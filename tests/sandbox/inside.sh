@@ -608,6 +608,18 @@ if [ -n "$why" ]; then
 	exit 1
 fi
 echo "PASS $S/fixture"
+# describe mode: the daemon never maps a sandboxed helper's plugin (it is
+# described by a sandbox); with sandbox = no the hostile plugin is mapped
+# in it, which shows the check can see one
+maps=$(grep -oE '[^/ ]+\.so$' "/proc/$CTH_PID/maps" | grep -xE 'ftp\.so|hostile\.so' | sort -u |
+	tr '\n' ' ')
+if [ "$OPEN" = 1 ]; then
+	[ "$maps" = "hostile.so " ] && echo "PASS $S/daemon-maps-plugins" ||
+		echo "FAIL $S/daemon-maps-plugins: want hostile.so alone (sandbox = no), the daemon maps: ${maps:-none}"
+else
+	[ -z "$maps" ] && echo "PASS $S/daemon-maps-plugins" ||
+		echo "FAIL $S/daemon-maps-plugins: the daemon maps sandboxed plugins: $maps"
+fi
 say "fixture up at $((SECONDS - T0)) s: long-lived conntrack id $LL_ID, victim $VICTIM, daemon $CTH_PID"
 
 # ------------------------------------------------------------ the attacks

@@ -129,6 +129,12 @@ static void check_config_runs(void)
 	rc = run(path("sed -i 's|^plugin_dir = .*|plugin_dir = %s" PREFIX "/lib/cthelperd|' %s",
 		      dest, conf));
 	CHECK("install/config-moved", rc == 0, "sed: %d", rc);
+	/* sandboxed helpers' plugins are described by sandboxes: the daemon
+	 * finds the sandbox program next to itself before the installed path
+	 * (which a DESTDIR install is not at); removed before uninstall */
+	rc = run(path("ln -s %s" PREFIX "/lib/cthelperd/cthelperd-sandbox %s-sandbox", dest,
+		      sbin));
+	CHECK("install/sandbox-program", rc == 0, "ln: %d", rc);
 	rc = run(path("%s -n -c %s", sbin, conf));
 	CHECK("install/config-checks", rc == 0, "cthelperd -n: %d", rc);
 	if (rc)
@@ -137,6 +143,7 @@ static void check_config_runs(void)
 	CHECK("install/print-rules", rc == 0 &&
 	      file_has_line(path("%s/out.txt", dest), "\tct helper cth-ftp-tcp {\n"),
 	      "cthelperd --print-rules nft: %d", rc);
+	unlink(path("%s-sandbox", sbin));
 }
 
 static bool file_empty(const char *p)
@@ -295,7 +302,8 @@ int main(void)
 	int rc;
 
 	build = getenv("CTH_BUILD") ? getenv("CTH_BUILD") : "build";
-	if (!mkdtemp(dest)) {
+	/* readable by the sandboxes' user: they load the plugins there */
+	if (!mkdtemp(dest) || chmod(dest, 0755) < 0) {
 		printf("FAIL install/mkdtemp\n");
 		return 1;
 	}

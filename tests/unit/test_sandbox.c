@@ -30,6 +30,7 @@
 #include "host/keep.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
+#include "sandbox/describe.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/spawn.h"
 
@@ -109,7 +110,9 @@ static struct runtime *rt_make(const char *text)
 		fprintf(stderr, "%s", err);
 		return NULL;
 	}
-	cfg->sandbox_init = true;
+	if (spawn_open(cfg) < 0)
+		return NULL;
+	cfg->describe = sandbox_describe;
 	if (runtime_build(cfg, &rt) < 0)
 		return NULL;
 	return rt;
@@ -367,13 +370,13 @@ int main(void)
 		 "[server]\nplugin_dir = %s\n"
 		 "[helper ftp]\nqueue = 1\n"
 		 "[helper probe]\nplugin = probe\nqueue = 2\nsandbox_timeout_ms = 300\n", dir);
+	snprintf(prog, sizeof(prog), "%s/%s/" SPAWN_PROGRAM_NAME, cwd, b);
+	spawn_program_set(prog);
 	rt = rt_make(text);
 	CHECK("sandbox/runtime", rt != NULL, "runtime_build failed");
 	if (!rt)
 		return check_exit();
-	snprintf(prog, sizeof(prog), "%s/%s/" SPAWN_PROGRAM_NAME, cwd, b);
-	spawn_program_set(prog);
-	CHECK("sandbox/spawner", spawn_open(rt->cfg) == 0, "spawn_open failed");
+	CHECK("sandbox/spawner", spawn_is_open(), "spawn_open failed");
 	CHECK("sandbox/start", sandbox_start_all(rt, &stats) == 0, "sandbox_start_all failed");
 	ftp = inst_of(rt, "ftp");
 	pr = inst_of(rt, "probe");
