@@ -26,16 +26,6 @@
 
 #include "confine.h"
 
-/* An ASan build (build-asan: the unit tests, replay-asan): its shadow
- * memory is address space, and the filters meet its own calls. */
-#if defined(__SANITIZE_ADDRESS__)
-#define CONFINE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CONFINE_ASAN 1
-#endif
-#endif
-
 /* ---- resource limits ---------------------------------------------------- */
 
 struct confine_limit {
@@ -92,9 +82,8 @@ int confine_limits_load(uint64_t mem_bytes)
 	 * before the load, so a constructor's allocation is bounded too.
 	 * Not in an ASan build: its shadow (terabytes, reserved at start)
 	 * is past any limit, so the load itself would find no room. */
-#ifndef CONFINE_ASAN
-	rc = confine_limit_set(RLIMIT_AS, (rlim_t)mem_bytes);
-#endif
+	if (!CONFINE_ASAN)
+		rc = confine_limit_set(RLIMIT_AS, (rlim_t)mem_bytes);
 	return rc < 0 ? rc : confine_limits_phase(CONFINE_LOAD);
 }
 
@@ -324,7 +313,7 @@ static const struct confine_rule confine_rules_common[] = {
  * makes the call.
  */
 static const struct confine_rule confine_rules_sanitizer[] = {
-#ifdef CONFINE_ASAN
+#if CONFINE_ASAN
 	CONFINE_ARG(sigaltstack, 0, UINT32_MAX, 0),
 #endif
 	{ .nr = UINT32_MAX },           /* never a system call: keeps it non-empty */

@@ -29,6 +29,20 @@
 
 #include <stdint.h>
 
+/* 1 in an ASan build (build-asan: the unit tests, replay-asan): its
+ * shadow memory is address space, so no address-space limit is set, and
+ * the filters meet its own calls.  The tests read it too. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CONFINE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CONFINE_ASAN 1
+#endif
+#endif
+#ifndef CONFINE_ASAN
+#define CONFINE_ASAN 0
+#endif
+
 enum confine_phase { CONFINE_LOAD, CONFINE_SERVE };
 
 #define CONFINE_CHAN_FD 3           /* the only fd recvfrom/sendto may use */

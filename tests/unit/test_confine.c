@@ -54,16 +54,6 @@
 #include "plugtest.h"
 #include "sandbox/confine.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
 
 /* what a child tells its parent: shared, anonymous memory */
 struct report {
@@ -591,7 +581,7 @@ static void test_serve_arch(void)
 /* as nobody: RLIMIT_NPROC does not bind root */
 static void child_limits(const void *arg)
 {
-	uint64_t mem = UNDER_ASAN ? UINT64_MAX : LIMIT_MEM;
+	uint64_t mem = CONFINE_ASAN ? UINT64_MAX : LIMIT_MEM;
 	struct rlimit rl;
 	void *p;
 	pid_t pid;
@@ -617,7 +607,7 @@ static void child_limits(const void *arg)
 		_exit(12);
 	}
 	rep->step = 1;
-	if (!UNDER_ASAN) {
+	if (!CONFINE_ASAN) {
 		p = malloc(2 * LIMIT_MEM);
 		rep->ret[0] = p == NULL;
 		p = malloc(1 << 20);
@@ -653,7 +643,7 @@ static void test_limits(void)
 	o = child_run(child_limits, NULL);
 	expect_exit0(&c, o);
 	check_that(&c, rep->step == 2, "the child stopped at step %d (rc %d)", rep->step, rep->ret[3]);
-	if (!UNDER_ASAN) {
+	if (!CONFINE_ASAN) {
 		check_that(&c, rep->ret[0], "malloc(%u) past RLIMIT_AS did not fail", 2 * LIMIT_MEM);
 		check_that(&c, rep->ret[1], "malloc(1 MiB) under RLIMIT_AS failed");
 	}
@@ -666,7 +656,7 @@ static void test_limits(void)
 	check_that(&c, rep->err[1] == 0, "fd 4 not usable: %s", strerror(rep->err[1]));
 	check_that(&c, rep->err[3] == 3, "CORE/NOFILE/FSIZE not as set (%d of 3)", rep->err[3]);
 	check_end(&c);
-	if (UNDER_ASAN)
+	if (CONFINE_ASAN)
 		CHECK("confine/limits-memory (skipped under ASan: its shadow memory is address space, "
 		      "no RLIMIT_AS fits it)", true, " ");
 }
@@ -708,7 +698,7 @@ static void test_limits_ctor(void)
 	struct outcome o;
 	struct check c;
 
-	if (UNDER_ASAN) {
+	if (CONFINE_ASAN) {
 		CHECK("confine/limits-ctor (skipped under ASan: its shadow memory is address space, "
 		      "no RLIMIT_AS fits it)", true, " ");
 		return;
@@ -860,7 +850,7 @@ static void child_order(const void *arg)
 	void *dl;
 	int rc;
 
-	if (confine_limits_load(UNDER_ASAN ? UINT64_MAX : 256u << 20) < 0)
+	if (confine_limits_load(CONFINE_ASAN ? UINT64_MAX : 256u << 20) < 0)
 		_exit(14);
 	if ((rc = confine_landlock_paths(paths)) < 0 && rc != -EOPNOTSUPP)
 		_exit(10);

@@ -30,20 +30,10 @@
 #include "host/keep.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
+#include "sandbox/confine.h"
 #include "sandbox/describe.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/spawn.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
 
 struct rec {
 	unsigned int n_exp;
@@ -317,7 +307,7 @@ static void test_ctor_limit(const char *dir)
 	bool up = false;
 	int rc;
 
-	if (UNDER_ASAN) {
+	if (CONFINE_ASAN) {
 		CHECK("sandbox/ctor-limit (skipped under ASan: its shadow memory is address "
 		      "space, the sandbox has no RLIMIT_AS)", true, " ");
 		return;
