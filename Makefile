@@ -217,6 +217,8 @@ bench: all $(BENCH_BIN)
 $(B)/bench/cthbench-chan: tests/bench/chanbench.c $(UNIT_SRC_test_sandbox) $(PATHS_STAMP) | $(B)/bench
 	$(CC) $(UNIT_CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(PKG_LIBS)
 	$(call deps_of,$(UNIT_CFLAGS))
+# built with the unit tests, so that a change to what it calls breaks the build
+unit: $(B)/bench/cthbench-chan
 .PHONY: bench-chan
 bench-chan: all $(B)/bench/cthbench-chan
 	CTH_BUILD=$(B) $(B)/bench/cthbench-chan

@@ -41,6 +41,7 @@
 #include "host/keep.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
+#include "sandbox/describe.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/spawn.h"
 
@@ -207,7 +208,10 @@ static struct runtime *bench_runtime(const char *dir)
 		fprintf(stderr, "%s", err);
 		return NULL;
 	}
-	cfg->sandbox_init = true;
+	/* described through a sandbox, as the daemon does (describe.h) */
+	if (spawn_open(cfg) < 0)
+		return NULL;
+	cfg->describe = sandbox_describe;
 	if (runtime_build(cfg, &rt) < 0)
 		return NULL;
 	return rt;
@@ -239,11 +243,11 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(cmd, sizeof(cmd), "cp '%s/plugins/ftp.so' '%s/ftp.so' && chmod 0644 '%s/ftp.so'",
 		 b, dir, dir);
-	if (system(cmd) != 0 || !(rt = bench_runtime(dir)))
-		goto out;
 	snprintf(prog, sizeof(prog), "%s/%s/" SPAWN_PROGRAM_NAME, cwd, b);
 	spawn_program_set(prog);
-	if (spawn_open(rt->cfg) < 0 || sandbox_start_all(rt, &stats) < 0) {
+	if (system(cmd) != 0 || !(rt = bench_runtime(dir)))
+		goto out;
+	if (sandbox_start_all(rt, &stats) < 0) {
 		fprintf(stderr, "cthbench-chan: sandbox not started\n");
 		goto out;
 	}
