@@ -44,6 +44,7 @@
 #include "sandbox/describe.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/spawn.h"
+#include "sbxrt.h"
 
 #define BULK_LEN (65535u - 40u)
 
@@ -196,33 +197,13 @@ static struct result bench_run(const struct instance *in, const struct load *l)
 
 static struct runtime *bench_runtime(const char *dir)
 {
-	char text[1024], path[CFGLOAD_PATH], err[2048];
-	struct runtime *rt;
-	struct cfg *cfg;
+	char text[1024];
 
 	snprintf(text, sizeof(text),
 		 "[server]\nplugin_dir = %s\n"
 		 "[helper ftp]\nqueue = 1\n"
 		 "[helper ftp-inproc]\nplugin = ftp\nqueue = 2\nsandbox = no\n", dir);
-	if (cfgload_text(text, strlen(text), path, &cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s", err);
-		return NULL;
-	}
-	/* described through a sandbox, as the daemon does (describe.h) */
-	if (spawn_open(cfg) < 0)
-		return NULL;
-	cfg->describe = sandbox_describe;
-	if (runtime_build(cfg, &rt) < 0)
-		return NULL;
-	return rt;
-}
-
-static const struct instance *bench_inst(const struct runtime *rt, const char *name)
-{
-	for (size_t i = 0; i < rt->n_inst; i++)
-		if (strcmp(rt->inst[i].name, name) == 0)
-			return &rt->inst[i];
-	abort();
+	return sbxrt_build(text);
 }
 
 int main(int argc, char **argv)
@@ -251,8 +232,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cthbench-chan: sandbox not started\n");
 		goto out;
 	}
-	sbx = bench_inst(rt, "ftp");
-	inp = bench_inst(rt, "ftp-inproc");
+	sbx = sbxrt_inst(rt, "ftp");
+	inp = sbxrt_inst(rt, "ftp-inproc");
 	printf("%-14s %12s %12s %12s %12s %8s %8s\n", "load", "in-proc ns", "sandbox ns",
 	       "in-proc cpu", "sandbox cpu", "wall x", "cpu x");
 	for (size_t i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {

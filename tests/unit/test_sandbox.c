@@ -34,6 +34,7 @@
 #include "sandbox/describe.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/spawn.h"
+#include "sbxrt.h"
 
 struct rec {
 	unsigned int n_exp;
@@ -88,32 +89,6 @@ static void pkt_make(struct pkt_call *c, const struct instance *in, struct rec *
 	c->expect_fn = rec_expect;
 	c->expect_ctl_fn = rec_expect_ctl;
 	c->stats = &stats;
-}
-
-static struct runtime *rt_make(const char *text)
-{
-	char path[CFGLOAD_PATH], err[2048];
-	struct runtime *rt;
-	struct cfg *cfg;
-
-	if (cfgload_text(text, strlen(text), path, &cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s", err);
-		return NULL;
-	}
-	if (spawn_open(cfg) < 0)
-		return NULL;
-	cfg->describe = sandbox_describe;
-	if (runtime_build(cfg, &rt) < 0)
-		return NULL;
-	return rt;
-}
-
-static const struct instance *inst_of(const struct runtime *rt, const char *name)
-{
-	for (size_t i = 0; i < rt->n_inst; i++)
-		if (strcmp(rt->inst[i].name, name) == 0)
-			return &rt->inst[i];
-	abort();
 }
 
 static uint64_t hcount(const struct instance *in, enum stats_helper_counter k)
@@ -283,7 +258,7 @@ static int ctor_start(const char *dir, unsigned int mb, bool *up, struct seen *s
 		 "[server]\nplugin_dir = %s\n"
 		 "[helper ctoralloc]\nplugin = ctoralloc\nqueue = 3\nsandbox_memory = %u\n",
 		 dir, mb);
-	if (!(rt = rt_make(text)))
+	if (!(rt = sbxrt_build(text)))
 		return -EINVAL;
 	log_capture_set(seen_add, sn);
 	rc = sandbox_start_all(rt, &stats);
@@ -362,14 +337,14 @@ int main(void)
 		 "[helper probe]\nplugin = probe\nqueue = 2\nsandbox_timeout_ms = 300\n", dir);
 	snprintf(prog, sizeof(prog), "%s/%s/" SPAWN_PROGRAM_NAME, cwd, b);
 	spawn_program_set(prog);
-	rt = rt_make(text);
+	rt = sbxrt_build(text);
 	CHECK("sandbox/runtime", rt != NULL, "runtime_build failed");
 	if (!rt)
 		return check_exit();
 	CHECK("sandbox/spawner", spawn_is_open(), "spawn_open failed");
 	CHECK("sandbox/start", sandbox_start_all(rt, &stats) == 0, "sandbox_start_all failed");
-	ftp = inst_of(rt, "ftp");
-	pr = inst_of(rt, "probe");
+	ftp = sbxrt_inst(rt, "ftp");
+	pr = sbxrt_inst(rt, "probe");
 	CHECK("sandbox/up", ftp->sb_status.up && ftp->sb_status.pid > 0 && pr->sb_status.up,
 	      "ftp up %d pid %d", ftp->sb_status.up, ftp->sb_status.pid);
 	if (ftp->sb_status.up)
