@@ -62,7 +62,9 @@ static struct plugin plugin = { .desc = &desc };
 static struct instance inst;
 static struct stats_block stats;
 static uint8_t pktbuf[2048];
-static struct chan_shm *shm;
+/* the slot the checks read: a channel's slot 0 */
+static struct chan_shm *chan;
+static struct chan_slot *shm;
 static struct chan_check chk;
 static struct rec rec;
 static struct cap cap;
@@ -961,11 +963,12 @@ static void test_ring_take(void)
 int main(void)
 {
 	log_init(LOG_L_ERR, 0);
-	shm = calloc(1, sizeof(*shm));
-	if (!shm)
+	chan = calloc(1, sizeof(*chan));
+	if (!chan)
 		return 1;
-	shm->magic = CHAN_MAGIC;
-	shm->version = CHAN_VERSION;
+	chan->magic = CHAN_MAGIC;
+	chan->version = CHAN_VERSION;
+	shm = &chan->slot[0];
 	snprintf(inst.name, sizeof(inst.name), "chk");
 	inst.pl = &plugin;
 	inst.n_classes = 1;
@@ -981,6 +984,6 @@ int main(void)
 	test_state();
 	test_copy();
 	test_ring_take();
-	free(shm);
+	free(chan);
 	return check_exit();
 }
