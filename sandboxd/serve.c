@@ -38,6 +38,8 @@
 
 struct sbx {
 	struct chan_shm *shm;
+	struct chan_slot *slot; /* the packet running now (records, calls) */
+	uint32_t slot_i;
 	struct instance inst;
 	struct plugin *pl;
 	struct inflight inflight;
@@ -54,7 +56,7 @@ static int sbx_setup(struct sbx *s, struct chan_setup *set, char *err, size_t le
 static int sbx_load(struct sbx *s, const struct chan_setup *set, char *err, size_t len);
 static int sbx_configure(struct sbx *s, char *err, size_t len);
 static void sbx_ready(struct sbx *s, int status, const char *err);
-static void sbx_packet(struct sbx *s);
+static void sbx_packet(struct sbx *s, uint32_t i);
 static int sbx_expect(struct pkt_call *c, const struct cth_expect *e, unsigned int how);
 static int sbx_expect_ctl(struct pkt_call *c, unsigned int op, const struct cth_expect *e);
 static int sbx_link(struct pkt_call *c, struct cth_link *link);
@@ -77,6 +79,7 @@ int sbx_serve_main(void)
 	log_capture_set(sbx_log, &sbx);
 	if (chan_shm_map(SBX_MEM_FD, &sbx.shm) < 0)
 		return 2;
+	sbx.slot = &sbx.shm->slot[0];
 	close(SBX_MEM_FD);
 	/* read once: the daemon wrote it before the start */
 	memcpy(&set, &sbx.shm->setup, sizeof(set));
@@ -90,16 +93,21 @@ int sbx_serve_main(void)
 	/* described: the daemon has what it asked for */
 	if (set.mode == CHAN_MODE_DESCRIBE)
 		return 0;
+	/* a batch: its slots in order, a DONE each, so the worker takes
+	 * slot k's calls after slot k-1's result */
 	for (;;) {
-		uint32_t word;
+		uint32_t word, n;
 
 		if (chan_ring_wait(SBX_CHAN_FD, -1, &word) < 0)
 			return 0;        /* the worker's end closed: stop */
-		if (word != CHAN_RING_REQ)
+		n = chan_word_arg(word);
+		if (chan_word_ring(word) != CHAN_RING_REQ || n == 0 || n > CHAN_SLOTS)
 			return 3;
-		sbx_packet(&sbx);
-		if (chan_ring(SBX_CHAN_FD, CHAN_RING_DONE) < 0)
-			return 0;
+		for (uint32_t i = 0; i < n; i++) {
+			sbx_packet(&sbx, i);
+			if (chan_ring(SBX_CHAN_FD, chan_word(CHAN_RING_DONE, i)) < 0)
+				return 0;
+		}
 	}
 }
 
@@ -162,7 +170,7 @@ static int sbx_load(struct sbx *s, const struct chan_setup *set, char *err, size
 		return -ESTALE;
 	}
 	if (set->mode == CHAN_MODE_DESCRIBE) {
-		describe_wire_put(&s->shm->describe, s->pl);
+		describe_wire_put(&s->shm->slot[0].describe, s->pl);
 		return 0;
 	}
 	d = s->pl->desc;
@@ -177,7 +185,7 @@ static int sbx_load(struct sbx *s, const struct chan_setup *set, char *err, size
 	in->config = calloc(1, d->config_size ? d->config_size : 1);
 	if (!in->config)
 		return -ENOMEM;
-	memcpy(in->config, s->shm->pkt, set->config_len);
+	memcpy(in->config, s->shm->slot[0].pkt, set->config_len);
 	in->guard = set->guard;
 	in->n_classes = set->n_classes;
 	memcpy(in->classes, set->classes, sizeof(in->classes));
@@ -198,7 +206,7 @@ static int sbx_load(struct sbx *s, const struct chan_setup *set, char *err, size
  * list; the first that fails is the answer, at its line. */
 static int sbx_configure(struct sbx *s, char *err, size_t len)
 {
-	const struct chan_defer *df = &s->shm->defer;
+	const struct chan_defer *df = &s->shm->slot[0].defer;
 	uint32_t n = df->n < KEYS_DEFER_MAX ? df->n : KEYS_DEFER_MAX;
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -226,10 +234,10 @@ static void sbx_ready(struct sbx *s, int status, const char *err)
 	chan_ring(SBX_CHAN_FD, CHAN_RING_READY);
 }
 
-static void sbx_packet(struct sbx *s)
+static void sbx_packet(struct sbx *s, uint32_t i)
 {
-	const struct chan_req *r = &s->shm->req;
-	struct chan_res *res = &s->shm->res;
+	const struct chan_req *r = &s->shm->slot[i].req;
+	struct chan_res *res = &s->shm->slot[i].res;
 	struct pkt_call c = { .inst = &s->inst, .expect_fn = sbx_expect,
 			      .expect_ctl_fn = sbx_expect_ctl, .link_fn = sbx_link,
 			      .trace = sbx_trace, .keep = &s->keep };
@@ -237,6 +245,8 @@ static void sbx_packet(struct sbx *s)
 	uint32_t klen = r->klen < CTH_PRIV_MAX ? r->klen : CTH_PRIV_MAX;
 	int verdict = CTH_VERDICT_ACCEPT;
 
+	s->slot = &s->shm->slot[i];
+	s->slot_i = i;
 	res->rec_used = 0;
 	res->kept = 0;
 	res->n_refused = 0;
@@ -249,7 +259,7 @@ static void sbx_packet(struct sbx *s)
 	c.in_ifindex = r->in_ifindex;
 	c.out_ifindex = r->out_ifindex;
 	if (r->pkt_len <= CHAN_PKT_MAX &&
-	    pkt_view_parse(&c.pkt, s->shm->pkt, r->pkt_len, (int)r->family) == 0) {
+	    pkt_view_parse(&c.pkt, s->slot->pkt, r->pkt_len, (int)r->family) == 0) {
 		keep_join(&s->keep, &c, r->now_ms);
 		res->kept = (uint32_t)c.pkt.kept;
 		verdict = pkt_call_run_newest(&c, &s->inflight, r->kpriv, klen, r->now_ms);
@@ -286,7 +296,7 @@ static int sbx_link(struct pkt_call *c, struct cth_link *link)
 
 	(void)c;
 	rc = sbx_call(&sbx, CHAN_OP_LINK, 0, NULL);
-	*link = sbx.shm->ans.link;
+	*link = sbx.slot->ans.link;
 	return rc;
 }
 
@@ -294,7 +304,7 @@ static int sbx_link(struct pkt_call *c, struct cth_link *link)
  * waits for the answer. */
 static int sbx_call(struct sbx *s, uint32_t op, uint32_t how, const struct cth_expect *e)
 {
-	struct chan_res *res = &s->shm->res;
+	struct chan_res *res = &s->slot->res;
 	uint32_t word;
 
 	memset(&res->call, 0, sizeof(res->call));
@@ -304,11 +314,12 @@ static int sbx_call(struct sbx *s, uint32_t op, uint32_t how, const struct cth_e
 		res->call.has_exp = 1;
 		chan_expect_put(&res->call.exp, e);
 	}
-	if (chan_ring(SBX_CHAN_FD, CHAN_RING_CALL) < 0 ||
-	    chan_ring_wait(SBX_CHAN_FD, -1, &word) < 0 || word != CHAN_RING_ANSWER)
+	if (chan_ring(SBX_CHAN_FD, chan_word(CHAN_RING_CALL, s->slot_i)) < 0 ||
+	    chan_ring_wait(SBX_CHAN_FD, -1, &word) < 0 ||
+	    word != chan_word(CHAN_RING_ANSWER, s->slot_i))
 		_exit(0);               /* the worker is gone or gave up on us */
 	res->rec_used = 0;
-	return s->shm->ans.rc;
+	return s->slot->ans.rc;
 }
 
 /* What the worker must do again, in order: whatever the plugin was told
@@ -388,8 +399,8 @@ static void sbx_log(void *arg, int level, const char *line)
 static void sbx_rec(struct sbx *s, uint16_t type, const void *a, size_t alen,
 		    const void *b, size_t blen)
 {
-	if (chan_rec_put(&s->shm->res, type, a, alen, b, blen) == 0)
+	if (chan_rec_put(&s->slot->res, type, a, alen, b, blen) == 0)
 		return;
 	sbx_call(s, CHAN_OP_FLUSH, 0, NULL);
-	chan_rec_put(&s->shm->res, type, a, alen, b, blen);
+	chan_rec_put(&s->slot->res, type, a, alen, b, blen);
 }

@@ -30,7 +30,12 @@
 #include "runtime/loader.h"
 
 #define CHAN_MAGIC 0x43544853u          /* "CTHS" */
-#define CHAN_VERSION 3u           /* 2: CHAN_REC_KEEP; 3: describe mode */
+/* 2: CHAN_REC_KEEP; 3: describe mode; 4: slots (a batch per turn) */
+#define CHAN_VERSION 4u
+/* packets one turn carries: a worker's receive is at most 8 datagrams
+ * (server/worker/worker.c), each usually one packet; a slot is about
+ * 165 KiB of the mapping, touched only as far as used */
+#define CHAN_SLOTS 8u
 /* the packet bytes: NFQA_PAYLOAD's most (a 16-bit attribute length) */
 #define CHAN_PKT_MAX 65536u
 /* a plugin's configuration block travels in the packet area at setup */
@@ -53,6 +58,23 @@ enum chan_ring {
 	CHAN_RING_ANSWER,       /* worker: the call is answered (ans) */
 	CHAN_RING_DONE,         /* sandbox: the packet's result is in res */
 };
+
+/* A doorbell word: the ring, and a slot (CALL, DONE) or a count (REQ). */
+static inline uint32_t chan_word(uint32_t ring, uint32_t arg)
+{
+	return (ring & 0xffu) | (arg & 0xffu) << 8;
+}
+
+static inline uint32_t chan_word_ring(uint32_t word)
+{
+	return word & 0xffu;
+}
+
+/* The slot or count; the bits above it must be clear (0xff: none fits). */
+static inline uint32_t chan_word_arg(uint32_t word)
+{
+	return word >> 16 ? 0xffu : (word >> 8) & 0xffu;
+}
 
 /* Host calls that need the worker now (res.call.op). */
 enum chan_op {
@@ -186,6 +208,21 @@ struct chan_ans {
 	struct cth_link link;
 };
 
+/* One packet of a turn: its request and bytes in, its calls and result
+ * out.  Slot 0's areas carry the setup forms before the first packet. */
+struct chan_slot {
+	struct chan_req req;
+	struct chan_ans ans;
+	/* at setup (slot 0) for what only a setup carries, then for the
+	 * packets' results */
+	union {
+		struct chan_res res;
+		struct chan_describe describe;  /* DESCRIBE: with CHAN_RING_READY */
+		struct chan_defer defer;        /* SERVE: before the start */
+	};
+	uint8_t pkt[CHAN_PKT_MAX];      /* the configuration block at setup */
+};
+
 struct chan_shm {
 	uint32_t magic, version;
 	/* the SIGSYS handler's report (server/sandbox/confine.h): which
@@ -193,16 +230,7 @@ struct chan_shm {
 	 * dying sandbox */
 	volatile uint32_t sigsys_nr;
 	struct chan_setup setup;
-	struct chan_req req;
-	struct chan_ans ans;
-	/* one area, used by turns: at setup for what only a setup carries,
-	 * then for the packets' results */
-	union {
-		struct chan_res res;
-		struct chan_describe describe;  /* DESCRIBE: with CHAN_RING_READY */
-		struct chan_defer defer;        /* SERVE: before the start */
-	};
-	uint8_t pkt[CHAN_PKT_MAX];
+	struct chan_slot slot[CHAN_SLOTS];
 };
 
 /* The setup forms use the results' area: they must never make it grow. */

@@ -16,24 +16,24 @@
 #include "host/call.h"
 #include "host/keep.h"
 
-static int chan_check_take(struct chan_check *k, const struct chan_shm *shm,
+static int chan_check_take(struct chan_check *k, const struct chan_slot *sl,
 			   struct pkt_call *c, const char **why);
 static int chan_check_recs(struct chan_check *k, struct pkt_call *c, const char **why);
 static bool chan_check_keep(const struct pkt_call *c, uint64_t off, int32_t rc);
 
 /* Shared memory is read once, into the worker's copy, and only the
  * copy is checked and used: the sandbox may change it meanwhile. */
-static int chan_check_take(struct chan_check *k, const struct chan_shm *shm,
+static int chan_check_take(struct chan_check *k, const struct chan_slot *sl,
 			   struct pkt_call *c, const char **why)
 {
 	struct chan_res *r = &k->res;
 
-	memcpy(r, &shm->res, offsetof(struct chan_res, rec));
+	memcpy(r, &sl->res, offsetof(struct chan_res, rec));
 	if (r->rec_used > CHAN_REC_BYTES) {
 		*why = "records past their area";
 		return -EPROTO;
 	}
-	memcpy(r->rec, shm->res.rec, r->rec_used);
+	memcpy(r->rec, sl->res.rec, r->rec_used);
 	/* the view the plugin's offsets are in: this packet's payload after
 	 * the bytes it kept (keep.h), which never exceed KEEP_BYTES_MAX */
 	if (r->kept > KEEP_BYTES_MAX ||
@@ -156,8 +156,26 @@ static bool chan_check_keep(const struct pkt_call *c, uint64_t off, int32_t rc)
 	}
 }
 
+/* The words of a batch come in the slots' order: while the worker waits
+ * on one slot, only that slot's CALL or DONE is in turn, with no bit
+ * set beyond it (chan.h chan_word()). */
+int chan_check_word(uint32_t word, unsigned int slot, const char **why)
+{
+	uint32_t ring = chan_word_ring(word);
+
+	if ((ring != CHAN_RING_CALL && ring != CHAN_RING_DONE) || word >> 16) {
+		*why = "a word out of turn";
+		return -EPROTO;
+	}
+	if (slot >= CHAN_SLOTS || chan_word_arg(word) != slot) {
+		*why = "a slot out of turn";
+		return -EPROTO;
+	}
+	return (int)ring;
+}
+
 /* A call the plugin waits for: the records before it first, in order. */
-int chan_check_call(struct chan_check *k, struct chan_shm *shm, struct pkt_call *c,
+int chan_check_call(struct chan_check *k, struct chan_slot *sl, struct pkt_call *c,
 		    const char **why)
 {
 	const struct cth_host *h = c->pub.host;
@@ -166,7 +184,7 @@ int chan_check_call(struct chan_check *k, struct chan_shm *shm, struct pkt_call 
 	struct cth_link link;
 	int rc;
 
-	if ((rc = chan_check_take(k, shm, c, why)) < 0)
+	if ((rc = chan_check_take(k, sl, c, why)) < 0)
 		return rc;
 	if (call->has_exp)
 		chan_expect_get(&call->exp, &e);
@@ -179,7 +197,7 @@ int chan_check_call(struct chan_check *k, struct chan_shm *shm, struct pkt_call 
 		break;
 	case CHAN_OP_LINK:
 		rc = h->link(&c->pub, &link, sizeof(link));
-		shm->ans.link = link;
+		sl->ans.link = link;
 		break;
 	case CHAN_OP_FLUSH:
 		rc = 0;
@@ -188,19 +206,19 @@ int chan_check_call(struct chan_check *k, struct chan_shm *shm, struct pkt_call 
 		*why = "an unknown call";
 		return -EPROTO;
 	}
-	shm->ans.rc = rc;
+	sl->ans.rc = rc;
 	return 0;
 }
 
 /* The result: the records left, then verdict and state (its size is the
  * daemon's copy of the descriptor's, whatever the sandbox says). */
-int chan_check_done(struct chan_check *k, const struct chan_shm *shm, struct pkt_call *c,
+int chan_check_done(struct chan_check *k, const struct chan_slot *sl, struct pkt_call *c,
 		    const uint8_t *kpriv, size_t klen, struct stats_block *st,
 		    const char **why)
 {
 	const struct chan_res *r = &k->res;
 	size_t n = c->inst->pl->desc->priv_size;
-	int rc = chan_check_take(k, shm, c, why);
+	int rc = chan_check_take(k, sl, c, why);
 
 	if (rc < 0)
 		return rc;

@@ -100,7 +100,7 @@ static int describe_run(const char *dir, const char *name, uint64_t dev, uint64_
 			rc = shm->setup.status;
 			memcpy(why, shm->setup.err, len < CHAN_ERR_MAX ? len : CHAN_ERR_MAX);
 			why[len - 1] = '\0';
-			memcpy(copy, &shm->describe, sizeof(*copy));
+			memcpy(copy, &shm->slot[0].describe, sizeof(*copy));
 			if (rc > 0)
 				rc = -EPROTO;
 		}

@@ -21,6 +21,8 @@
 #include "sandbox.h"
 #include "spawn.h"
 
+_Static_assert(SANDBOX_BATCH_MAX == CHAN_SLOTS, "a batch is the channel's slots");
+
 enum sandbox_state {
 	SANDBOX_DOWN,           /* none running: retry_ms says when */
 	SANDBOX_STARTING,       /* started, not set up yet */
@@ -40,6 +42,13 @@ struct sandbox {
 	unsigned int starts;
 	struct chan_check chk;  /* what the worker read of shared memory */
 	uint32_t rcvtimeo_ms;   /* sock's SO_RCVTIMEO, 0: none */
+	/* the batch posted now (sandbox_post() to sandbox_batch_close(), the
+	 * lock held throughout): slots posted, taken, whether rung, and the
+	 * failure that ended it (every slot not taken yet is lost) */
+	unsigned int batch_n, batch_taken;
+	bool batch_open, batch_rung;
+	int batch_err;
+	uint64_t turn_ms;       /* when the slot taken next began: its budget's start */
 	/* the first start's answer when the plugin refused its configuration:
 	 * printed as the daemon prints configuration errors */
 	int cfg_line;
@@ -61,9 +70,13 @@ static int sandbox_setup_write(struct sandbox *sb);
 static void sandbox_defer_write(struct chan_defer *w, const struct keys_defer *df);
 static int sandbox_ready_take(struct sandbox *sb, int ms, uint64_t now, struct stats_block *st);
 static bool sandbox_usable(struct sandbox *sb, uint64_t now, struct stats_block *st);
-static void sandbox_post(struct sandbox *sb, const struct pkt_call *c,
-			 const uint8_t *kpriv, size_t klen, uint64_t now);
-static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, const char **why);
+static void sandbox_slot_write(struct chan_slot *sl, const struct pkt_call *c,
+			       const uint8_t *kpriv, size_t klen, uint64_t now);
+static void sandbox_ring(struct sandbox *sb, struct stats_block *st);
+static int sandbox_turns(struct sandbox *sb, unsigned int slot, struct pkt_call *c,
+			 bool skip, const char **why);
+static void sandbox_fail(struct sandbox *sb, int rc, const char *why,
+			 struct stats_block *st);
 static void sandbox_end(struct sandbox *sb, enum sandbox_end how, const char *why,
 			uint64_t now, struct stats_block *st);
 static void sandbox_reason(struct sandbox *sb, enum sandbox_end how, const char *why,
@@ -166,33 +179,96 @@ int sandbox_revive(struct sandbox *sb)
 int sandbox_run(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
 		size_t klen, uint64_t now, struct stats_block *st)
 {
+	int rc = sandbox_post(sb, c, kpriv, klen, now, st);
+
+	if (rc < 0)
+		return rc;
+	rc = sandbox_take(sb, (unsigned int)rc, c, kpriv, klen, false, st);
+	sandbox_batch_close(sb, st);
+	return rc;
+}
+
+int sandbox_post(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
+		 size_t klen, uint64_t now, struct stats_block *st)
+{
+	if (!sb->batch_open) {
+		pthread_mutex_lock(&sb->lock);
+		if (!sandbox_usable(sb, now, st)) {
+			pthread_mutex_unlock(&sb->lock);
+			sandbox_count(st, c->inst, STATS_H_SANDBOX_LOST);
+			return -EAGAIN;
+		}
+		sb->batch_open = true;
+		sb->batch_rung = false;
+		sb->batch_n = sb->batch_taken = 0;
+		sb->batch_err = 0;
+	}
+	if (sb->batch_n >= CHAN_SLOTS || sb->batch_rung)
+		return -ENOSPC;
+	pkt_call_host(c);
+	sandbox_slot_write(&sb->shm->slot[sb->batch_n], c, kpriv, klen, now);
+	return (int)sb->batch_n++;
+}
+
+/*
+ * A slot's result, the batch rung first if it was not.  Its budget began
+ * when the slot before it was done (the sandbox starts the next slot
+ * right after that DONE; slot 0 at the ring).  A sandbox that fails here
+ * is ended, and this slot and every later one of the batch is lost
+ * (counted each) -- except a skipped one, which its caller answers as it
+ * would have without the sandbox.
+ */
+int sandbox_take(struct sandbox *sb, unsigned int slot, struct pkt_call *c,
+		 const uint8_t *kpriv, size_t klen, bool skip, struct stats_block *st)
+{
 	const char *why = NULL;
 	int rc;
 
-	pthread_mutex_lock(&sb->lock);
-	if (!sandbox_usable(sb, now, st)) {
-		pthread_mutex_unlock(&sb->lock);
-		sandbox_count(st, c->inst, STATS_H_SANDBOX_LOST);
-		return -EAGAIN;
+	if (!sb->batch_open || slot != sb->batch_taken || slot >= sb->batch_n)
+		return -EINVAL;
+	sb->batch_taken++;
+	if (!sb->batch_rung)
+		sandbox_ring(sb, st);
+	rc = sb->batch_err;
+	if (rc == 0) {
+		rc = sandbox_turns(sb, slot, c, skip, &why);
+		if (rc == 0 && !skip)
+			rc = chan_check_done(&sb->chk, &sb->shm->slot[slot], c, kpriv, klen, st,
+					     &why);
+		/* it serves: the next death starts the backoff over (a crash
+		 * loop is one that never gets this far) */
+		if (rc >= 0)
+			sb->backoff_ms = SANDBOX_BACKOFF_FIRST_MS;
+		else
+			sandbox_fail(sb, rc, why, st);
 	}
-	pkt_call_host(c);
-	sandbox_post(sb, c, kpriv, klen, now);
-	rc = sandbox_turns(sb, c, &why);
-	if (rc == 0)
-		rc = chan_check_done(&sb->chk, sb->shm, c, kpriv, klen, st, &why);
-	/* it serves: the next death starts the backoff over (a crash loop
-	 * is one that never gets this far) */
-	if (rc >= 0)
-		sb->backoff_ms = SANDBOX_BACKOFF_FIRST_MS;
-	if (rc < 0) {
-		enum sandbox_end how = rc == -ETIMEDOUT ? SANDBOX_END_TIMEOUT :
-				       rc == -EPIPE ? SANDBOX_END_DIED : SANDBOX_END_CHANNEL;
-
-		sandbox_end(sb, how, why, sandbox_now_ms(), st);
+	if (rc < 0 && !skip)
 		sandbox_count(st, c->inst, STATS_H_SANDBOX_LOST);
-	}
-	pthread_mutex_unlock(&sb->lock);
 	return rc;
+}
+
+void sandbox_batch_close(struct sandbox *sb, struct stats_block *st)
+{
+	if (!sb->batch_open)
+		return;
+	/* results nobody will read: the next batch would take them for
+	 * its own (never, from the worker: it takes every slot it posts) */
+	if (sb->batch_taken < sb->batch_n && sb->batch_err == 0)
+		sandbox_fail(sb, -EPROTO, "a batch left unread", st);
+	sb->batch_open = false;
+	pthread_mutex_unlock(&sb->lock);
+}
+
+/* A batch's end by failure: the sandbox ended (why: the log's), the
+ * slots not taken yet lost. */
+static void sandbox_fail(struct sandbox *sb, int rc, const char *why,
+			 struct stats_block *st)
+{
+	enum sandbox_end how = rc == -ETIMEDOUT ? SANDBOX_END_TIMEOUT :
+			       rc == -EPIPE ? SANDBOX_END_DIED : SANDBOX_END_CHANNEL;
+
+	sandbox_end(sb, how, why, sandbox_now_ms(), st);
+	sb->batch_err = -EPIPE;
 }
 
 /* A new process on a new channel: nothing of the last one is reused, so
@@ -252,9 +328,9 @@ static int sandbox_setup_write(struct sandbox *sb)
 	s->dev = in->pl->dev;
 	s->ino = in->pl->ino;
 	snprintf(s->name, sizeof(s->name), "%s", in->name);
-	sandbox_defer_write(&sb->shm->defer, in->defer);
+	sandbox_defer_write(&sb->shm->slot[0].defer, in->defer);
 	s->config_len = (uint32_t)d->config_size;
-	memcpy(sb->shm->pkt, in->config, d->config_size);
+	memcpy(sb->shm->slot[0].pkt, in->config, d->config_size);
 	s->n_classes = in->n_classes;
 	memcpy(s->classes, in->classes, sizeof(s->classes));
 	for (unsigned int i = 0; i < in->n_classes; i++) {
@@ -343,10 +419,10 @@ static bool sandbox_usable(struct sandbox *sb, uint64_t now, struct stats_block 
 }
 
 /* The request: the worker's view and bytes of the packet. */
-static void sandbox_post(struct sandbox *sb, const struct pkt_call *c,
-			 const uint8_t *kpriv, size_t klen, uint64_t now)
+static void sandbox_slot_write(struct chan_slot *sl, const struct pkt_call *c,
+			       const uint8_t *kpriv, size_t klen, uint64_t now)
 {
-	struct chan_req *r = &sb->shm->req;
+	struct chan_req *r = &sl->req;
 	size_t len = c->pkt.len < CHAN_PKT_MAX ? c->pkt.len : CHAN_PKT_MAX;
 
 	r->family = c->pkt.tuple[CTH_DIR_ORIGINAL].family;
@@ -368,31 +444,43 @@ static void sandbox_post(struct sandbox *sb, const struct pkt_call *c,
 	/* the sandbox's own table says what it keeps (the replay's copy of
 	 * it has joined its bytes here already) */
 	r->view.kept = 0;
-	memcpy(sb->shm->pkt, c->pkt.data, len);
+	memcpy(sl->pkt, c->pkt.data, len);
+}
+
+/* One word for the batch: its slots are written. */
+static void sandbox_ring(struct sandbox *sb, struct stats_block *st)
+{
+	sb->batch_rung = true;
+	sb->turn_ms = sandbox_now_ms();
+	if (chan_ring(sb->sock, chan_word(CHAN_RING_REQ, sb->batch_n)) < 0)
+		sandbox_fail(sb, -EPIPE, NULL, st);
 }
 
 /*
- * Ring, then answer calls until the result comes, within the budget.  The
- * first wait has all of it: the socket's own timeout, one recv() (most
- * packets make no call: one send and one receive a packet); a wait after
- * a call has what is left, a poll() first.
+ * Answer the slot's calls until its result comes, within the budget
+ * (from sb->turn_ms).  The first wait has all of it when no time has
+ * passed: the socket's own timeout, one recv() (most packets make no
+ * call: one receive a packet); a wait after a call, or for a slot whose
+ * time began earlier, has what is left, a poll() first.  A skipped
+ * slot's calls are answered -ESRCH (its connection is detached), nothing
+ * done.  Any word but this slot's CALL or DONE breaks the channel.
  */
-static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, const char **why)
+static int sandbox_turns(struct sandbox *sb, unsigned int slot, struct pkt_call *c,
+			 bool skip, const char **why)
 {
+	struct chan_slot *sl = &sb->shm->slot[slot];
 	uint32_t budget = c->inst->sandbox.timeout_ms;
-	uint64_t deadline = sandbox_now_ms() + budget;
+	uint64_t start = sb->turn_ms, deadline = start + budget;
 	bool first = sb->rcvtimeo_ms && sb->rcvtimeo_ms == budget;
 	uint32_t word;
 	int rc;
 
-	if ((rc = chan_ring(sb->sock, CHAN_RING_REQ)) < 0)
-		return -EPIPE;
 	for (;; first = false) {
 		uint64_t now = sandbox_now_ms();
 
 		if (now >= deadline)
 			return -ETIMEDOUT;
-		if (first)
+		if (first && now == start)
 			rc = chan_ring_take(sb->sock, &word);
 		else
 			rc = chan_ring_wait(sb->sock, (int)(deadline - now), &word);
@@ -400,15 +488,19 @@ static int sandbox_turns(struct sandbox *sb, struct pkt_call *c, const char **wh
 			return rc;
 		if (rc < 0)
 			return -EPIPE;
-		if (word == CHAN_RING_DONE)
-			return 0;
-		if (word != CHAN_RING_CALL) {
-			*why = "a word out of turn";
-			return -EPROTO;
-		}
-		if ((rc = chan_check_call(&sb->chk, sb->shm, c, why)) < 0)
+		if ((rc = chan_check_word(word, slot, why)) < 0)
 			return rc;
-		if (chan_ring(sb->sock, CHAN_RING_ANSWER) < 0)
+		if (rc == CHAN_RING_DONE) {
+			sb->turn_ms = sandbox_now_ms();
+			return 0;
+		}
+		if (skip) {
+			memset(&sl->ans, 0, sizeof(sl->ans));
+			sl->ans.rc = -ESRCH;
+		} else if ((rc = chan_check_call(&sb->chk, sl, c, why)) < 0) {
+			return rc;
+		}
+		if (chan_ring(sb->sock, chan_word(CHAN_RING_ANSWER, slot)) < 0)
 			return -EPIPE;
 	}
 }

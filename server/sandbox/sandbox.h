@@ -2,8 +2,8 @@
 /*
  * A helper instance's sandbox, seen from the daemon (docs/security.md):
  * the process its plugin runs in (sandboxd/), started through the
- * spawner (spawn.h), fed one packet at a time over the channel (chan.h)
- * by the worker of the helper's queue.  What comes back is checked by
+ * spawner (spawn.h), fed a batch of packets at a time over the channel
+ * (chan.h) by the worker of the helper's queue.  What comes back is checked by
  * host/call.c's host functions, as an in-process plugin's calls are.
  *
  * A sandbox that dies, breaks the channel's rules or overruns its budget
@@ -21,6 +21,7 @@
 #ifndef CTH_SANDBOX_H
 #define CTH_SANDBOX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,8 @@
 #define SANDBOX_BACKOFF_FIRST_MS 100u
 #define SANDBOX_BACKOFF_MAX_MS 30000u
 #define SANDBOX_BACKOFF_RESET_MS 60000u
+/* Packets one batch carries (chan.h CHAN_SLOTS). */
+#define SANDBOX_BATCH_MAX 8u
 /* How long a start may take to load the plugin and run its init(). */
 #define SANDBOX_SETUP_MS 10000u
 
@@ -63,5 +66,34 @@ int sandbox_revive(struct sandbox *sb);
  */
 int sandbox_run(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
 		size_t klen, uint64_t now_ms, struct stats_block *st);
+
+/*
+ * The same for a batch (docs/security.md "The channel"): the packets of
+ * one receive for this sandbox posted into the channel's slots, the
+ * sandbox woken once, the results taken in order.  sandbox_run() is one
+ * post, take and close.
+ *
+ * sandbox_post(): c into the next slot (the first post locks the sandbox
+ * until sandbox_batch_close()); the slot's index, -ENOSPC when the
+ * batch is full (CHAN_SLOTS) or already rung, or -EAGAIN when the
+ * sandbox is down (counted lost; nothing to close then).
+ *
+ * sandbox_take(): slot's result (the slots in the order posted; the
+ * first take rings), as sandbox_run() returns it; c is the call posted
+ * in slot, with its backends.  Each slot's budget (sandbox_timeout_ms)
+ * starts when the slot before it is done, so one plugin call holds its
+ * packet at most the budget, whatever the batch's size.  A failure
+ * ends the sandbox: this slot and every later one get a negative errno
+ * and are counted lost.  skip: the worker will not use the result (the
+ * connection was detached by an earlier slot): the slot's calls are
+ * answered -ESRCH, its records not done, 0 returned, never counted lost.
+ *
+ * sandbox_batch_close(): unlock; a slot left untaken ends the sandbox.
+ */
+int sandbox_post(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
+		 size_t klen, uint64_t now_ms, struct stats_block *st);
+int sandbox_take(struct sandbox *sb, unsigned int slot, struct pkt_call *c,
+		 const uint8_t *kpriv, size_t klen, bool skip, struct stats_block *st);
+void sandbox_batch_close(struct sandbox *sb, struct stats_block *st);
 
 #endif

@@ -16,8 +16,12 @@
  *       pkt_call_run_newest()       host/call.c: the plugin, with the newest
  *                                   private state; its cth_expect() and
  *                                   cth_expect_ctl() land in worker_expect.c
+ *       sandbox_post()              or, sandboxed: into its sandbox's batch
  *       worker_verdict_add()        worker_verdict.c: into the batch
  *       worker_expect_later()       what waited for the verdict
+ *     worker_help_flush()          the sandbox's batch: rung once, each
+ *                                  result taken in order (sandbox_take()),
+ *                                  then as above from worker_verdict_add()
  *     worker_verdict_flush()       the batch, in one sendmsg()
  * The rest of this file is the worker's life: its sockets, its loop (stop,
  * wake-ups, the detach poll) and its end.
@@ -147,6 +151,7 @@ static int worker_receive(struct worker *w, bool wait)
 
 		worker_help_datagram(&w->help, buf, len, cut, w->now_ms);
 	}
+	worker_help_flush(&w->help);
 	worker_verdict_flush(&w->help.verdict);
 	worker_detach_poll_update(w);
 	watchdog_idle(&w->wd);

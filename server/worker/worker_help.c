@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The path of one queued packet (worker_help.h): the queue message read,
- * its helper found, the plugin called, the verdict batched, then what
- * follows the verdict (expectations that waited for it, a sequence
- * adjustment announced).
+ * its helper found, the plugin called (in process, or posted to its
+ * sandbox with the receive's other packets for it and taken in order:
+ * worker_help_flush()), the verdict batched, then what follows the
+ * verdict (expectations that waited for it, a sequence adjustment
+ * announced).
  */
 #include <errno.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -23,10 +25,18 @@
 
 static void worker_help_msg(struct worker_help *h, const struct nlmsghdr *nlh,
 			    uint64_t now);
+static void worker_help_accept(struct worker_help *h, uint16_t queue, uint32_t id);
 static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t now);
-static int worker_help_sandboxed(struct worker_help *h, struct pkt_call *c,
-				 struct worker_expect_pkt *wp, const struct qmsg *m,
-				 uint64_t now);
+static void worker_help_post(struct worker_help *h, struct qmsg *m,
+			     const struct instance *in, uint64_t now);
+static void worker_help_take(struct worker_help *h, unsigned int i, uint64_t now);
+static void worker_help_call_init(struct worker_help *h, struct pkt_call *c,
+				  struct worker_expect_pkt *wp, const struct qmsg *m,
+				  const struct instance *in, uint64_t now);
+static int worker_help_lost(struct pkt_call *c, struct worker_expect_pkt *wp);
+static void worker_help_verdict(struct worker_help *h, const struct qmsg *m,
+				struct pkt_call *c, struct worker_expect_pkt *wp,
+				int verdict, uint64_t now);
 static void worker_help_seqsync(struct worker_help *h, const struct pkt_call *c);
 static void worker_help_cut(struct worker_help *h, struct nlmsghdr *nlh, size_t len);
 static void worker_help_count(struct worker_help *h, uint32_t id);
@@ -74,37 +84,71 @@ static void worker_help_msg(struct worker_help *h, const struct nlmsghdr *nlh,
 	case QMSG_MALFORMED:
 		worker_count_queue(h->stats, STATS_Q_PARSE_ERRORS);
 		log_warn("queue %u: packet %u: malformed queue message, accepted", m.queue, m.id);
-		worker_verdict_add(&h->verdict, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+		worker_help_accept(h, m.queue, m.id);
 		return;
 	case QMSG_ACCEPT:
 		/* no payload (pure ACK), no conntrack, or not IP: cheaply */
 		worker_count_queue(h->stats, STATS_Q_NO_PAYLOAD);
-		worker_verdict_add(&h->verdict, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+		worker_help_accept(h, m.queue, m.id);
 		return;
 	default:
 		worker_help_payload(h, &m, now);
 	}
 }
 
-/* Run the plugin for a packet with payload and send its verdict. */
+void worker_help_flush(struct worker_help *h)
+{
+	struct worker_batch *b = &h->batch;
+
+	if (!b->sb)
+		return;
+	for (unsigned int i = 0; i < b->n_order; i++) {
+		if (b->order[i].slot < 0)
+			worker_verdict_add(&h->verdict, b->order[i].queue, b->order[i].id,
+					   CTH_VERDICT_ACCEPT, NULL, NULL);
+		else
+			worker_help_take(h, (unsigned int)b->order[i].slot, b->now_ms);
+	}
+	sandbox_batch_close(b->sb, h->stats);
+	b->sb = NULL;
+	b->n = b->n_order = 0;
+}
+
+/* A packet no plugin sees: accepted, in its place behind a batch. */
+static void worker_help_accept(struct worker_help *h, uint16_t queue, uint32_t id)
+{
+	struct worker_batch *b = &h->batch;
+
+	if (b->sb && b->n_order == WORKER_BATCH_ORDER)
+		worker_help_flush(h);
+	if (!b->sb) {
+		worker_verdict_add(&h->verdict, queue, id, CTH_VERDICT_ACCEPT, NULL, NULL);
+		return;
+	}
+	b->order[b->n_order].queue = queue;
+	b->order[b->n_order].id = id;
+	b->order[b->n_order++].slot = -1;
+}
+
+/* A packet with payload: its helper found, then the plugin run in
+ * process, or posted to its sandbox (the result taken by
+ * worker_help_flush()); its verdict joins the batch in its place. */
 static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t now)
 {
 	const struct runtime *rt = atomic_load(h->rtp);
 	/* only the counters are cleared: the arrays behind them are large
 	 * and filled as used, and this runs for every payload packet */
 	struct worker_expect_pkt wp;
-	struct pkt_call c = { .backend = &wp, .expect_fn = worker_expect,
-			      .expect_ctl_fn = worker_expect_ctl };
+	struct pkt_call c;
 	const struct instance *in = NULL;
-	int verdict = CTH_VERDICT_ACCEPT;
-	size_t sent_len;
+	int verdict;
 
-	worker_expect_pkt_init(&wp, &h->kreq, h->stats);
 	if (qmsg_conn_read(m) < 0) {
 		log_debug("queue %u: packet %u: incomplete conntrack, accepted",
 			  m->queue, m->id);
 		worker_count_queue(h->stats, STATS_Q_PARSE_ERRORS);
-		goto out;
+		worker_help_accept(h, m->queue, m->id);
+		return;
 	}
 	if (m->helper[0])
 		in = runtime_find(rt, m->helper, m->family, m->view.tuple[0].proto);
@@ -112,76 +156,157 @@ static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t 
 		log_debug("queue %u: packet %u: helper '%s' is not ours, accepted",
 			  m->queue, m->id, m->helper[0] ? m->helper : "(none)");
 		worker_count_queue(h->stats, STATS_Q_NOT_OURS);
-		goto out;
+		worker_help_accept(h, m->queue, m->id);
+		return;
 	}
 	if (h->detach.table.used &&
 	    detach_lookup(&h->detach.table, &m->view, now) == DETACH_DONE) {
 		log_debug("queue %u: packet %u: queued before its connection was detached, accepted",
 			  m->queue, m->id);
 		worker_count_queue(h->stats, STATS_Q_NOT_OURS);
-		in = NULL;
-		goto out;
+		worker_help_accept(h, m->queue, m->id);
+		return;
 	}
-	c.pkt = m->view;
-	c.inst = in;
-	c.truncated = m->truncated;
-	c.gso = m->gso;
-	c.in_ifindex = m->in_ifindex;
-	c.out_ifindex = m->out_ifindex;
-	c.link_fn = worker_link_fn;
-	c.link_backend = &h->link;
-	worker_link_now(&h->link, now);
-	c.keep = &h->keep;
-	c.stats = h->stats;
-	worker_kreq_begin(&h->kreq, in);
 	if (in->sb) {
-		verdict = worker_help_sandboxed(h, &c, &wp, m, now);
-	} else {
-		keep_join(&h->keep, &c, now);
-		verdict = pkt_call_run_newest(&c, &h->inflight, m->kpriv, m->klen, now);
-		keep_done(&h->keep, &c, verdict, now);
+		worker_help_post(h, m, in, now);
+		return;
 	}
-	worker_count(h->stats, in, STATS_H_PAYLOAD);
-	worker_count(h->stats, in, verdict == CTH_VERDICT_DROP ? STATS_H_DROPS : STATS_H_ACCEPTS);
-	if (c.n_refused)
-		stats_add(&h->stats->h[in->slot][STATS_H_EXPECT_REFUSED], c.n_refused);
-	if (c.mark_masked)
-		worker_count(h->stats, in, STATS_H_MARK_MASKED);
-	/* one that must wait is polled for (worker.c) */
-	if (c.detach)
-		worker_detach_decide(&h->detach, &wp, &c, now);
-out:
-	sent_len = worker_verdict_add(&h->verdict, m->queue, m->id, verdict, in ? &c : NULL,
-				      wp.has_exp ? &wp.exp : NULL);
-	if (in) {
-		worker_expect_sent(&wp, &c);
-		worker_expect_later(&wp, &c, verdict);
-	}
-	if (in && seqsync_needed(&c.pkt, sent_len))
-		worker_help_seqsync(h, &c);
-	worker_kreq_end(&h->kreq);
-	pkt_call_release(&c);
+	/* in process: what was posted before it goes first */
+	worker_help_flush(h);
+	worker_help_call_init(h, &c, &wp, m, in, now);
+	worker_kreq_begin(&h->kreq, in);
+	keep_join(&h->keep, &c, now);
+	verdict = pkt_call_run_newest(&c, &h->inflight, m->kpriv, m->klen, now);
+	keep_done(&h->keep, &c, verdict, now);
+	worker_help_verdict(h, m, &c, &wp, verdict, now);
 }
 
 /*
- * The plugin in its sandbox (sandbox.h), kept bytes and the in-flight
- * state there too.  A sandbox that could not answer leaves nothing of the
- * call to do (what it had asked for is forgotten: its edits, the
- * expectation held for the verdict) and the packet gets the helper's
- * sandbox_verdict, unhelped.
+ * Into the batch of in's sandbox (a batch of another sandbox, or a full
+ * one, is taken first).  A sandbox that is down gets the packet's
+ * sandbox_verdict at once: no batch is open for it then.
  */
-static int worker_help_sandboxed(struct worker_help *h, struct pkt_call *c,
-				 struct worker_expect_pkt *wp, const struct qmsg *m,
-				 uint64_t now)
+static void worker_help_post(struct worker_help *h, struct qmsg *m,
+			     const struct instance *in, uint64_t now)
 {
-	int v = sandbox_run(c->inst->sb, c, m->kpriv, m->klen, now, h->stats);
+	struct worker_batch *b = &h->batch;
+	struct worker_slot *s;
+	int rc;
 
-	if (v >= 0)
-		return v;
+	if (b->sb && (b->sb != in->sb || b->n == SANDBOX_BATCH_MAX ||
+		      b->n_order == WORKER_BATCH_ORDER))
+		worker_help_flush(h);
+	s = &b->slot[b->n];
+	s->m = *m;
+	s->in = in;
+	worker_help_call_init(h, &s->c, &s->wp, &s->m, in, now);
+	rc = sandbox_post(in->sb, &s->c, s->m.kpriv, s->m.klen, now, h->stats);
+	if (rc < 0) {
+		/* down (counted lost there) */
+		worker_kreq_begin(&h->kreq, in);
+		worker_help_verdict(h, &s->m, &s->c, &s->wp, worker_help_lost(&s->c, &s->wp),
+				    now);
+		return;
+	}
+	b->sb = in->sb;
+	b->now_ms = now;
+	b->order[b->n_order].queue = m->queue;
+	b->order[b->n_order].id = m->id;
+	b->order[b->n_order++].slot = (int)b->n++;
+}
+
+/*
+ * Slot i's result, in its place.  A slot whose connection an earlier
+ * slot detached is skipped (its result not read, its calls refused) and
+ * accepted unread, as the unbatched path accepts a packet queued before
+ * its connection was detached.
+ */
+static void worker_help_take(struct worker_help *h, unsigned int i, uint64_t now)
+{
+	struct worker_slot *s = &h->batch.slot[i];
+	struct sandbox *sb = h->batch.sb;
+	int verdict;
+
+	if (h->detach.table.used &&
+	    detach_lookup(&h->detach.table, &s->m.view, now) == DETACH_DONE) {
+		sandbox_take(sb, i, &s->c, s->m.kpriv, s->m.klen, true, h->stats);
+		log_debug("queue %u: packet %u: queued before its connection was detached, accepted",
+			  s->m.queue, s->m.id);
+		worker_count_queue(h->stats, STATS_Q_NOT_OURS);
+		worker_verdict_add(&h->verdict, s->m.queue, s->m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+		worker_kreq_end(&h->kreq);
+		pkt_call_release(&s->c);
+		return;
+	}
+	worker_kreq_begin(&h->kreq, s->in);
+	worker_link_now(&h->link, now);
+	verdict = sandbox_take(sb, i, &s->c, s->m.kpriv, s->m.klen, false, h->stats);
+	if (verdict < 0)
+		verdict = worker_help_lost(&s->c, &s->wp);
+	worker_help_verdict(h, &s->m, &s->c, &s->wp, verdict, now);
+}
+
+/* The call of packet m for helper in, with the worker's backends. */
+static void worker_help_call_init(struct worker_help *h, struct pkt_call *c,
+				  struct worker_expect_pkt *wp, const struct qmsg *m,
+				  const struct instance *in, uint64_t now)
+{
+	worker_expect_pkt_init(wp, &h->kreq, h->stats);
+	*c = (struct pkt_call){ .backend = wp, .expect_fn = worker_expect,
+				.expect_ctl_fn = worker_expect_ctl };
+	c->pkt = m->view;
+	c->inst = in;
+	c->truncated = m->truncated;
+	c->gso = m->gso;
+	c->in_ifindex = m->in_ifindex;
+	c->out_ifindex = m->out_ifindex;
+	c->link_fn = worker_link_fn;
+	c->link_backend = &h->link;
+	worker_link_now(&h->link, now);
+	c->keep = &h->keep;
+	c->stats = h->stats;
+}
+
+/*
+ * A sandbox that could not answer leaves nothing of the call to do
+ * (what it had asked for is forgotten: its edits, the expectation held
+ * for the verdict) and the packet gets the helper's sandbox_verdict,
+ * unhelped.
+ */
+static int worker_help_lost(struct pkt_call *c, struct worker_expect_pkt *wp)
+{
 	pkt_call_forget(c);
 	wp->has_exp = wp->exp_pinned = wp->exp_unanswered = false;
 	wp->n_later = 0;
 	return c->inst->sandbox.drop ? CTH_VERDICT_DROP : CTH_VERDICT_ACCEPT;
+}
+
+/* The plugin's answer counted, its verdict into the batch, then what
+ * follows the verdict. */
+static void worker_help_verdict(struct worker_help *h, const struct qmsg *m,
+				struct pkt_call *c, struct worker_expect_pkt *wp,
+				int verdict, uint64_t now)
+{
+	const struct instance *in = c->inst;
+	size_t sent_len;
+
+	worker_count(h->stats, in, STATS_H_PAYLOAD);
+	worker_count(h->stats, in, verdict == CTH_VERDICT_DROP ? STATS_H_DROPS : STATS_H_ACCEPTS);
+	if (c->n_refused)
+		stats_add(&h->stats->h[in->slot][STATS_H_EXPECT_REFUSED], c->n_refused);
+	if (c->mark_masked)
+		worker_count(h->stats, in, STATS_H_MARK_MASKED);
+	/* one that must wait is polled for (worker.c) */
+	if (c->detach)
+		worker_detach_decide(&h->detach, wp, c, now);
+	sent_len = worker_verdict_add(&h->verdict, m->queue, m->id, verdict, c,
+				      wp->has_exp ? &wp->exp : NULL);
+	worker_expect_sent(wp, c);
+	worker_expect_later(wp, c, verdict);
+	if (seqsync_needed(&c->pkt, sent_len))
+		worker_help_seqsync(h, c);
+	worker_kreq_end(&h->kreq);
+	pkt_call_release(c);
 }
 
 /* After a verdict that changed a TCP payload's length: a no-op update,
@@ -222,7 +347,7 @@ static void worker_help_cut(struct worker_help *h, struct nlmsghdr *nlh, size_t 
 	worker_count_queue(h->stats, STATS_Q_PARSE_ERRORS);
 	log_err("queue %u: packet %u: message cut to %zu bytes (receive slot too small), accepted",
 		m.queue, m.id, len);
-	worker_verdict_add(&h->verdict, m.queue, m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
+	worker_help_accept(h, m.queue, m.id);
 }
 
 /* Every packet with an id: counted, and ids skipped since the last one. */

@@ -19,11 +19,47 @@
 #include "host/inflight.h"
 #include "host/keep.h"
 #include "kernel/nlreq.h"
+#include "qmsg.h"
 #include "runtime/runtime.h"
+#include "sandbox/sandbox.h"
 #include "worker_detach.h"
+#include "worker_expect.h"
 #include "worker_kreq.h"
 #include "worker_link.h"
 #include "worker_verdict.h"
+
+/* A packet posted to a sandbox, its result not taken yet: what the
+ * unbatched path keeps on its stack for one packet, kept per slot. */
+struct worker_slot {
+	struct qmsg m;                 /* points into the receive's buffers */
+	const struct instance *in;
+	struct pkt_call c;
+	struct worker_expect_pkt wp;
+};
+
+/* Verdicts that wait for their place while a batch is posted. */
+#define WORKER_BATCH_ORDER 32u
+
+/*
+ * The packets of one receive for one sandbox (sandbox.h sandbox_post()):
+ * posted as they are read, the sandbox woken once, the results taken in
+ * the receive's order; a packet of the receive that no plugin sees (no
+ * payload, not ours, malformed) waits in order[] for its place in the
+ * verdict batch.  A packet for an in-process plugin or another sandbox
+ * ends the batch first.
+ */
+struct worker_batch {
+	struct sandbox *sb;            /* the batch's sandbox, NULL: none */
+	uint64_t now_ms;               /* the receive's */
+	unsigned int n;                /* slots posted */
+	struct worker_slot slot[SANDBOX_BATCH_MAX];
+	unsigned int n_order;
+	struct {
+		uint16_t queue;
+		uint32_t id;
+		int slot;              /* -1: accepted unread */
+	} order[WORKER_BATCH_ORDER];
+};
 
 struct worker_help {
 	uint16_t queue;                /* for the log */
@@ -36,6 +72,7 @@ struct worker_help {
 	struct inflight inflight;      /* newest state of connections in flight */
 	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
 	struct worker_link link;       /* the link view's addresses (cth_link) */
+	struct worker_batch batch;     /* packets posted to a sandbox */
 };
 
 /* For the worker of queue, with its counters and sockets (the queue's,
@@ -49,5 +86,9 @@ void worker_help_free(struct worker_help *h);
  * that now waits to detach waits in h->detach for worker_detach_poll(). */
 void worker_help_datagram(struct worker_help *h, char *buf, size_t len, bool cut,
 			  uint64_t now);
+/* After a receive's datagrams, before its verdicts leave: the packets
+ * posted to a sandbox answered, every verdict of the receive in its
+ * order in h->verdict (the datagrams' buffers must still hold them). */
+void worker_help_flush(struct worker_help *h);
 
 #endif

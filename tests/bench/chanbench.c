@@ -14,7 +14,10 @@
  *
  * Loads: "small", NOOP\r\n (the bench's round trips); "bulk", 64 KiB
  * segments of 64-byte text lines (the bench's bulk load: a segment as
- * GSO hands it to the queue), in sequence on one connection.
+ * GSO hands it to the queue), in sequence on one connection.  Each one
+ * packet a turn (sandbox_run()), and "x8": eight packets a turn, as a
+ * worker posts a receive's packets for one sandbox (sandbox_post(),
+ * sandbox_take()); in process the packets are run one by one either way.
  *
  * Needs root for the sandboxes' user change (as test_sandbox); as
  * another user they run as that user.
@@ -49,7 +52,9 @@
 #define BULK_LEN (65535u - 40u)
 
 static struct stats_block stats;
-static uint8_t pktbuf[65536];
+/* a batch's packets each in a buffer of their own: the worker's copy of
+ * a packet is what a result's edits apply to */
+static uint8_t pktbufs[SANDBOX_BATCH_MAX][65536];
 static struct keep keep;
 static struct inflight inflight;
 
@@ -57,6 +62,7 @@ struct load {
 	const char *name;
 	size_t len;             /* payload bytes */
 	unsigned int n;         /* packets a run */
+	unsigned int batch;     /* packets a sandbox turn */
 };
 
 struct result {
@@ -119,8 +125,9 @@ static uint64_t cpu_ns(int pid)
 
 /* One packet of load l at sequence number seq, in pktbuf and c. */
 static void bench_packet(struct pkt_call *c, const struct instance *in, const struct load *l,
-			 uint32_t seq)
+			 uint32_t seq, unsigned int k)
 {
+	uint8_t *pktbuf = pktbufs[k];
 	static char text[65536];
 	struct tcphdr *t = (void *)(pktbuf + sizeof(struct iphdr));
 
@@ -132,12 +139,12 @@ static void bench_packet(struct pkt_call *c, const struct instance *in, const st
 	}
 	memset(c, 0, sizeof(*c));
 	if (l->len < 64) {
-		pkt4_make(pktbuf, sizeof(pktbuf), IPPROTO_TCP, 21, "NOOP\r\n", &c->pkt);
+		pkt4_make(pktbuf, sizeof(pktbufs[k]), IPPROTO_TCP, 21, "NOOP\r\n", &c->pkt);
 	} else {
 		char save = text[l->len];
 
 		text[l->len] = '\0';
-		pkt4_make(pktbuf, sizeof(pktbuf), IPPROTO_TCP, 21, text, &c->pkt);
+		pkt4_make(pktbuf, sizeof(pktbufs[k]), IPPROTO_TCP, 21, text, &c->pkt);
 		text[l->len] = save;
 	}
 	t->seq = htonl(seq);
@@ -164,6 +171,24 @@ static int bench_one(const struct instance *in, struct pkt_call *c)
 	return v;
 }
 
+/* What worker_help_flush() does for a receive of n packets for one
+ * sandbox: all posted, then each taken; the errors. */
+static unsigned int bench_batch(const struct instance *in, struct pkt_call *c, unsigned int n)
+{
+	uint64_t now = now_ms();
+	unsigned int errors = 0, posted = 0;
+
+	for (unsigned int k = 0; k < n; k++)
+		if (sandbox_post(in->sb, &c[k], NULL, 0, now, &stats) >= 0)
+			posted++;
+	for (unsigned int k = 0; k < posted; k++)
+		if (sandbox_take(in->sb, k, &c[k], NULL, 0, false, &stats) < 0)
+			errors++;
+	if (posted)
+		sandbox_batch_close(in->sb, &stats);
+	return errors + n - posted;
+}
+
 static struct result bench_run(const struct instance *in, const struct load *l)
 {
 	struct result r = { 0 };
@@ -174,21 +199,30 @@ static struct result bench_run(const struct instance *in, const struct load *l)
 	for (unsigned int i = 0; i < 16; i++) {  /* warm */
 		struct pkt_call c;
 
-		bench_packet(&c, in, l, seq);
+		bench_packet(&c, in, l, seq, 0);
 		seq += (uint32_t)c.pkt.payload_len;
 		bench_one(in, &c);
 		pkt_call_release(&c);
 	}
 	t0 = mono_ns();
 	c0 = cpu_ns(pid);
-	for (unsigned int i = 0; i < l->n; i++) {
-		struct pkt_call c;
+	for (unsigned int i = 0; i < l->n; i += l->batch) {
+		struct pkt_call c[SANDBOX_BATCH_MAX];
+		unsigned int n = l->n - i < l->batch ? l->n - i : l->batch;
 
-		bench_packet(&c, in, l, seq);
-		seq += (uint32_t)c.pkt.payload_len;
-		if (bench_one(in, &c) < 0)
-			r.errors++;
-		pkt_call_release(&c);
+		for (unsigned int k = 0; k < n; k++) {
+			bench_packet(&c[k], in, l, seq, k);
+			seq += (uint32_t)c[k].pkt.payload_len;
+		}
+		if (in->sb && n > 1) {
+			r.errors += bench_batch(in, c, n);
+		} else {
+			for (unsigned int k = 0; k < n; k++)
+				if (bench_one(in, &c[k]) < 0)
+					r.errors++;
+		}
+		for (unsigned int k = 0; k < n; k++)
+			pkt_call_release(&c[k]);
 	}
 	r.wall_ns = (double)(mono_ns() - t0) / l->n;
 	r.cpu_ns = (double)(cpu_ns(pid) - c0) / l->n;
@@ -211,8 +245,11 @@ int main(int argc, char **argv)
 	const char *b = getenv("CTH_BUILD") ? getenv("CTH_BUILD") : "build";
 	unsigned int n = argc > 1 ? (unsigned int)strtoul(argv[1], NULL, 10) : 20000;
 	const struct load loads[] = {
-		{ .name = "small (NOOP)", .len = 6, .n = n },
-		{ .name = "bulk (64 KiB)", .len = BULK_LEN, .n = n / 10 ? n / 10 : 1 },
+		{ .name = "small (NOOP)", .len = 6, .n = n, .batch = 1 },
+		{ .name = "bulk (64 KiB)", .len = BULK_LEN, .n = n / 10 ? n / 10 : 1, .batch = 1 },
+		{ .name = "small x8", .len = 6, .n = n, .batch = SANDBOX_BATCH_MAX },
+		{ .name = "bulk x8", .len = BULK_LEN, .n = n / 10 ? n / 10 : 1,
+		  .batch = SANDBOX_BATCH_MAX },
 	};
 	char prog[2200], cwd[1024], cmd[4400], dir[] = "/tmp/cthbench-chan-XXXXXX";
 	const struct instance *sbx, *inp;

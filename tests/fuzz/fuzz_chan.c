@@ -11,6 +11,10 @@
  * Invariants (any violation aborts):
  *  - chan_check_call() returns 0 or -EPROTO, chan_check_done() a verdict
  *    (CTH_VERDICT_DROP / _ACCEPT) or -EPROTO, always with a reason;
+ *  - a doorbell word is taken (chan_check_word()) only as the awaited
+ *    slot's CALL or DONE, exactly chan_word() of it, the right word
+ *    always: any other (another slot, ring, stray bits) breaks the
+ *    channel with a reason, as the worker's batch then does;
  *  - the packet pkt_call_mangled() hands back is at most PKT_OUT_MAX
  *    bytes, its headers unchanged but for lengths and checksums, which
  *    are right (fuzz_hostpath.h: the edits lie in the payload); none
@@ -30,8 +34,11 @@
  *
  * Input: flags (bit 0 UDP, bit 1 destination NAT, bits 2-3 calls before
  * the result, bit 4 truncated, bit 5 an expected connection, bit 6 a
- * trace on the call, as cthelper-replay --sandbox sets), priv_size
- * (mod CTH_PRIV_MAX + 1), the guard's mark mask (32 bits), then per turn:
+ * trace on the call, as cthelper-replay --sandbox sets, bit 7 the
+ * doorbell words from the input), priv_size (mod CTH_PRIV_MAX + 1), the
+ * guard's mark mask (32 bits), [with bit 7: the awaited slot (8, mod
+ * CHAN_SLOTS)], then per turn: [with bit 7: the word rung (32); else the
+ * turn's right word for slot 0]
  *   mode (bit 0: rec_used from the input, 32 bits, else the records'
  *   length; bit 1: the expectation's family, protocol and addresses set
  *   from the connection by the selector byte that follows; bit 2: kept
@@ -273,9 +280,8 @@ static void fzc_exp_fix(struct chan_expect *w, uint8_t sel)
 
 /* One turn of the sandbox into the shared memory; *priv gets the state
  * bytes it wrote. */
-static void fzc_turn_write(struct fz *in, uint8_t priv[CTH_PRIV_MAX])
+static void fzc_turn_write(struct fz *in, uint8_t priv[CTH_PRIV_MAX], struct chan_res *r)
 {
-	struct chan_res *r = &fzc_shm->res;
 	uint8_t mode = fz_u8(in);
 	size_t n;
 	uint16_t rlen;
@@ -318,10 +324,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *out;
 	size_t len, olen;
 	uint8_t *pkt;
+	unsigned int slot = 0;
+	bool done = false;
 	int rc = 0;
 
 	fzc_desc.priv_size = fz_u8(&in) % (CTH_PRIV_MAX + 1);
 	fzc_inst.guard.mark_mask = fz_u32(&in);
+	if (flags & 128)
+		slot = fz_u8(&in) % CHAN_SLOTS;
 	memset(&fzc_stats, 0, sizeof(fzc_stats));
 	memset(&fzc, 0, sizeof(fzc));
 	pkt = fzc_packet(&c, flags & 1, &len);
@@ -339,17 +349,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		c.trace = fzc_trace;
 	pkt_call_host(&c);
 
-	for (unsigned int t = 0; t <= calls && rc >= 0; t++) {
-		fzc_turn_write(&in, priv);
+	for (unsigned int t = 0; t <= calls && rc >= 0 && !done; t++) {
+		struct chan_slot *sl = &fzc_shm->slot[slot];
+		uint32_t want = chan_word(t < calls ? CHAN_RING_CALL : CHAN_RING_DONE, slot);
+		uint32_t word = flags & 128 ? fz_u32(&in) : want;
+		int ring;
+
+		fzc_turn_write(&in, priv, &sl->res);
 		why = NULL;
-		if (t < calls) {
-			if (fzc_shm->res.call.op == CHAN_OP_EXPECT ||
-			    fzc_shm->res.call.op == CHAN_OP_EXPECT_CTL)
+		ring = chan_check_word(word, slot, &why);
+		FZ_ASSERT(ring == -EPROTO ? why && *why && word != want :
+			  word == chan_word((uint32_t)ring, slot),
+			  "word 0x%x for slot %u: %d", word, slot, ring);
+		if (ring < 0) {
+			rc = ring;
+		} else if (ring == CHAN_RING_CALL) {
+			if (sl->res.call.op == CHAN_OP_EXPECT || sl->res.call.op == CHAN_OP_EXPECT_CTL)
 				refused_max++;
-			rc = chan_check_call(&fzc_chk, fzc_shm, &c, &why);
+			rc = chan_check_call(&fzc_chk, sl, &c, &why);
 			FZ_ASSERT(rc == 0 || rc == -EPROTO, "call: %d", rc);
 		} else {
-			rc = chan_check_done(&fzc_chk, fzc_shm, &c, NULL, 0, &fzc_stats, &why);
+			done = true;
+			rc = chan_check_done(&fzc_chk, sl, &c, NULL, 0, &fzc_stats, &why);
 			FZ_ASSERT(rc == CTH_VERDICT_ACCEPT || rc == CTH_VERDICT_DROP ||
 				  rc == -EPROTO, "done: %d", rc);
 		}
@@ -368,7 +389,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(c.pkt.kept <= KEEP_BYTES_MAX);
 	/* the kept bytes are the sandbox's: shown, never taken */
 	FZ_ASSERT(!c.keep_copy && c.keep_len == 0, "the worker kept %zu bytes", c.keep_len);
-	if (rc >= 0) {
+	if (done && rc >= 0) {
 		size_t n = fzc_desc.priv_size;
 
 		FZ_ASSERT(memcmp(c.priv, priv, n) == 0, "state not the sandbox's");

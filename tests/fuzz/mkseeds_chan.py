@@ -15,7 +15,8 @@ import struct
 
 from mkseeds import write
 
-F_UDP, F_NAT, F_TRUNCATED, F_EXPECTED, F_TRACE = 1, 2, 16, 32, 64
+F_UDP, F_NAT, F_TRUNCATED, F_EXPECTED, F_TRACE, F_WORDS = 1, 2, 16, 32, 64, 128
+RING_CALL, RING_DONE = 3, 5
 M_RAW_USED, M_FIX_EXP, M_KEPT32 = 1, 2, 4
 OP_EXPECT, OP_EXPECT_CTL, OP_LINK, OP_FLUSH = 1, 2, 3, 4
 R_MANGLE, R_TIMEOUT, R_MARK, R_DETACH, R_COUNT, R_LOG, R_KEEP = 1, 2, 3, 4, 5, 6, 7
@@ -68,6 +69,18 @@ def seed(flags, turns, priv_size=8, mark_mask=0xff):
             b"".join(turns))
 
 
+def word(ring, slot):
+    return ring | slot << 8
+
+
+def batch_seed(slot, turns, flags=0):
+    """A slot's turns with their doorbell words: [(word, turn), ...]."""
+    calls = len(turns) - 1
+    assert calls <= 3
+    return (bytes([flags | F_WORDS | calls << 2, 8]) + struct.pack("!I", 0xff) +
+            bytes([slot]) + b"".join(struct.pack("!I", w) + t for w, t in turns))
+
+
 HONEST = (mangle(5, 8, b"10,0,0,9") + rec(R_TIMEOUT, struct.pack("<I", 300)) +
           rec(R_MARK, struct.pack("<I", 0x1234)) + rec(R_COUNT, struct.pack("<II", 1, 5)) +
           log(3, b"a line\x1b[31m\n") + rec(R_DETACH))
@@ -103,6 +116,12 @@ SEEDS = {
     "seed-bad-verdict": seed(0, [turn(verdict=7)]),
     "seed-bad-call": seed(0, [turn(op=9), turn()]),
     "seed-log-flood": seed(0, [turn(log(3, b"\x07bell") * 40, log_dropped=5)]),
+    "seed-slot-in-turn": batch_seed(5, [(word(RING_CALL, 5), EXPECT),
+                                        (word(RING_DONE, 5), turn(rec(R_DETACH)))]),
+    "seed-slot-out-of-turn": batch_seed(2, [(word(RING_DONE, 3), turn())]),
+    "seed-slot-stray-bits": batch_seed(1, [(word(RING_DONE, 1) | 1 << 16, turn())]),
+    "seed-slot-done-early": batch_seed(7, [(word(RING_DONE, 7), turn(HONEST)),
+                                           (word(RING_DONE, 7), turn())]),
     "seed-refused": seed(0, [turn(op=OP_EXPECT, exp=b"", mode=M_FIX_EXP, sel=0),
                              turn(n_refused=0xffffffff)]),
 }

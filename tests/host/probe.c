@@ -25,6 +25,9 @@
  *   HANG                         never return (a plugin caught in a loop:
  *                                the daemon's watchdog, worker_stop()'s
  *                                bounded join)
+ *   SLEEP <ms>                   take that long, then go on (a sandbox's
+ *                                budget per packet of a batch)
+ *   CRASH                        abort() (a sandbox dying mid-batch)
  *
  * One command per line, in packets of the original direction (TCP or
  * UDP; expectations use the master's protocol).  Every
@@ -213,6 +216,10 @@ static int probe_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			probe_refresh(ctx, pkt, line);
 		else if (strcmp(line, "HANG") == 0)
 			probe_hang(ctx);
+		else if (strncmp(line, "SLEEP ", 6) == 0)
+			usleep((useconds_t)strtoul(line + 6, NULL, 10) * 1000u);
+		else if (strcmp(line, "CRASH") == 0)
+			abort();
 		else if (strncmp(line, "MARK ", 5) == 0)
 			cth_log(ctx, CTH_LOG_NOTICE, "MARK: %d",
 				cth_set_mark(ctx, (uint32_t)strtoul(line + 5, NULL, 0)));

@@ -62,7 +62,9 @@ static struct plugin plugin = { .desc = &desc };
 static struct instance inst;
 static struct stats_block stats;
 static uint8_t pktbuf[2048];
-static struct chan_shm *shm;
+/* the slot the checks read: a channel's slot 0 */
+static struct chan_shm *chan;
+static struct chan_slot *shm;
 static struct chan_check chk;
 static struct rec rec;
 static struct cap cap;
@@ -921,6 +923,46 @@ static uint64_t ms_now(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* A batch's words (chan_check_word()): only the awaited slot's CALL or
+ * DONE; another slot's, another ring, a slot past the channel's, or
+ * stray bits above the slot break the channel. */
+static void test_words(void)
+{
+	const char *why = NULL;
+	int rc3 = chan_check_word(chan_word(CHAN_RING_CALL, 3), 3, &why);
+	int rd3 = chan_check_word(chan_word(CHAN_RING_DONE, 3), 3, &why);
+	int rd0 = chan_check_word(chan_word(CHAN_RING_DONE, 0), 0, &why);
+
+	CHECK("chan_check/word-in-turn", rc3 == CHAN_RING_CALL && rd3 == CHAN_RING_DONE &&
+	      rd0 == CHAN_RING_DONE, "call %d, done %d, done 0 %d", rc3, rd3, rd0);
+	why = NULL;
+	rc3 = chan_check_word(chan_word(CHAN_RING_DONE, 4), 3, &why);
+	CHECK("chan_check/word-next-slot", rc3 == -EPROTO && why && strstr(why, "slot"),
+	      "%d (%s)", rc3, why ? why : "");
+	why = NULL;
+	rc3 = chan_check_word(chan_word(CHAN_RING_CALL, 2), 3, &why);
+	CHECK("chan_check/word-earlier-slot", rc3 == -EPROTO && why, "%d", rc3);
+	why = NULL;
+	rc3 = chan_check_word(chan_word(CHAN_RING_DONE, CHAN_SLOTS), CHAN_SLOTS, &why);
+	CHECK("chan_check/word-slot-past", rc3 == -EPROTO && why, "%d", rc3);
+	why = NULL;
+	rc3 = chan_check_word(chan_word(CHAN_RING_DONE, 1) | 1u << 16, 1, &why);
+	CHECK("chan_check/word-stray-bits", rc3 == -EPROTO && why, "%d", rc3);
+	why = NULL;
+	rc3 = chan_check_word(chan_word(CHAN_RING_REQ, 1), 1, &why);
+	rd3 = chan_check_word(chan_word(CHAN_RING_ANSWER, 1), 1, &why);
+	rd0 = chan_check_word(chan_word(CHAN_RING_READY, 0), 0, &why);
+	CHECK("chan_check/word-not-sandbox", rc3 == -EPROTO && rd3 == -EPROTO && rd0 == -EPROTO,
+	      "req %d, answer %d, ready %d", rc3, rd3, rd0);
+	/* the word's fields as the sandbox reads a REQ: a count past the
+	 * slots reads as none that fits */
+	CHECK("chan/word-fields", chan_word_ring(chan_word(CHAN_RING_REQ, 8)) == CHAN_RING_REQ &&
+	      chan_word_arg(chan_word(CHAN_RING_REQ, 8)) == 8 &&
+	      chan_word_arg(chan_word(CHAN_RING_REQ, 8) | 1u << 20) == 0xff,
+	      "ring %u, arg %u", chan_word_ring(chan_word(CHAN_RING_REQ, 8)),
+	      chan_word_arg(chan_word(CHAN_RING_REQ, 8)));
+}
+
 /* The doorbell as the worker waits on it in a turn (chan.h): one recv()
  * bounded by the socket's own timeout, -ETIMEDOUT when it runs out, a
  * word rung, and -EPIPE at once when the other end is gone. */
@@ -961,11 +1003,12 @@ static void test_ring_take(void)
 int main(void)
 {
 	log_init(LOG_L_ERR, 0);
-	shm = calloc(1, sizeof(*shm));
-	if (!shm)
+	chan = calloc(1, sizeof(*chan));
+	if (!chan)
 		return 1;
-	shm->magic = CHAN_MAGIC;
-	shm->version = CHAN_VERSION;
+	chan->magic = CHAN_MAGIC;
+	chan->version = CHAN_VERSION;
+	shm = &chan->slot[0];
 	snprintf(inst.name, sizeof(inst.name), "chk");
 	inst.pl = &plugin;
 	inst.n_classes = 1;
@@ -981,6 +1024,7 @@ int main(void)
 	test_state();
 	test_copy();
 	test_ring_take();
-	free(shm);
+	test_words();
+	free(chan);
 	return check_exit();
 }

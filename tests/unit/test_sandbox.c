@@ -41,16 +41,24 @@ struct rec {
 	struct cth_expect exp[16];
 	unsigned int n_ctl;
 	unsigned int ctl_ms;    /* the "kernel" takes this long to answer */
+	int taken_at_call;      /* batch_taken at the first call, -1: none */
 };
+
+/* Slots of the batch under test taken so far (a call records it). */
+static int batch_taken;
 
 static struct stats_block stats;
 static uint8_t pktbuf[2048];
+/* a batch's packets each in a buffer of their own, as in the worker */
+static uint8_t pktbufs[SANDBOX_BATCH_MAX][2048];
 
 static int rec_expect(struct pkt_call *c, const struct cth_expect *e, unsigned int how)
 {
 	struct rec *r = c->backend;
 
 	(void)how;
+	if (r->taken_at_call < 0)
+		r->taken_at_call = batch_taken;
 	if (r->n_exp < 16)
 		r->exp[r->n_exp++] = *e;
 	return 0;
@@ -62,6 +70,8 @@ static int rec_expect_ctl(struct pkt_call *c, unsigned int op, const struct cth_
 
 	(void)op;
 	(void)e;
+	if (r->taken_at_call < 0)
+		r->taken_at_call = batch_taken;
 	r->n_ctl++;
 	if (r->ctl_ms)
 		usleep(r->ctl_ms * 1000u);
@@ -78,17 +88,25 @@ static uint64_t now_ms(void)
 
 /* An IPv4 packet of a connection 10.0.0.1:40000 -> 10.0.0.2:port with
  * text as payload, its view filled as the worker's qmsg.c would. */
-static void pkt_make(struct pkt_call *c, const struct instance *in, struct rec *r,
-		     uint8_t proto, uint16_t port, const char *text)
+static void pkt_make_in(uint8_t *buf, size_t len, struct pkt_call *c,
+			const struct instance *in, struct rec *r, uint8_t proto, uint16_t port,
+			const char *text)
 {
 	memset(c, 0, sizeof(*c));
 	memset(r, 0, sizeof(*r));
-	pkt4_make(pktbuf, sizeof(pktbuf), proto, port, text, &c->pkt);
+	r->taken_at_call = -1;
+	pkt4_make(buf, len, proto, port, text, &c->pkt);
 	c->inst = in;
 	c->backend = r;
 	c->expect_fn = rec_expect;
 	c->expect_ctl_fn = rec_expect_ctl;
 	c->stats = &stats;
+}
+
+static void pkt_make(struct pkt_call *c, const struct instance *in, struct rec *r,
+		     uint8_t proto, uint16_t port, const char *text)
+{
+	pkt_make_in(pktbuf, sizeof(pktbuf), c, in, r, proto, port, text);
 }
 
 static uint64_t hcount(const struct instance *in, enum stats_helper_counter k)
@@ -134,6 +152,9 @@ static void test_ftp(const struct instance *ftp)
 
 static void test_host_warning(const struct instance *pr);
 static void test_hang_after_call(struct runtime *rt, const struct instance *pr);
+static void test_batch_skip(struct runtime *rt, const struct instance *pr);
+static void test_batch_death(struct runtime *rt, const struct instance *pr);
+static void test_batch_timeout(struct runtime *rt, const struct instance *pr);
 
 static void test_probe(struct runtime *rt, const struct instance *pr)
 {
@@ -174,6 +195,9 @@ static void test_probe(struct runtime *rt, const struct instance *pr)
 	      "lost %llu", (unsigned long long)hcount(pr, STATS_H_SANDBOX_LOST));
 	test_host_warning(pr);
 	test_hang_after_call(rt, pr);
+	test_batch_skip(rt, pr);
+	test_batch_death(rt, pr);
+	test_batch_timeout(rt, pr);
 }
 
 /* The budget covers the whole packet, the worker's time answering its
@@ -229,6 +253,166 @@ static void test_host_warning(const struct instance *pr)
 	CHECK("sandbox/host-warning-no-write", v >= 0 && pr->sb_status.up &&
 	      hcount(pr, STATS_H_SANDBOX_SECCOMP) + hcount(pr, STATS_H_SANDBOX_CRASHES) == deaths,
 	      "rc %d, up %d, reason '%s'", v, pr->sb_status.up, pr->sb_status.reason);
+}
+
+/* A batch of n packets for in's sandbox, texts[k] in slot k, posted
+ * (all must fit), then taken in order: the verdicts in v[], skip[k]
+ * takes slot k as the worker takes a detached connection's packet. */
+static void batch_run(const struct instance *in, unsigned int n, const char *const *texts,
+		      const bool *skip, struct pkt_call *c, struct rec *r, int *v)
+{
+	unsigned int posted = 0;
+
+	batch_taken = 0;
+	for (unsigned int k = 0; k < n; k++) {
+		pkt_make_in(pktbufs[k], sizeof(pktbufs[k]), &c[k], in, &r[k],
+			    IPPROTO_TCP, in->pl->desc->name[0] == 'f' ? 21 : 7000, texts[k]);
+		v[k] = sandbox_post(in->sb, &c[k], NULL, 0, now_ms(), &stats);
+		if (v[k] == (int)k)
+			posted++;
+	}
+	for (unsigned int k = 0; k < posted; k++) {
+		v[k] = sandbox_take(in->sb, k, &c[k], NULL, 0, skip && skip[k], &stats);
+		batch_taken++;
+	}
+	if (posted)
+		sandbox_batch_close(in->sb, &stats);
+}
+
+static void batch_release(struct pkt_call *c, unsigned int n)
+{
+	for (unsigned int k = 0; k < n; k++)
+		pkt_call_release(&c[k]);
+}
+
+/*
+ * Three PORT commands in one batch: each slot's result is its own (its
+ * expectation's port), in order, and the expectation call of slot k
+ * reaches the worker after slot k-1 was taken (its DONE) and before slot
+ * k is: the sandbox runs the slots in order.
+ */
+static void test_batch_order(const struct instance *ftp)
+{
+	const char *texts[] = { "PORT 10,0,0,1,156,65\r\n", "PORT 10,0,0,1,156,66\r\n",
+				"PORT 10,0,0,1,156,67\r\n" };
+	struct pkt_call c[3];
+	struct rec r[3];
+	int v[3];
+	bool ok = true;
+
+	batch_run(ftp, 3, texts, NULL, c, r, v);
+	for (unsigned int k = 0; k < 3; k++)
+		ok = ok && v[k] == CTH_VERDICT_ACCEPT && r[k].n_exp == 1 &&
+		     r[k].exp[0].dport == 40001 + k;
+	CHECK("sandbox/batch-order", ok, "verdicts %d %d %d, ports %u %u %u", v[0], v[1], v[2],
+	      r[0].n_exp ? r[0].exp[0].dport : 0, r[1].n_exp ? r[1].exp[0].dport : 0,
+	      r[2].n_exp ? r[2].exp[0].dport : 0);
+	CHECK("sandbox/batch-call-after-done", r[0].taken_at_call == 0 &&
+	      r[1].taken_at_call == 1 && r[2].taken_at_call == 2,
+	      "slots taken at the calls: %d %d %d", r[0].taken_at_call, r[1].taken_at_call,
+	      r[2].taken_at_call);
+	batch_release(c, 3);
+}
+
+/*
+ * The sandbox dies on slot 1 of 4: slot 0 keeps its result, every later
+ * slot gets an error (the worker gives it sandbox_verdict) and is
+ * counted lost; the death is counted once.
+ */
+static void test_batch_death(struct runtime *rt, const struct instance *pr)
+{
+	const char *texts[] = { "FLUSH\n", "CRASH\n", "FLUSH\n", "MARK 1\n" };
+	uint64_t lost = hcount(pr, STATS_H_SANDBOX_LOST);
+	uint64_t crashes = hcount(pr, STATS_H_SANDBOX_CRASHES);
+	struct pkt_call c[4];
+	struct rec r[4];
+	int v[4];
+
+	if (!wait_up(rt, pr, 3000)) {
+		CHECK("sandbox/batch-death-up", 0, "not up: '%s'", pr->sb_status.reason);
+		return;
+	}
+	batch_run(pr, 4, texts, NULL, c, r, v);
+	CHECK("sandbox/batch-death-before", v[0] == CTH_VERDICT_ACCEPT && r[0].n_ctl == 1,
+	      "slot 0: %d, %u ctl calls", v[0], r[0].n_ctl);
+	CHECK("sandbox/batch-death-after", v[1] == -EPIPE && v[2] < 0 && v[3] < 0 &&
+	      r[2].n_ctl == 0 && !c[3].has_mark, "slots 1-3: %d %d %d, slot 2 ctl %u",
+	      v[1], v[2], v[3], r[2].n_ctl);
+	CHECK("sandbox/batch-death-lost", hcount(pr, STATS_H_SANDBOX_LOST) == lost + 3 &&
+	      hcount(pr, STATS_H_SANDBOX_CRASHES) == crashes + 1 && !pr->sb_status.up,
+	      "lost %llu (was %llu), crashes %llu (was %llu)",
+	      (unsigned long long)hcount(pr, STATS_H_SANDBOX_LOST), (unsigned long long)lost,
+	      (unsigned long long)hcount(pr, STATS_H_SANDBOX_CRASHES),
+	      (unsigned long long)crashes);
+	batch_release(c, 4);
+}
+
+/*
+ * The budget is per packet (sandbox_timeout_ms = 300 for the probe),
+ * from when the slot before it was done: two slots of 200 ms each pass
+ * (400 ms, more than one budget), the third that hangs is killed 300 ms
+ * after the second was done, and it and the fourth are lost.
+ */
+static void test_batch_timeout(struct runtime *rt, const struct instance *pr)
+{
+	const char *texts[] = { "SLEEP 200\n", "SLEEP 200\n", "HANG\n", "FLUSH\n" };
+	uint64_t lost = hcount(pr, STATS_H_SANDBOX_LOST);
+	uint64_t timeouts = hcount(pr, STATS_H_SANDBOX_TIMEOUTS), t0, took;
+	struct pkt_call c[4];
+	struct rec r[4];
+	int v[4];
+
+	if (!wait_up(rt, pr, 3000)) {
+		CHECK("sandbox/batch-timeout-up", 0, "not up: '%s'", pr->sb_status.reason);
+		return;
+	}
+	t0 = now_ms();
+	batch_run(pr, 4, texts, NULL, c, r, v);
+	took = now_ms() - t0;
+	CHECK("sandbox/batch-timeout-per-packet", v[0] == CTH_VERDICT_ACCEPT &&
+	      v[1] == CTH_VERDICT_ACCEPT, "slots 0, 1: %d %d", v[0], v[1]);
+	CHECK("sandbox/batch-timeout-killed", v[2] == -ETIMEDOUT && v[3] < 0 && r[3].n_ctl == 0 &&
+	      hcount(pr, STATS_H_SANDBOX_TIMEOUTS) == timeouts + 1 &&
+	      hcount(pr, STATS_H_SANDBOX_LOST) == lost + 2,
+	      "slots 2, 3: %d %d, timeouts %llu (was %llu), lost %llu (was %llu)", v[2], v[3],
+	      (unsigned long long)hcount(pr, STATS_H_SANDBOX_TIMEOUTS),
+	      (unsigned long long)timeouts,
+	      (unsigned long long)hcount(pr, STATS_H_SANDBOX_LOST), (unsigned long long)lost);
+	/* 200 + 200 + 300, then the kill and reap */
+	CHECK("sandbox/batch-timeout-budget", took >= 680 && took < 1000, "took %llu ms",
+	      (unsigned long long)took);
+	batch_release(c, 4);
+}
+
+/*
+ * The detach case: a slot the worker no longer wants (an earlier slot
+ * detached its connection) is skipped: its call is refused without
+ * reaching the "kernel", its records (the mark) are not done, it is not
+ * counted lost, and the slot after it is taken as usual.
+ */
+static void test_batch_skip(struct runtime *rt, const struct instance *pr)
+{
+	const char *texts[] = { "DETACH\n", "MARK 1\nFLUSH\n", "FLUSH\n" };
+	const bool skip[] = { false, true, false };
+	uint64_t lost = hcount(pr, STATS_H_SANDBOX_LOST);
+	struct pkt_call c[3];
+	struct rec r[3];
+	int v[3];
+
+	if (!wait_up(rt, pr, 3000)) {
+		CHECK("sandbox/batch-skip-up", 0, "not up: '%s'", pr->sb_status.reason);
+		return;
+	}
+	batch_run(pr, 3, texts, skip, c, r, v);
+	CHECK("sandbox/batch-skip-detach", v[0] == CTH_VERDICT_ACCEPT && c[0].detach,
+	      "slot 0: %d, detach %d", v[0], c[0].detach);
+	CHECK("sandbox/batch-skip-unread", v[1] == 0 && r[1].n_ctl == 0 && !c[1].has_mark,
+	      "slot 1: %d, %u ctl calls, mark %d", v[1], r[1].n_ctl, c[1].has_mark);
+	CHECK("sandbox/batch-skip-next", v[2] == CTH_VERDICT_ACCEPT && r[2].n_ctl == 1 &&
+	      r[2].taken_at_call == 2 && pr->sb_status.up &&
+	      hcount(pr, STATS_H_SANDBOX_LOST) == lost, "slot 2: %d, %u ctl calls, up %d",
+	      v[2], r[2].n_ctl, pr->sb_status.up);
+	batch_release(c, 3);
 }
 
 /* The lines a sandbox's start logs (log_capture_set()). */
@@ -347,8 +531,10 @@ int main(void)
 	pr = sbxrt_inst(rt, "probe");
 	CHECK("sandbox/up", ftp->sb_status.up && ftp->sb_status.pid > 0 && pr->sb_status.up,
 	      "ftp up %d pid %d", ftp->sb_status.up, ftp->sb_status.pid);
-	if (ftp->sb_status.up)
+	if (ftp->sb_status.up) {
 		test_ftp(ftp);
+		test_batch_order(ftp);
+	}
 	if (pr->sb_status.up)
 		test_probe(rt, pr);
 	sandbox_stop_all(rt);
