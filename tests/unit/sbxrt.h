@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A runtime from configuration text, its sandboxed helpers' plugins
  * described through the spawner as the daemon does (sandbox/describe.h):
- * for test_sandbox and tests/bench/chanbench.c, which run sandboxes
+ * for test_sandbox, test_whelp and tests/bench/chanbench.c, which run sandboxes
  * without a daemon.  The spawner's program is set first when it is not
  * the installed one (spawn_program_set()). */
 #ifndef CTH_TEST_SBXRT_H

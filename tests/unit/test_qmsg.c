@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "ctnest.h"
 #include "worker/qmsg.h"
 
 static uint8_t buf[65536];
@@ -69,29 +70,6 @@ enum { WITH_REPLY_ADDRS = 1, WITH_HELP = 2, LONG_HELP = 4, BAD_MARK = 8,
        CAPPED = 16, GSO = 32, IPV4 = 64, MASTER = 128, MASTER_PART = 256,
        DUPS = 512, BIG_CT = 1024, IFACES = 2048, BAD_IFACE = 4096 };
 
-static void tuple_put(struct nlmsghdr *nlh, uint16_t type, const char *src,
-		      const char *dst, uint16_t sport, uint16_t dport, bool addrs)
-{
-	struct nlattr *t = mnl_attr_nest_start(nlh, type), *n;
-	bool v4 = strchr(src, ':') == NULL;
-	uint8_t a[16];
-
-	if (addrs) {
-		n = mnl_attr_nest_start(nlh, CTA_TUPLE_IP);
-		inet_pton(v4 ? AF_INET : AF_INET6, src, a);
-		mnl_attr_put(nlh, v4 ? CTA_IP_V4_SRC : CTA_IP_V6_SRC, v4 ? 4 : 16, a);
-		inet_pton(v4 ? AF_INET : AF_INET6, dst, a);
-		mnl_attr_put(nlh, v4 ? CTA_IP_V4_DST : CTA_IP_V6_DST, v4 ? 4 : 16, a);
-		mnl_attr_nest_end(nlh, n);
-	}
-	n = mnl_attr_nest_start(nlh, CTA_TUPLE_PROTO);
-	mnl_attr_put_u8(nlh, CTA_PROTO_NUM, IPPROTO_TCP);
-	mnl_attr_put_u16(nlh, CTA_PROTO_SRC_PORT, htons(sport));
-	mnl_attr_put_u16(nlh, CTA_PROTO_DST_PORT, htons(dport));
-	mnl_attr_nest_end(nlh, n);
-	mnl_attr_nest_end(nlh, t);
-}
-
 /* NFQA_CT the way the kernel's conntrack glue writes it (DUPS: each
  * attribute after a copy that does not validate, and before a second
  * good one, which must not be used). */
@@ -108,10 +86,10 @@ static void ct_nest_put(struct nlmsghdr *nlh, unsigned int how)
 		mnl_attr_put(nlh, CTA_TUPLE_ORIG, 2, "xx");   /* not a nest */
 		mnl_attr_put_u8(nlh, CTA_ZONE, 9);            /* a u16 attribute */
 	}
-	tuple_put(nlh, CTA_TUPLE_ORIG, a1, a2, 40000, 21, true);
-	tuple_put(nlh, CTA_TUPLE_REPLY, a2, a1, 21, 40000, how & WITH_REPLY_ADDRS);
+	ctnest_tuple_put(nlh, CTA_TUPLE_ORIG, a1, a2, 40000, 21, true);
+	ctnest_tuple_put(nlh, CTA_TUPLE_REPLY, a2, a1, 21, 40000, how & WITH_REPLY_ADDRS);
 	if (how & (MASTER | MASTER_PART))
-		tuple_put(nlh, CTA_TUPLE_MASTER, a1, a2, 1234, 5678, how & MASTER);
+		ctnest_tuple_put(nlh, CTA_TUPLE_MASTER, a1, a2, 1234, 5678, how & MASTER);
 	if (how & BIG_CT) {
 		static uint8_t junk[6000];
 
@@ -121,7 +99,7 @@ static void ct_nest_put(struct nlmsghdr *nlh, unsigned int how)
 	mnl_attr_put_u32(nlh, CTA_STATUS, htonl(status));
 	mnl_attr_put_u16(nlh, CTA_ZONE, htons(5));
 	if (how & DUPS) {
-		tuple_put(nlh, CTA_TUPLE_ORIG, a2, a1, 1, 2, true);
+		ctnest_tuple_put(nlh, CTA_TUPLE_ORIG, a2, a1, 1, 2, true);
 		mnl_attr_put_u32(nlh, CTA_ID, htonl(0x9999));
 		mnl_attr_put_u16(nlh, CTA_ZONE, htons(6));
 	}

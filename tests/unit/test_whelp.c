@@ -33,7 +33,9 @@
 
 #include "cfgload.h"
 #include "check.h"
+#include "ctnest.h"
 #include "nlfake.h"
+#include "sbxrt.h"
 #include "base/log.h"
 #include "runtime/runtime.h"
 #include "runtime/stats.h"
@@ -85,26 +87,6 @@ ssize_t mnl_socket_sendto(const struct mnl_socket *nl, const void *buf, size_t l
 	return (ssize_t)len;
 }
 
-static void tuple_put(struct nlmsghdr *nlh, uint16_t type, const char *src, const char *dst,
-		      uint16_t sport, uint16_t dport)
-{
-	struct nlattr *t = mnl_attr_nest_start(nlh, type), *n;
-	uint32_t a;
-
-	n = mnl_attr_nest_start(nlh, CTA_TUPLE_IP);
-	inet_pton(AF_INET, src, &a);
-	mnl_attr_put(nlh, CTA_IP_V4_SRC, 4, &a);
-	inet_pton(AF_INET, dst, &a);
-	mnl_attr_put(nlh, CTA_IP_V4_DST, 4, &a);
-	mnl_attr_nest_end(nlh, n);
-	n = mnl_attr_nest_start(nlh, CTA_TUPLE_PROTO);
-	mnl_attr_put_u8(nlh, CTA_PROTO_NUM, IPPROTO_TCP);
-	mnl_attr_put_u16(nlh, CTA_PROTO_SRC_PORT, htons(sport));
-	mnl_attr_put_u16(nlh, CTA_PROTO_DST_PORT, htons(dport));
-	mnl_attr_nest_end(nlh, n);
-	mnl_attr_nest_end(nlh, t);
-}
-
 /*
  * A queue message at buf: packet id, a TCP packet 10.0.1.2:sport ->
  * 10.0.2.2:7000 carrying text, and (ct) its connection, helped by
@@ -138,8 +120,8 @@ static size_t msg_put(char *buf, uint32_t id, uint16_t sport, const char *text, 
 	if (ct) {
 		struct nlattr *nest = mnl_attr_nest_start(nlh, NFQA_CT), *h;
 
-		tuple_put(nlh, CTA_TUPLE_ORIG, "10.0.1.2", "10.0.2.2", sport, 7000);
-		tuple_put(nlh, CTA_TUPLE_REPLY, "10.0.2.2", "10.0.1.2", 7000, sport);
+		ctnest_tuple_put(nlh, CTA_TUPLE_ORIG, "10.0.1.2", "10.0.2.2", sport, 7000, true);
+		ctnest_tuple_put(nlh, CTA_TUPLE_REPLY, "10.0.2.2", "10.0.1.2", 7000, sport, true);
 		mnl_attr_put_u32(nlh, CTA_ID, htonl(sport));
 		mnl_attr_put_u32(nlh, CTA_STATUS, htonl(IPS_CONFIRMED | IPS_SEEN_REPLY));
 		h = mnl_attr_nest_start(nlh, CTA_HELP);
@@ -277,24 +259,6 @@ static void test_death(const struct instance *pr)
 	      (unsigned long long)hcount(pr, STATS_H_SANDBOX_CRASHES));
 }
 
-static struct runtime *rt_make(const char *text)
-{
-	char path[CFGLOAD_PATH], err[2048];
-	struct runtime *rt;
-	struct cfg *cfg;
-
-	if (cfgload_text(text, strlen(text), path, &cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s", err);
-		return NULL;
-	}
-	if (spawn_open(cfg) < 0)
-		return NULL;
-	cfg->describe = sandbox_describe;
-	if (runtime_build(cfg, &rt) < 0)
-		return NULL;
-	return rt;
-}
-
 int main(void)
 {
 	const char *b = getenv("CTH_BUILD") ? getenv("CTH_BUILD") : "build";
@@ -316,7 +280,7 @@ int main(void)
 		 "[helper probe]\nplugin = probe\nqueue = %d\n", dir, QUEUE);
 	snprintf(prog, sizeof(prog), "%s/%s/" SPAWN_PROGRAM_NAME, cwd, b);
 	spawn_program_set(prog);
-	rt = rt_make(text);
+	rt = sbxrt_build(text);
 	CHECK("whelp/runtime", rt != NULL, "runtime_build failed");
 	if (!rt)
 		return check_exit();
