@@ -222,6 +222,10 @@ unit: $(B)/bench/cthbench-chan
 .PHONY: bench-chan
 bench-chan: all $(B)/bench/cthbench-chan
 	CTH_BUILD=$(B) $(B)/bench/cthbench-chan
+# the same inside the test VM (TCG), as it comes and on one vCPU
+.PHONY: bench-chan-vm
+bench-chan-vm: all $(B)/bench/cthbench-chan
+	VM_PASS_ENV=CTH_BUILD CTH_BUILD=$(B) tests/vm/run.sh --timeout 1500 tests/bench/chanvm.sh
 
 # instructions per plugin call under callgrind, host only (tests/bench/README.md)
 .PHONY: bench-callgrind

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,7 @@ static void sandbox_status_set(struct sandbox *sb, const char *reason, uint64_t 
 static void sandbox_count(struct stats_block *st, const struct instance *in,
 			  enum stats_helper_counter k);
 static uint64_t sandbox_now_ms(void);
+static uint32_t sandbox_tick_ms(void);
 
 int sandbox_start_all(struct runtime *rt, struct stats_block *st)
 {
@@ -459,9 +461,11 @@ static void sandbox_ring(struct sandbox *sb, struct stats_block *st)
 /*
  * Answer the slot's calls until its result comes, within the budget
  * (from sb->turn_ms).  The first wait has all of it when no time has
- * passed: the socket's own timeout, one recv() (most packets make no
- * call: one receive a packet); a wait after a call, or for a slot whose
- * time began earlier, has what is left, a poll() first.  A skipped
+ * passed (within a tick of the coarse clock: a batch's ring and its
+ * first take are apart by the posting of its other packets): the
+ * socket's own timeout, one recv() (most packets make no call: one
+ * receive a packet); a wait after a call, or for a slot whose time
+ * began earlier, has what is left, a poll() first.  A skipped
  * slot's calls are answered -ESRCH (its connection is detached), nothing
  * done.  Any word but this slot's CALL or DONE breaks the channel.
  */
@@ -480,7 +484,9 @@ static int sandbox_turns(struct sandbox *sb, unsigned int slot, struct pkt_call 
 
 		if (now >= deadline)
 			return -ETIMEDOUT;
-		if (first && now == start)
+		/* within a tick of the coarse clock it cannot tell "no time
+		 * passed" from "some": the budget may run over by that much */
+		if (first && now - start <= sandbox_tick_ms())
 			rc = chan_ring_take(sb->sock, &word);
 		else
 			rc = chan_ring_wait(sb->sock, (int)(deadline - now), &word);
@@ -632,4 +638,23 @@ static uint64_t sandbox_now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* The coarse clock's step (the kernel's tick: 4 ms at HZ=250), in ms
+ * rounded up; read once, it does not change while the system runs. */
+static uint32_t sandbox_tick_ms(void)
+{
+	static _Atomic uint32_t tick;
+	uint32_t t = atomic_load_explicit(&tick, memory_order_relaxed);
+	struct timespec res;
+
+	if (t)
+		return t;
+	t = 1;
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0 && res.tv_sec == 0)
+		t = (uint32_t)((res.tv_nsec + 999999) / 1000000);
+	if (!t)
+		t = 1;
+	atomic_store_explicit(&tick, t, memory_order_relaxed);
+	return t;
 }
