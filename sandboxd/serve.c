@@ -39,7 +39,6 @@
 struct sbx {
 	struct chan_shm *shm;
 	struct chan_slot *slot; /* the packet running now (records, calls) */
-	uint32_t slot_i;
 	struct instance inst;
 	struct plugin *pl;
 	struct inflight inflight;
@@ -246,7 +245,6 @@ static void sbx_packet(struct sbx *s, uint32_t i)
 	int verdict = CTH_VERDICT_ACCEPT;
 
 	s->slot = &s->shm->slot[i];
-	s->slot_i = i;
 	res->rec_used = 0;
 	res->kept = 0;
 	res->n_refused = 0;
@@ -305,7 +303,7 @@ static int sbx_link(struct pkt_call *c, struct cth_link *link)
 static int sbx_call(struct sbx *s, uint32_t op, uint32_t how, const struct cth_expect *e)
 {
 	struct chan_res *res = &s->slot->res;
-	uint32_t word;
+	uint32_t word, i = (uint32_t)(s->slot - s->shm->slot);
 
 	memset(&res->call, 0, sizeof(res->call));
 	res->call.op = op;
@@ -314,9 +312,9 @@ static int sbx_call(struct sbx *s, uint32_t op, uint32_t how, const struct cth_e
 		res->call.has_exp = 1;
 		chan_expect_put(&res->call.exp, e);
 	}
-	if (chan_ring(SBX_CHAN_FD, chan_word(CHAN_RING_CALL, s->slot_i)) < 0 ||
+	if (chan_ring(SBX_CHAN_FD, chan_word(CHAN_RING_CALL, i)) < 0 ||
 	    chan_ring_wait(SBX_CHAN_FD, -1, &word) < 0 ||
-	    word != chan_word(CHAN_RING_ANSWER, s->slot_i))
+	    word != chan_word(CHAN_RING_ANSWER, i))
 		_exit(0);               /* the worker is gone or gave up on us */
 	res->rec_used = 0;
 	return s->slot->ans.rc;

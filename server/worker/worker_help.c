@@ -26,10 +26,12 @@
 static void worker_help_msg(struct worker_help *h, const struct nlmsghdr *nlh,
 			    uint64_t now);
 static void worker_help_accept(struct worker_help *h, uint16_t queue, uint32_t id);
+static void worker_batch_order(struct worker_batch *b, uint16_t queue, uint32_t id, int slot);
 static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t now);
 static void worker_help_post(struct worker_help *h, struct qmsg *m,
 			     const struct instance *in, uint64_t now);
 static void worker_help_take(struct worker_help *h, unsigned int i, uint64_t now);
+static bool worker_help_detached(struct worker_help *h, const struct qmsg *m, uint64_t now);
 static void worker_help_call_init(struct worker_help *h, struct pkt_call *c,
 				  struct worker_expect_pkt *wp, const struct qmsg *m,
 				  const struct instance *in, uint64_t now);
@@ -125,9 +127,16 @@ static void worker_help_accept(struct worker_help *h, uint16_t queue, uint32_t i
 		worker_verdict_add(&h->verdict, queue, id, CTH_VERDICT_ACCEPT, NULL, NULL);
 		return;
 	}
+	worker_batch_order(b, queue, id, -1);
+}
+
+/* The verdict of packet id takes its place: slot's result, or -1 for an
+ * accept.  Room was made by the caller (WORKER_BATCH_ORDER). */
+static void worker_batch_order(struct worker_batch *b, uint16_t queue, uint32_t id, int slot)
+{
 	b->order[b->n_order].queue = queue;
 	b->order[b->n_order].id = id;
-	b->order[b->n_order++].slot = -1;
+	b->order[b->n_order++].slot = slot;
 }
 
 /* A packet with payload: its helper found, then the plugin run in
@@ -159,11 +168,7 @@ static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t 
 		worker_help_accept(h, m->queue, m->id);
 		return;
 	}
-	if (h->detach.table.used &&
-	    detach_lookup(&h->detach.table, &m->view, now) == DETACH_DONE) {
-		log_debug("queue %u: packet %u: queued before its connection was detached, accepted",
-			  m->queue, m->id);
-		worker_count_queue(h->stats, STATS_Q_NOT_OURS);
+	if (worker_help_detached(h, m, now)) {
 		worker_help_accept(h, m->queue, m->id);
 		return;
 	}
@@ -210,9 +215,7 @@ static void worker_help_post(struct worker_help *h, struct qmsg *m,
 	}
 	b->sb = in->sb;
 	b->now_ms = now;
-	b->order[b->n_order].queue = m->queue;
-	b->order[b->n_order].id = m->id;
-	b->order[b->n_order++].slot = (int)b->n++;
+	worker_batch_order(b, m->queue, m->id, (int)b->n++);
 }
 
 /*
@@ -227,14 +230,9 @@ static void worker_help_take(struct worker_help *h, unsigned int i, uint64_t now
 	struct sandbox *sb = h->batch.sb;
 	int verdict;
 
-	if (h->detach.table.used &&
-	    detach_lookup(&h->detach.table, &s->m.view, now) == DETACH_DONE) {
+	if (worker_help_detached(h, &s->m, now)) {
 		sandbox_take(sb, i, &s->c, s->m.kpriv, s->m.klen, true, h->stats);
-		log_debug("queue %u: packet %u: queued before its connection was detached, accepted",
-			  s->m.queue, s->m.id);
-		worker_count_queue(h->stats, STATS_Q_NOT_OURS);
 		worker_verdict_add(&h->verdict, s->m.queue, s->m.id, CTH_VERDICT_ACCEPT, NULL, NULL);
-		worker_kreq_end(&h->kreq);
 		pkt_call_release(&s->c);
 		return;
 	}
@@ -244,6 +242,19 @@ static void worker_help_take(struct worker_help *h, unsigned int i, uint64_t now
 	if (verdict < 0)
 		verdict = worker_help_lost(&s->c, &s->wp);
 	worker_help_verdict(h, &s->m, &s->c, &s->wp, verdict, now);
+}
+
+/* A packet queued before its connection was detached: the kernel no
+ * longer helps the connection, so the packet is accepted unread. */
+static bool worker_help_detached(struct worker_help *h, const struct qmsg *m, uint64_t now)
+{
+	if (!h->detach.table.used ||
+	    detach_lookup(&h->detach.table, &m->view, now) != DETACH_DONE)
+		return false;
+	log_debug("queue %u: packet %u: queued before its connection was detached, accepted",
+		  m->queue, m->id);
+	worker_count_queue(h->stats, STATS_Q_NOT_OURS);
+	return true;
 }
 
 /* The call of packet m for helper in, with the worker's backends. */
