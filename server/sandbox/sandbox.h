@@ -86,7 +86,8 @@ int sandbox_run(struct sandbox *sb, struct pkt_call *c, const uint8_t *kpriv,
  * ends the sandbox: this slot and every later one get a negative errno
  * and are counted lost.  skip: the worker will not use the result (the
  * connection was detached by an earlier slot): the slot's calls are
- * answered -ESRCH, its records not done, 0 returned, never counted lost.
+ * answered -ESRCH, its records not done, 0 returned (or the failure
+ * that already ended the batch), never counted lost.
  *
  * sandbox_batch_close(): unlock; a slot left untaken ends the sandbox.
  */
