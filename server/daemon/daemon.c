@@ -81,8 +81,7 @@ void daemon_record_open(struct daemon *d, const struct runtime *rt)
 	d->record[0] = '\0';
 	if (!cfg->runtime_dir)
 		return;
-	rc = record_dir_make(cfg->runtime_dir, cfg->user ? cfg->uid : -1,
-			     cfg->user ? cfg->gid : -1);
+	rc = record_dir_make(cfg->runtime_dir, cfg->user ? cfg->gid : -1);
 	if (!rc)
 		rc = record_path(d->record, sizeof(d->record), cfg->runtime_dir, d->file);
 	if (rc) {

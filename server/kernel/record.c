@@ -102,7 +102,7 @@ int record_path(char *buf, size_t len, const char *dir, const char *conf)
 	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
 }
 
-int record_dir_make(const char *dir, long uid, long gid)
+int record_dir_make(const char *dir, long gid)
 {
 	char sub[PATH_MAX];
 	struct stat st;
@@ -118,9 +118,15 @@ int record_dir_make(const char *dir, long uid, long gid)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	/* a daemon that drops to `user` still replaces its record on reload */
-	if ((uid >= 0 || gid >= 0) &&
-	    chown(sub, (uid_t)uid, (gid_t)gid) < 0)
+	if (gid < 0)
+		return 0;
+	/* A daemon that drops to `user` replaces its record on reload, so
+	 * that user's group may write here; but the directory stays root's:
+	 * root under the shipped unit has no CAP_DAC_OVERRIDE, and its
+	 * start and its --release must still write and remove records in
+	 * a directory an older version gave to the user.  chmod, since the
+	 * unit's UMask=0077 took the group's bits from mkdir's mode. */
+	if (chown(sub, geteuid(), (gid_t)gid) < 0 || chmod(sub, 0770) < 0)
 		return -errno;
 	return 0;
 }
@@ -196,12 +202,17 @@ int record_write(const char *path, const struct record *r)
 		rc = -errno;
 		goto out;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		rc = -errno;
 		goto out;
 	}
-	rc = record_write_all(fd, buf, (size_t)len);
+	/* readable by root without CAP_DAC_OVERRIDE (--release under the
+	 * unit) when `user` wrote it; fchmod as the umask may be 0077.  It
+	 * names helpers and queues only, nothing secret. */
+	rc = fchmod(fd, 0644) < 0 ? -errno : 0;
+	if (!rc)
+		rc = record_write_all(fd, buf, (size_t)len);
 	/* rename(2) replaces atomically; the fsync first makes sure the new
 	 * name never points at a file whose data did not reach the disk
 	 * (/run is tmpfs by default, but runtime_dir need not be) */

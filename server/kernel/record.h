@@ -49,8 +49,9 @@ int record_merge(struct record *dst, const struct record *src);
 /* The record's path for configuration file conf under dir: 0,
  * -EINVAL or -ENAMETOOLONG. */
 int record_path(char *buf, size_t len, const char *dir, const char *conf);
-/* Make dir/RECORD_SUBDIR (0700, owned by uid/gid unless they are -1). */
-int record_dir_make(const char *dir, long uid, long gid);
+/* Make dir/RECORD_SUBDIR: 0700, or with gid >= 0 (the `user` the daemon
+ * drops to) this process's, of group gid, 0770. */
+int record_dir_make(const char *dir, long gid);
 
 /* Text form (record_format: bytes written, or -ENOSPC; record_parse:
  * 0 or -EINVAL for anything but the format above). */

@@ -15,6 +15,11 @@
 #               as "NOTE conntrackd/<case>: ..." and in the table, not counted
 #   kernel      in-kernel nf_conntrack_ftp (+ nf_nat_ftp): optional
 #               reference column, same rules as conntrackd
+#   running     a daemon started outside this script that serves the two
+#               ftp helpers (tests/deb: the installed package's, started
+#               by its unit under systemd); CASES only; never started,
+#               stopped or unregistered here; only when asked for;
+#               counted: e2e/running/<case>
 #
 # Cases: CASES (every column), then issue 12's NOHELP_CASES, ZONE_CASES,
 # dup-masq-port, gso-masq-port (columns: see runs()), then the daemon's
@@ -64,7 +69,7 @@ if [ ${#IMPLS[@]} -eq 0 ]; then
 	fi
 	IMPLS+=(kernel)
 fi
-check_impls e2e none conntrackd cthelperd kernel cthelperd-kmod
+check_impls e2e none conntrackd cthelperd kernel cthelperd-kmod running
 
 # Rows of the table, in order, including cases only some columns run.
 # name  family  client-mode  topology-mode
@@ -128,7 +133,7 @@ CTL_CASE=ctl-stats
 declare -A CELL    # CELL[impl/case] = text for the table
 # want CASE: the case is selected by E2E_ONLY (or E2E_ONLY is unset).
 want() { [ -z "${E2E_ONLY:-}" ] || [[ $1 =~ ^($E2E_ONLY)$ ]]; }
-declare -A COLNAME=([none]="no helper" [cthelperd]=cthelperd [conntrackd]=conntrackd [kernel]=nf_conntrack_ftp [cthelperd-kmod]="cthelperd+kmod")
+declare -A COLNAME=([none]="no helper" [cthelperd]=cthelperd [conntrackd]=conntrackd [kernel]=nf_conntrack_ftp [cthelperd-kmod]="cthelperd+kmod" [running]="running daemon")
 is_cth() { [ "$1" = cthelperd ] || [ "$1" = cthelperd-kmod ]; }
 
 # ------------------------------------------------------------ reporting
@@ -157,7 +162,7 @@ known_cause() {
 record() {
 	local impl=$1 case=$2 ok=$3 why=$4
 	case $impl in
-	none|cthelperd|cthelperd-kmod)
+	none|cthelperd|cthelperd-kmod|running)
 		if [ "$ok" = ok ]; then
 			echo "PASS e2e/$impl/$case"
 		else
@@ -210,6 +215,10 @@ delete_helpers() { delete_user_helpers ftp tcp; }
 # Sets START_WHY on failure.
 impl_start() {
 	local impl=$1
+	if [ "$impl" = running ]; then
+		running_attach ftp 2 && impl_rules ftp "$impl"
+		return
+	fi
 	clean_slate || return 1
 	[ "$impl" = kernel ] || kernel_helper_absent ftp || return 1
 	case $impl in
@@ -232,6 +241,7 @@ impl_stop() {
 	cthelperd|cthelperd-kmod) stop_cthelperd ;;
 	conntrackd) conntrackd_stop ;;
 	kernel) kernel_helpers_unload ftp ;;
+	running) topo_flush_conntrack; return ;;
 	esac
 	# The next implementation needs a clean kernel: say so loudly if not.
 	local left
@@ -1125,7 +1135,7 @@ run_impl() {
 print_table() {
 	local impl SHOWN=()
 	# "-": the column does not run the case
-	for impl in none cthelperd cthelperd-kmod conntrackd kernel; do
+	for impl in none cthelperd cthelperd-kmod running conntrackd kernel; do
 		[[ " ${IMPLS[*]} " == *" $impl "* ]] && SHOWN+=("$impl")
 	done
 	print_cells "FTP end-to-end, side by side (blocked = data connection stopped by the firewall, as it must be without a helper; n/s = not started):" \

@@ -36,6 +36,8 @@
 #                               kernel's own) no kernel helper autoloaded
 #   clean_slate                 no CT rules, conntrack flushed, no helper
 #                               registered
+#   running_attach NAME N       a daemon started outside the suite serves N
+#                               enabled helpers NAME (the `running` column)
 #   delete_user_helpers "NAMES" "L4S"
 #                               delete the user-space helpers left over
 #   helpers_gone_or_say SUITE IMPL
@@ -266,6 +268,20 @@ clean_slate() {
 		START_WHY="kernel helpers left over from an earlier implementation: $(nfct_helpers | tr '\n' ' ')"
 		return 1
 	fi
+}
+
+# running_attach NAME N: the `running` column of tests/e2e and tests/sip:
+# a daemon started outside the suite (tests/deb: the installed one, by
+# its unit under systemd) serves N enabled helpers NAME.  The suite
+# neither starts nor stops it, nor deletes its helpers.
+running_attach() {
+	START_WHY=
+	topo_ct_del
+	topo_flush_conntrack
+	kernel_helper_absent "$1" || return 1
+	wait_helpers_enabled "$1" "$2" && return 0
+	START_WHY="no daemon started outside the suite serves $2 enabled $1 helpers: $(nfct_helpers | tr '\n' ' ')"
+	return 1
 }
 
 # delete_user_helpers "NAMES" "L4S": delete whatever user-space helpers

@@ -71,9 +71,14 @@ TOPO_MODULES="veth nf_conntrack nf_nat nf_conntrack_netlink nfnetlink_queue
  ip6_tables ip6table_raw ip6table_filter ip6table_nat sch_netem"
 
 # One modprobe for all: each run reads the module indexes over 9p.
+# kmod/'s cthelperd_nfnl, when loaded (tests/kmod/use-ours.sh, tests/deb's
+# DKMS case), serves the cthelper subsystem: the in-tree module cannot load
+# beside it, and must not be asked for.
 topo_modules() {
+	local mods=$TOPO_MODULES
+	[ ! -d /sys/module/cthelperd_nfnl ] || mods=${mods/nfnetlink_cthelper/}
 	# shellcheck disable=SC2086
-	modprobe -a $TOPO_MODULES || topo_err "modprobe -a $TOPO_MODULES failed"
+	modprobe -a $mods || topo_err "modprobe -a $mods failed"
 }
 
 # While the kernel's own helper is loaded, registering a user-space helper

@@ -44,6 +44,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
+# shellcheck source=tests/lib/systemd.sh
+. tests/lib/systemd.sh
 suite_init ops
 
 FTP="$REPO/tests/lib/ftp.py"
@@ -485,38 +487,8 @@ case_installed() {
 
 # ------------------------------------------------------------ under systemd
 
-# The VM boots a busybox init, so systemd runs as PID 1 of a new PID and
-# mount namespace (as in a container), in the VM's network namespace: the
-# service it starts sees the router, its queues and the kernel's helpers.
-SD_PID=
-SD_BOOT_PID=
-sd() { nsenter --target "$SD_PID" --mount --pid --root --wd -- "$@"; }
-systemd_boot() {
-	local _
-	# unshare --fork fails in this VM ("sigprocmask unblock failed"):
-	# without it, the first child of the shell is the namespace's PID 1
-	unshare --pid --mount --propagation private -- \
-		/bin/bash -c '"$1" & wait' _ "$REPO/tests/ops/sd-init.sh" \
-		>"$LOGS/systemd.log" 2>&1 &
-	SD_BOOT_PID=$!
-	until_ms 90000
-	while before_deadline; do
-		SD_PID=$(pgrep -P "$SD_BOOT_PID" | head -n 1)
-		if [ -n "$SD_PID" ]; then
-			SD_STATE=$(timeout 10 nsenter --target "$SD_PID" --mount --pid --root --wd -- \
-				systemctl is-system-running 2>&1)
-			[[ $SD_STATE == running || $SD_STATE == degraded ]] && return 0
-		fi
-		nap 1
-	done
-	SD_STATE="${SD_STATE:-no PID 1 found}; jobs: $(timeout 10 nsenter --target "$SD_PID" --mount --pid --root --wd -- systemctl list-jobs --no-legend 2>&1 | head -n 5 | tr '\n' '|')"
-	return 1
-}
-systemd_down() {
-	[ -z "$SD_PID" ] || kill -KILL "$SD_PID" 2>/dev/null
-	[ -z "$SD_BOOT_PID" ] || wait "$SD_BOOT_PID" 2>/dev/null
-	SD_PID= SD_BOOT_PID=
-}
+# systemd as PID 1 of a namespace: systemd_boot, sd, systemd_down
+# (tests/lib/systemd.sh)
 ftp_enabled() { nfct_helpers | grep -c 'name = ftp,.*status = enabled'; }
 
 case_systemd_unit() {
@@ -534,7 +506,7 @@ case_systemd_unit() {
 	sd systemctl start systemd-journald.socket systemd-journald.service >"$W/sd.out" 2>&1 ||
 		say "$c: no journal: $(tr '\n' ' ' <"$W/sd.out")"
 	# Type=notify: start returns once READY=1 came
-	timeout 60 nsenter --target "$SD_PID" --mount --pid --root --wd -- systemctl start cthelperd >"$W/sd.out" 2>&1 ||
+	sdt systemctl start cthelperd >"$W/sd.out" 2>&1 ||
 		why="systemctl start: $(tr '\n' ' ' <"$W/sd.out") $(sd systemctl status cthelperd 2>&1 | tail -n 8 | tr '\n' '|')"
 	st=$(sd systemctl show -p ActiveState -p SubState -p StatusText cthelperd 2>&1 | tr '\n' ' ')
 	say "$c: after start: $st"
@@ -542,7 +514,7 @@ case_systemd_unit() {
 	[ "$(ftp_enabled)" = 2 ] || why="${why:+$why; }helpers after start: $(nfct_helpers | tr '\n' ' ')"
 	if [ -z "$why" ] && topo_ct_add ftp; then
 		ftp_session pasv || why="FTP through the unit's daemon: $OUT"
-		timeout 60 nsenter --target "$SD_PID" --mount --pid --root --wd -- systemctl reload cthelperd >"$W/sd.out" 2>&1 ||
+		sdt systemctl reload cthelperd >"$W/sd.out" 2>&1 ||
 			why="${why:+$why; }systemctl reload: $(tr '\n' ' ' <"$W/sd.out")"
 		for _ in $(seq 1 50); do
 			st=$(sd systemctl show -p StatusText --value cthelperd 2>&1)
@@ -563,10 +535,10 @@ case_systemd_unit() {
 		[ "$(ftp_enabled)" = 0 ] || why="${why:+$why; }after systemctl kill -s KILL a helper is still enabled: $(nfct_helpers | tr '\n' ' ')"
 		# a clean stop: the daemon removes its helpers itself
 		sd systemctl reset-failed cthelperd 2>/dev/null
-		timeout 60 nsenter --target "$SD_PID" --mount --pid --root --wd -- systemctl start cthelperd >"$W/sd.out" 2>&1 ||
+		sdt systemctl start cthelperd >"$W/sd.out" 2>&1 ||
 			why="${why:+$why; }second start: $(tr '\n' ' ' <"$W/sd.out")"
 		topo_ct_del
-		timeout 60 nsenter --target "$SD_PID" --mount --pid --root --wd -- systemctl stop cthelperd >"$W/sd.out" 2>&1 ||
+		sdt systemctl stop cthelperd >"$W/sd.out" 2>&1 ||
 			why="${why:+$why; }systemctl stop: $(tr '\n' ' ' <"$W/sd.out")"
 		[ -z "$(nfct_helpers | grep 'name = ftp,')" ] ||
 			why="${why:+$why; }after systemctl stop: $(nfct_helpers | tr '\n' ' ')"

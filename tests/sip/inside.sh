@@ -10,6 +10,11 @@
 #               counted: e2e-sip/cthelperd/<case>
 #   kernel      nf_conntrack_sip + nf_nat_sip: the reference; failures are
 #               "NOTE kernel/<case>: ..." lines, not counted
+#   running     a daemon started outside this script that serves the four
+#               sip helpers (tests/deb: the installed package's, under
+#               its unit); never started, stopped or unregistered here
+#               (no clean-stop); only when asked for;
+#               counted: e2e-sip/running/<case>
 #
 # The user agents are sipp (scenario files next to this script) and, where
 # sipp cannot play the part (an INVITE split across TCP segments),
@@ -49,11 +54,11 @@ BLOCK_WAIT=1500
 
 IMPLS=("$@")
 [ ${#IMPLS[@]} -gt 0 ] || IMPLS=(none cthelperd kernel)
-check_impls e2e-sip none cthelperd kernel
+check_impls e2e-sip none cthelperd kernel running
 # The kernel's helper last: it is unloaded afterwards, and while it is
 # loaded a user-space "sip" helper cannot be registered (EBUSY).
 SORTED=()
-for impl in none cthelperd kernel; do
+for impl in none cthelperd running kernel; do
 	[[ " ${IMPLS[*]} " == *" $impl "* ]] && SORTED+=("$impl")
 done
 IMPLS=("${SORTED[@]}")
@@ -64,7 +69,7 @@ CASES=(udp-call register-invite masq-call tcp-call v6-call tcp-split-invite
 # NOTE line says why, its cell says "FAIL (expected)".
 declare -A KERNEL_FAILS=([tcp-split-invite]="expected: nf_conntrack_sip skips a message split across TCP segments")
 declare -A CELL    # CELL[impl/case] = text for the table
-declare -A COLNAME=([none]="no helper" [cthelperd]=cthelperd [kernel]=nf_conntrack_sip)
+declare -A COLNAME=([none]="no helper" [cthelperd]=cthelperd [kernel]=nf_conntrack_sip [running]="running daemon")
 want() { [ -z "${SIP_ONLY:-}" ] || [[ $1 =~ ^($SIP_ONLY)$ ]]; }
 
 # ------------------------------------------------------------ reporting
@@ -853,6 +858,10 @@ delete_helpers() { delete_user_helpers sip "udp tcp"; }
 # (not for none).  Sets START_WHY on failure.
 impl_start() {
 	local impl=$1
+	if [ "$impl" = running ]; then
+		running_attach sip 4 && impl_rules sip "$impl"
+		return
+	fi
 	clean_slate || return 1
 	[ "$impl" = kernel ] || kernel_helper_absent sip || return 1
 	case $impl in
@@ -874,6 +883,7 @@ impl_stop() {
 	case $impl in
 	cthelperd) stop_cthelperd ;;
 	kernel) kernel_helpers_unload sip ;;
+	running) topo_flush_conntrack; return ;;
 	esac
 	helpers_gone_or_say e2e-sip "$impl"
 }

@@ -44,10 +44,14 @@ static void test_round_trip(void)
 	record_add(w, "ftp", AF_INET, IPPROTO_TCP, 3);
 	record_add(w, "ftp", AF_INET6, IPPROTO_TCP, 3);
 	record_add(w, "sip-0", AF_INET, IPPROTO_UDP, 65535);
+	/* the unit's UMask=0077: the record is still 0644, for root's
+	 * --release without CAP_DAC_OVERRIDE when `user` wrote it */
+	mode_t old = umask(077);
 	rc = record_write(path, w);
+	umask(old);
 	CHECK("record write", rc == 0, "rc %d", rc);
-	CHECK("record mode 0600", stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
-	      "mode %o", st.st_mode & 0777);
+	CHECK("record mode 0644 under umask 077", stat(path, &st) == 0 &&
+	      (st.st_mode & 0777) == 0644, "mode %o", st.st_mode & 0777);
 	rc = record_read(path, r);
 	CHECK("record read back", rc == 0 && r->n == 3, "rc %d n %zu", rc, r->n);
 	CHECK("record entries", r->n == 3 &&
@@ -225,17 +229,46 @@ static void test_path(void)
 	unlink(conf2);
 }
 
+/* With `user` set: the directory stays this process's, of the user's
+ * group, 0770 whatever the umask and whatever an older version left
+ * (0700); without: 0700. */
+static void test_dir_group(void)
+{
+	char d[] = "/tmp/cth-recdir-XXXXXX", sub[4200];
+	struct stat st;
+	mode_t old;
+	int rc;
+
+	if (!mkdtemp(d))
+		return;
+	snprintf(sub, sizeof(sub), "%s/" RECORD_SUBDIR, d);
+	old = umask(077);
+	rc = record_dir_make(d, -1);
+	CHECK("record dir without user: 0700", rc == 0 && stat(sub, &st) == 0 &&
+	      (st.st_mode & 0777) == 0700, "rc %d mode %o", rc, st.st_mode & 0777);
+	rc = record_dir_make(d, (long)getegid());
+	umask(old);
+	CHECK("record dir with user: 0770, ours, the user's group", rc == 0 &&
+	      stat(sub, &st) == 0 && (st.st_mode & 0777) == 0770 &&
+	      st.st_uid == geteuid() && st.st_gid == getegid(),
+	      "rc %d mode %o uid %u gid %u", rc, st.st_mode & 0777,
+	      (unsigned)st.st_uid, (unsigned)st.st_gid);
+	rmdir(sub);
+	rmdir(d);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
 		return 1;
-	CHECK("record dir", record_dir_make(dir, -1, -1) == 0, "cannot make it");
+	CHECK("record dir", record_dir_make(dir, -1) == 0, "cannot make it");
 	snprintf(path, sizeof(path), "%s/" RECORD_SUBDIR "/x", dir);
 	test_round_trip();
 	test_atomic_replace();
 	test_union();
 	test_refused();
 	test_path();
+	test_dir_group();
 	{
 		char sub[4200];
 

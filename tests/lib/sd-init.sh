@@ -2,7 +2,7 @@
 # PID 1 of a new PID and mount namespace inside the test VM: what systemd
 # needs around it, then systemd itself, with one target that pulls in
 # nothing (units are started by the test with systemctl).  Called by
-# tests/ops/inside.sh (systemd_boot).
+# tests/lib/systemd.sh (systemd_boot).
 set -e
 mount -t proc proc /proc
 mount -t tmpfs tmpfs /run
