@@ -7,14 +7,18 @@ cd "$(dirname "$0")/.."
 LOG=build/test-results
 mkdir -p "$LOG"
 : >"$LOG/all.txt"
+: >"$LOG/times.txt"
 
 # run_suite NAME CMD...: run, tee output, turn a silent crash into a FAIL.
+# Each suite's seconds go to $LOG/times.txt: the slowest are printed at
+# the end, for keeping the whole run within CI's time.
 run_suite() {
 	local name=$1; shift
-	local out="$LOG/$name.txt"
+	local out="$LOG/$name.txt" t0=$SECONDS
 	echo "=== $name"
 	"$@" >"$out" 2>&1
 	local rc=$?
+	echo "$((SECONDS - t0)) $name" >>"$LOG/times.txt"
 	cat "$out"
 	grep -E '^(PASS|FAIL|SKIP) ' "$out" >>"$LOG/all.txt"
 	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out"; then
@@ -64,10 +68,11 @@ run_suite replay-cases python3 tests/replay/checkcases.py
 # plugins built and checked against the installed SDK, sanitizers, fuzzing.
 run_suite kit tests/kit.sh
 
-# libFuzzer targets (tests/fuzz/): each runs FUZZ_SECONDS (default 25) from
-# a copy of its seed corpus, a replay target (fuzz_replay_PLUGIN) half as
-# long with the replay cases' captures as seeds too; a crash input is kept
-# in $LOG/fuzz-NAME/.
+# libFuzzer targets (tests/fuzz/): each runs FUZZ_SECONDS (default 10, a
+# smoke run within CI's time; longer by hand) from a copy of its seed
+# corpus, a replay target (fuzz_replay_PLUGIN) half as long with the
+# replay cases' captures as seeds too; a crash input is kept in
+# $LOG/fuzz-NAME/.
 fuzz_seeds() {
 	local t=$1 dir=$2 f
 	for f in tests/fuzz/corpus/"$t"/*; do
@@ -85,7 +90,7 @@ fuzz_seeds() {
 	esac
 }
 run_fuzz() {
-	local t=$1 work="$LOG/fuzz-$1" rc crash secs=${FUZZ_SECONDS:-25}
+	local t=$1 work="$LOG/fuzz-$1" rc crash secs=${FUZZ_SECONDS:-10}
 	rm -rf "$work"
 	mkdir -p "$work/corpus"
 	fuzz_seeds "$t" "$work/corpus"
@@ -141,6 +146,8 @@ p=$(grep -c '^PASS ' "$LOG/all.txt")
 f=$(grep -c '^FAIL ' "$LOG/all.txt")
 s=$(grep -c '^SKIP ' "$LOG/all.txt")
 echo
+echo "whole run: $((SECONDS / 60)) min; the slowest suites (s):"
+sort -rn "$LOG/times.txt" | head -n 8 | sed 's/^/  /'
 grep -E '^(FAIL|SKIP) ' "$LOG/all.txt" | sed 's/^/  /'
 echo "$p passed, $f failed, $s skipped"
 [ "$f" -eq 0 ] && [ "$s" -eq 0 ]
