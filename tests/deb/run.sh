@@ -189,6 +189,7 @@ check lintian lint
 # -------------------------------------------------------------- install
 
 ti=$(date +%s)
+# shellcheck disable=SC2046
 if $APT install --no-install-recommends $(debs $PKGS | sed 's|^|./|') >"$W/install.txt" 2>&1; then
 	pass "install ($(( $(date +%s) - ti )) s)"
 else
