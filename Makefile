@@ -28,7 +28,23 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 B        ?= build
 SDK_INC  := -Isdk/include
 
-VERSION    ?= 0.1.0
+# The version has one home, debian/changelog's first entry: its upstream
+# part (no epoch, no Debian revision) unless VERSION is given.  Read with
+# sed, so `make` needs no Debian tools.  kmod/dkms.conf cannot read it
+# (DKMS parses that file itself) and repeats it: the build stops when the
+# two differ.
+# "cthelperd (1:0.2.0-1) unstable; ..." gives 0.2.0
+CHANGELOG_SED := 1{s/^[^ ]* [(]\([0-9]*:\)\{0,1\}\([^ ]*\)[)] .*/\2/;s/-[^-]*$$//;p;}
+CHANGELOG_VERSION := $(shell sed -n '$(CHANGELOG_SED)' debian/changelog 2>/dev/null)
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' kmod/dkms.conf 2>/dev/null)
+ifeq ($(CHANGELOG_VERSION),)
+$(error cannot read the version from debian/changelog's first line)
+endif
+ifneq ($(CHANGELOG_VERSION),$(DKMS_VERSION))
+$(error version mismatch: debian/changelog says $(CHANGELOG_VERSION), kmod/dkms.conf's \
+  PACKAGE_VERSION says "$(DKMS_VERSION)": set PACKAGE_VERSION to $(CHANGELOG_VERSION))
+endif
+VERSION    ?= $(CHANGELOG_VERSION)
 # Compiled in as defaults and used by `make install`: one set of paths,
 # each overridable on the command line (make PREFIX=/usr SYSCONFDIR=...).
 # PREFIX=/usr is a distribution's layout (FHS): the configuration goes

@@ -117,6 +117,11 @@ else
 	cat "$LOG/build-fuzz.txt"; echo "FAIL build-fuzz: make fuzz failed" | tee -a "$LOG/all.txt"
 fi
 
+# The Debian packages (tests/deb/): built from a copy of the tree, checked
+# (blhc, hardening-check, lintian), installed on this machine, the VM part
+# (tests/deb/vm.sh), purged.  Needs root.
+run_suite deb tests/deb/run.sh
+
 # The VM suites, in this order, each "NAME: why": kmod/ first, since it
 # builds build/kmod/cthelperd_nfnl.ko, which e2e also uses (FTP on our
 # module).  Each other suite is one VM boot.
