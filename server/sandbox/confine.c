@@ -341,6 +341,9 @@ static const struct confine_rule confine_rules_load[] = {
 	CONFINE_ANY(pread64),
 	CONFINE_ANY(newfstatat),
 	CONFINE_ANY(readlink),          /* the loader's realpath() of the file */
+	/* the loader's owner check (loader_stat_check()) of a plugin that is
+	 * not root's: a daemon started as its own user over its own plugins */
+	CONFINE_ANY(geteuid),
 	CONFINE_ANY(close),
 	CONFINE_ANY(mmap),
 	CONFINE_ANY(mprotect),
@@ -518,6 +521,7 @@ static const char *const confine_names[] = {
 	[SYS_mremap] = "mremap",
 	[SYS_madvise] = "madvise",
 	[SYS_getpid] = "getpid",
+	[SYS_geteuid] = "geteuid",
 	[SYS_gettid] = "gettid",
 	[SYS_tgkill] = "tgkill",
 	[SYS_rt_sigprocmask] = "rt_sigprocmask",

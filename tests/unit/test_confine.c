@@ -217,6 +217,15 @@ static void child_load_open_flags(const void *arg)
 	_exit(2);
 }
 
+/* the loader's owner check of a plugin that is not root's (a daemon run
+ * as its own user over its own plugins) */
+static void child_load_geteuid(const void *arg)
+{
+	(void)arg;
+	confine_or_exit(CONFINE_LOAD);
+	rep->ret[0] = (int)geteuid();
+}
+
 static void test_load_files(void)
 {
 	static const struct { const char *name; unsigned long flags; } bad[] = {
@@ -230,6 +239,10 @@ static void test_load_files(void)
 
 	check_start(&c, "confine/load-open-read");
 	expect_exit0(&c, child_run(child_load_open_read, NULL));
+	check_end(&c);
+
+	check_start(&c, "confine/load-geteuid");
+	expect_exit0(&c, child_run(child_load_geteuid, NULL));
 	check_end(&c);
 
 	check_start(&c, "confine/load-open-write");
