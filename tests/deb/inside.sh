@@ -82,7 +82,8 @@ case_unit_start() {
 	say "$c: processes: $(tr -s ' \n' ' ;' <<<"$ps")"
 	grep -qE '^cthelperd +cthelperd *$' <<<"$ps" ||
 		why="${why:+$why; }the daemon does not run as user cthelperd: $ps"
-	grep -qE '^cthelperd-sandbox +cthelperd-sandb' <<<"$ps" ||
+	# (a sandbox's command name is exe: it is started with fexecve)
+	grep -qE '^cthelperd-sandbox ' <<<"$ps" ||
 		why="${why:+$why; }no sandbox runs as user cthelperd-sandbox: $ps"
 	verdict $c "$why"
 	[ -z "$why" ] || journal 20
