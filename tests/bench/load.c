@@ -58,22 +58,46 @@ static int load_write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-/* Read up to and including '\n' (at most len - 1 bytes): 0, or -1. */
-static int load_read_line(int fd, char *buf, size_t len)
+/*
+ * A connection's reader: lines out of one read() per segment.  It read
+ * one byte per call before (issue 34): under TCG each system call is
+ * dear, so the load generator's own cost was in every figure, and an RR
+ * reply of 14 bytes took 14 reads on each side.
+ */
+struct load_rd {
+	int fd;
+	size_t pos, len;
+	char buf[4096];
+};
+
+static void load_rd_init(struct load_rd *rd, int fd)
+{
+	rd->fd = fd;
+	rd->pos = rd->len = 0;
+}
+
+/* Up to and including '\n' (at most len - 1 bytes) into line: 0, or -1
+ * at the end of the stream or on an error. */
+static int load_rd_line(struct load_rd *rd, char *line, size_t len)
 {
 	size_t n = 0;
 
 	while (n + 1 < len) {
-		ssize_t r = read(fd, buf + n, 1);
+		if (rd->pos == rd->len) {
+			ssize_t r = read(rd->fd, rd->buf, sizeof(rd->buf));
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		if (buf[n++] == '\n')
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return -1;
+			rd->pos = 0;
+			rd->len = (size_t)r;
+		}
+		line[n] = rd->buf[rd->pos++];
+		if (line[n++] == '\n')
 			break;
 	}
-	buf[n] = 0;
+	line[n] = 0;
 	return 0;
 }
 
@@ -86,10 +110,12 @@ static void load_nodelay(int fd)
 
 /* ---------------------------------------------------------------- server */
 
-static void load_serve_bulk(int fd)
+/* what the first read brought after the BULK line counts too */
+static void load_serve_bulk(struct load_rd *rd)
 {
 	static char buf[LOAD_CHUNK];
-	unsigned long long total = 0;
+	unsigned long long total = rd->len - rd->pos;
+	int fd = rd->fd;
 	char line[64];
 	ssize_t r;
 
@@ -104,26 +130,28 @@ static void load_serve_bulk(int fd)
 	load_write_all(fd, line, strlen(line));
 }
 
-static void load_serve_rr(int fd)
+static void load_serve_rr(struct load_rd *rd)
 {
 	char line[256];
 
-	load_nodelay(fd);
-	while (load_read_line(fd, line, sizeof(line)) == 0)
-		if (load_write_all(fd, LOAD_REPLY, strlen(LOAD_REPLY)) < 0)
+	load_nodelay(rd->fd);
+	while (load_rd_line(rd, line, sizeof(line)) == 0)
+		if (load_write_all(rd->fd, LOAD_REPLY, strlen(LOAD_REPLY)) < 0)
 			return;
 }
 
 static void load_serve_one(int fd)
 {
+	struct load_rd rd;
 	char line[64];
 
-	if (load_read_line(fd, line, sizeof(line)) < 0)
+	load_rd_init(&rd, fd);
+	if (load_rd_line(&rd, line, sizeof(line)) < 0)
 		return;
 	if (!strncmp(line, "BULK", 4))
-		load_serve_bulk(fd);
+		load_serve_bulk(&rd);
 	else if (!strncmp(line, "RR", 2))
-		load_serve_rr(fd);
+		load_serve_rr(&rd);
 }
 
 static int load_listen(const char *port, const char *addr)
@@ -200,6 +228,7 @@ static int load_connect(const char *host, const char *port)
 static int load_bulk(int fd, double seconds)
 {
 	static char buf[LOAD_CHUNK];
+	struct load_rd rd;
 	char line[64];
 	double t0, t;
 	size_t i;
@@ -216,7 +245,8 @@ static int load_bulk(int fd, double seconds)
 		}
 	} while (load_now() - t0 < seconds);
 	shutdown(fd, SHUT_WR);
-	if (load_read_line(fd, line, sizeof(line)) < 0) {
+	load_rd_init(&rd, fd);
+	if (load_rd_line(&rd, line, sizeof(line)) < 0) {
 		fprintf(stderr, "cthbench-load: no byte count from the server\n");
 		return 1;
 	}
@@ -228,17 +258,19 @@ static int load_bulk(int fd, double seconds)
 
 static int load_rr(int fd, double seconds)
 {
+	struct load_rd rd;
 	char line[256];
 	unsigned long n = 0;
 	double t0, t;
 
+	load_rd_init(&rd, fd);
 	load_nodelay(fd);
 	if (load_write_all(fd, "RR\r\n", 4) < 0)
 		return 1;
 	t0 = load_now();
 	do {
 		if (load_write_all(fd, "NOOP\r\n", 6) < 0 ||
-		    load_read_line(fd, line, sizeof(line)) < 0) {
+		    load_rd_line(&rd, line, sizeof(line)) < 0) {
 			fprintf(stderr, "cthbench-load: rr: connection lost after %lu\n", n);
 			return 1;
 		}
