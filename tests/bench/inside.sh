@@ -34,6 +34,8 @@
 #   ftp_sps     FTP sessions per second (ftp.py sessions: connect, login,
 #               PASV, RETR of a 4 KiB file, QUIT; FTP_PAR in parallel)
 #   ftp_failed  sessions that failed in that run
+#   ftp_serial_sps, ftp_serial_failed  the same, one session at a time
+#               (issue 34: the latency of each packet, not the load)
 #   ftp_queued_per_session  packets queued per session (queue 0)
 #   ftp_cpu_ms_per_session  the VM's CPU time per session, all of it
 #   ftp_busy_cpus  the VM's busy CPUs during the sessions (of 2)
@@ -336,6 +338,21 @@ ftp_sessions() {
 	fi
 }
 
+# ftp_serial IMPL REP: FTP sessions one after the other (issue 34): each
+# waits for the last, so the rate is the inverse of a session's latency.
+ftp_serial() {
+	local impl=$1 rep=$2 out
+	out=$(timeout $((FTP_SECS + 60)) nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" "$FTP" sessions \
+		--host "$SV4" --mode pasv --file small --seconds "$FTP_SECS" --parallel 1 \
+		2>>"$LOGS/ftp-serial-$impl.err")
+	if [[ $out =~ ^SESSIONS\ ([0-9]+)\ ([0-9]+)\ ([0-9.]+)$ ]]; then
+		raw ftp_serial_sps "$impl" "$rep" "$(awk -v n="${BASH_REMATCH[1]}" -v t="${BASH_REMATCH[3]}" 'BEGIN { printf "%.2f", n / t }')"
+		raw ftp_serial_failed "$impl" "$rep" "${BASH_REMATCH[2]}"
+	else
+		fail "$impl/ftp-serial/$rep" "no result: ${out:-nothing}"
+	fi
+}
+
 # strace_rr IMPL: system calls per round trip of the daemon and of its
 # other processes (the spawner and the sandboxes), one strace -c each,
 # over one round-trip run.
@@ -417,6 +434,7 @@ ftp_rep() {
 		raw pss_kib "$impl" "$rep" "$(pss_kib "$pids" rss)" "$n process(es)"
 	fi
 	[ "$impl" = floor ] || ftp_sessions "$impl" "$rep"
+	[ "$impl" = floor ] || ftp_serial "$impl" "$rep"
 	impl_stop "$impl"
 }
 

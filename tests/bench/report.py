@@ -31,6 +31,8 @@ MEASURES = collections.OrderedDict([
     ("rr_per_s", ("round trips/s on a helped connection", True)),
     ("ftp_sps", ("FTP sessions/s (PASV, RETR 4 KiB)", True)),
     ("ftp_failed", ("FTP sessions failed (per run)", False)),
+    ("ftp_serial_sps", ("FTP sessions/s, one at a time (latency-bound)", True)),
+    ("ftp_serial_failed", ("FTP sessions one at a time failed (per run)", False)),
     ("ftp_queued_per_session", ("packets queued per FTP session", False)),
     ("ftp_cpu_ms_per_session", ("VM CPU ms per FTP session (everything)", False)),
     ("ftp_busy_cpus", ("VM busy CPUs during FTP sessions (of 2)", False)),
@@ -53,7 +55,7 @@ MEASURES = collections.OrderedDict([
 ])
 FTP_PARALLEL = 4   # tests/bench/inside.sh FTP_PAR
 SIP_PARALLEL = 8   # tests/bench/inside.sh SIP_PAR
-THROUGHPUT = ["bulk_mbs", "rr_per_s", "ftp_sps", "sip_cps"]
+THROUGHPUT = ["bulk_mbs", "rr_per_s", "ftp_sps", "ftp_serial_sps", "sip_cps"]
 
 
 def read_raw(path):
@@ -112,6 +114,9 @@ def targets(meds):
     rel("bulk_mbs", "cthelperd", "floor", 0.95, "bulk MB/s vs the floor")
     rel("ftp_sps", "cthelperd", "conntrackd", 1.5, "FTP sessions/s vs conntrackd")
     rel("ftp_sps", "cthelperd", "kernel", 0.8, "FTP sessions/s vs the kernel")
+    # issue 34: one session at a time, where latency is all there is
+    rel("ftp_serial_sps", "cthelperd", "conntrackd", 1.5, "serial FTP sessions/s vs conntrackd")
+    rel("ftp_serial_sps", "cthelperd", "kernel", 0.8, "serial FTP sessions/s vs the kernel")
     fails = meds.get("ftp_failed", {}).get("cthelperd")
     if fails is not None:
         out.append(("FTP sessions failed (cthelperd, median)", fmt(fails), "0", fails == 0))
