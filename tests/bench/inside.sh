@@ -31,6 +31,8 @@
 # Measures (names are report.py's keys):
 #   bulk_mbs    MB/s of one TCP connection to tcp/21 (cthbench-load bulk)
 #   rr_per_s    NOOP/reply round trips per second on one such connection
+#   rr_p50_us, rr_p99_us  that run's round trips, median and 99th
+#               percentile, microseconds (two helped packets each)
 #   ftp_sps     FTP sessions per second (ftp.py sessions: connect, login,
 #               PASV, RETR of a 4 KiB file, QUIT; FTP_PAR in parallel)
 #   ftp_failed  sessions that failed in that run
@@ -300,8 +302,12 @@ load_run() {
 	local mode=$1 impl=$2 rep=$3 out
 	out=$(timeout $((SECS + 40)) nsenter --net="/run/netns/$TOPO_CL_NS" \
 		"$LOAD" "$mode" "$LOAD4" 21 "$SECS" 2>>"$LOGS/load-$impl.err")
-	if [[ $out =~ ^(bulk|rr)\ [0-9]+\ [0-9.]+\ ([0-9.]+)$ ]]; then
+	if [[ $out =~ ^(bulk|rr)\ [0-9]+\ [0-9.]+\ ([0-9.]+)(\ ([0-9]+)\ ([0-9]+))?$ ]]; then
 		raw "$( [ "$mode" = bulk ] && echo bulk_mbs || echo rr_per_s)" "$impl" "$rep" "${BASH_REMATCH[2]}"
+		if [ -n "${BASH_REMATCH[3]}" ]; then
+			raw rr_p50_us "$impl" "$rep" "${BASH_REMATCH[4]}"
+			raw rr_p99_us "$impl" "$rep" "${BASH_REMATCH[5]}"
+		fi
 	else
 		fail "$impl/$mode/$rep" "no result: ${out:-nothing} $(tail -n 2 "$LOGS/load-$impl.err" | tr '\n' ' ')"
 	fi
@@ -483,7 +489,7 @@ load_pair() {
 	done
 	wait
 	for i in 1 2; do outs+=("$(cat "$W/pair.$i")"); done
-	printf '%s\n' "${outs[@]}" | awk 'NF == 4 { s += $4; n++ } END { if (n == 2) printf "%.2f", s }'
+	printf '%s\n' "${outs[@]}" | awk 'NF >= 4 { s += $4; n++ } END { if (n == 2) printf "%.2f", s }'
 }
 
 # shard_cpu MODE SHARDS REP TICKS0 TICKS1 WALL_US "CPU-LINE0" "CPU-LINE1":

@@ -8,7 +8,9 @@
  *                                         connection; ADDR, or IPv4 and
  *                                         IPv6 wildcards)
  *   cthbench-load bulk HOST PORT SECONDS (prints "bulk BYTES SECONDS MB/s")
- *   cthbench-load rr HOST PORT SECONDS   (prints "rr N SECONDS N/s")
+ *   cthbench-load rr HOST PORT SECONDS   (prints "rr N SECONDS N/s P50 P99":
+ *                                         the round trips' median and 99th
+ *                                         percentile, microseconds)
  *
  * The connection's first line says what it is ("BULK" or "RR").  Bulk
  * sends 64 KiB writes of 64-byte text lines (a helper parsing the control
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -256,27 +259,71 @@ static int load_bulk(int fd, double seconds)
 	return 0;
 }
 
+/* Each round trip's time, for its median and 99th percentile (issue
+ * 34: the latency a helper adds to a packet, next to the floor's). */
+struct load_lat {
+	uint32_t *us;
+	size_t n, cap;
+};
+
+static void load_lat_add(struct load_lat *l, double seconds)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 4096;
+		uint32_t *p = realloc(l->us, cap * sizeof(*p));
+
+		if (!p)
+			return;                 /* fewer samples, not a failure */
+		l->us = p;
+		l->cap = cap;
+	}
+	l->us[l->n++] = seconds >= 4e3 ? UINT32_MAX : (uint32_t)(seconds * 1e6);
+}
+
+static int load_lat_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* the value below which a share q of the samples lie (nearest rank) */
+static uint32_t load_lat_at(const struct load_lat *l, double q)
+{
+	size_t i = (size_t)(q * (double)l->n);
+
+	return l->n ? l->us[i < l->n ? i : l->n - 1] : 0;
+}
+
 static int load_rr(int fd, double seconds)
 {
+	struct load_lat lat = { 0 };
 	struct load_rd rd;
 	char line[256];
 	unsigned long n = 0;
-	double t0, t;
+	double t0, t, t1, t2;
 
 	load_rd_init(&rd, fd);
 	load_nodelay(fd);
 	if (load_write_all(fd, "RR\r\n", 4) < 0)
 		return 1;
-	t0 = load_now();
+	t0 = t1 = load_now();
 	do {
 		if (load_write_all(fd, "NOOP\r\n", 6) < 0 ||
 		    load_rd_line(&rd, line, sizeof(line)) < 0) {
 			fprintf(stderr, "cthbench-load: rr: connection lost after %lu\n", n);
+			free(lat.us);
 			return 1;
 		}
 		n++;
-	} while ((t = load_now() - t0) < seconds);
-	printf("rr %lu %.3f %.1f\n", n, t, (double)n / t);
+		t2 = load_now();
+		load_lat_add(&lat, t2 - t1);
+		t1 = t2;
+	} while ((t = t2 - t0) < seconds);
+	qsort(lat.us, lat.n, sizeof(*lat.us), load_lat_cmp);
+	printf("rr %lu %.3f %.1f %u %u\n", n, t, (double)n / t,
+	       (unsigned)load_lat_at(&lat, 0.5), (unsigned)load_lat_at(&lat, 0.99));
+	free(lat.us);
 	return 0;
 }
 

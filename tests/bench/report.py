@@ -29,6 +29,8 @@ COLNAME = {"none": "no helper", "kernel": "kernel", "conntrackd": "conntrackd",
 MEASURES = collections.OrderedDict([
     ("bulk_mbs", ("bulk MB/s through a helped connection", True)),
     ("rr_per_s", ("round trips/s on a helped connection", True)),
+    ("rr_p50_us", ("round trip, median µs (two helped packets)", False)),
+    ("rr_p99_us", ("round trip, 99th percentile µs", False)),
     ("ftp_sps", ("FTP sessions/s (PASV, RETR 4 KiB)", True)),
     ("ftp_failed", ("FTP sessions failed (per run)", False)),
     ("ftp_serial_sps", ("FTP sessions/s, one at a time (latency-bound)", True)),
@@ -164,6 +166,16 @@ def where(meds):
         if rr.get(impl):
             out.append("- %s: its own cost per queued packet beyond the floor: %.3f ms"
                        % (COLNAME[impl], (1 / rr[impl] - 1 / rr["floor"]) / 2 * 1000))
+    # issue 34: the latency added per helped packet, from the round
+    # trips' median and 99th percentile against no helper's (two helped
+    # packets per round trip), the floor's next to it
+    p50, p99 = meds.get("rr_p50_us", {}), meds.get("rr_p99_us", {})
+    if p50.get("none") is not None and p99.get("none") is not None:
+        for impl in ("floor", "cthelperd", "cthelperd-inproc", "cthelperd-kmod", "conntrackd", "kernel"):
+            if p50.get(impl) is not None and p99.get(impl) is not None:
+                out.append("- %s: latency added per helped packet: median %.0f µs, 99th percentile %.0f µs"
+                           % (COLNAME[impl], (p50[impl] - p50["none"]) / 2,
+                              (p99[impl] - p99["none"]) / 2))
     for impl in ("cthelperd", "cthelperd-inproc", "cthelperd-kmod", "conntrackd"):
         if ftp.get(impl) and ftp.get("kernel") and q.get(impl):
             extra = (1 / ftp[impl] - 1 / ftp["kernel"]) * FTP_PARALLEL * 1000
