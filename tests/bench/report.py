@@ -61,9 +61,10 @@ THROUGHPUT = ["bulk_mbs", "rr_per_s", "ftp_sps", "ftp_serial_sps", "sip_cps"]
 
 
 def read_raw(path):
-    """The values by (measure, implementation), and the notes of the
-    system call counts (their most frequent calls)."""
+    """The values by (measure, implementation), the same by repetition,
+    and the notes of the system call counts (their most frequent calls)."""
     data = collections.defaultdict(list)
+    byrep = collections.defaultdict(dict)
     notes = {}
     with open(path) as f:
         for line in f:
@@ -74,9 +75,10 @@ def read_raw(path):
                 data[(parts[0], parts[1])].append(float(parts[3]))
             except ValueError:
                 continue
+            byrep[(parts[0], parts[1])][parts[2]] = float(parts[3])
             if parts[0].startswith("sys_") and len(parts) > 4 and parts[4]:
                 notes[(parts[0], parts[1])] = parts[4]
-    return data, notes
+    return data, byrep, notes
 
 
 def fmt(v):
@@ -222,7 +224,37 @@ def where_sandbox(meds):
     return out
 
 
-def markdown(data, notes):
+# the pairs whose ratio is given per repetition: cthelperd (sandboxed)
+# over each other column
+PER_REP = [("cthelperd", "conntrackd"), ("cthelperd", "kernel"), ("cthelperd", "floor"),
+           ("cthelperd", "cthelperd-inproc")]
+
+
+def rep_key(r):
+    return (0, int(r)) if r.isdigit() else (1, r)
+
+
+def per_rep(byrep):
+    """The ratios of each repetition alone (issue 34): the VM's speed
+    changes between runs (it was bimodal in issue 32's), and within one
+    repetition the columns ran back to back, so each repetition's ratio
+    is a measurement of its own; the medians above can hide a split."""
+    out = []
+    for m in THROUGHPUT:
+        for a, b in PER_REP:
+            ra, rb = byrep.get((m, a), {}), byrep.get((m, b), {})
+            reps = sorted((r for r in ra if r in rb and rb[r]), key=rep_key)
+            if reps:
+                out.append("| %s | %s ÷ %s | %s |" % (
+                    MEASURES[m][0], COLNAME[a], COLNAME[b],
+                    ", ".join("%.2f×" % (ra[r] / rb[r]) for r in reps)))
+    if not out:
+        return []
+    return ["", "Ratios per repetition, in repetition order:", "",
+            "| measure | ratio | repetitions |", "| --- | --- | --- |"] + out
+
+
+def markdown(data, notes, byrep=None):
     meds = collections.defaultdict(dict)
     for (m, impl), vals in data.items():
         meds[m][impl] = statistics.median(vals)
@@ -252,6 +284,7 @@ def markdown(data, notes):
             lines.append("| %s | %s | %s | %s |" % (MEASURES[m][0], cell(data.get((m, "1q"), [])),
                                                      cell(data.get((m, "2q"), [])),
                                                      ratio(meds[m], "2q", "1q")))
+    lines += per_rep(byrep or {})
     lines += where(meds)
     calls = [(m, i) for m in ("sys_daemon_per_rr", "sys_sandbox_per_rr")
              for i in ("cthelperd", "cthelperd-inproc") if (m, i) in notes]
@@ -306,11 +339,11 @@ def main():
     if len(sys.argv) != 3:
         sys.stderr.write("usage: report.py RAW.tsv OUTDIR\n")
         return 2
-    data, notes = read_raw(sys.argv[1])
+    data, byrep, notes = read_raw(sys.argv[1])
     if not data:
         sys.stderr.write("report.py: no measurements in %s\n" % sys.argv[1])
         return 1
-    text, meds, impls = markdown(data, notes)
+    text, meds, impls = markdown(data, notes, byrep)
     os.makedirs(sys.argv[2], exist_ok=True)
     with open(os.path.join(sys.argv[2], "results.md"), "w") as f:
         f.write(text)
