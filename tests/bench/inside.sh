@@ -25,8 +25,8 @@
 #   cthelperd-kmod  the same on kmod/'s cthelperd_nfnl with payload_only=1
 #               (packets without payload are not queued: where kmod/
 #               differs from the in-tree module); when CTH_KMOD exists
-# SIP calls/s: kernel (nf_conntrack_sip + nf_nat_sip), cthelperd and
-# cthelperd-inproc.
+# SIP calls/s: kernel (nf_conntrack_sip + nf_nat_sip), cthelperd,
+# cthelperd-inproc and (when CTH_KMOD exists) cthelperd-kmod.
 #
 # Measures (names are report.py's keys):
 #   bulk_mbs    MB/s of one TCP connection to tcp/21 (cthbench-load bulk)
@@ -600,8 +600,11 @@ if want ftp; then
 fi
 if want sip; then
 	topo_firewall sip || fail topology "topo_firewall sip failed"
+	SIP_IMPLS=(kernel cthelperd cthelperd-inproc)
+	# issue 34: SIP calls on kmod/ too (payload_only)
+	[ ! -f "$KMOD" ] || SIP_IMPLS+=(cthelperd-kmod)
 	for rep in $(seq 1 "$REPS"); do
-		for impl in $(order "$rep" kernel cthelperd cthelperd-inproc); do
+		for impl in $(order "$rep" "${SIP_IMPLS[@]}"); do
 			sip_rep "$impl" "$rep"
 		done
 	done
