@@ -56,6 +56,9 @@ enum confine_phase { CONFINE_LOAD, CONFINE_SERVE };
 int confine_limits_load(uint64_t mem_bytes);
 int confine_limits_serve(void);
 int confine_landlock_abi(void);
+/* Read (and map) beneath each of paths, a NULL-terminated list, and
+ * nothing else; a path that does not exist is skipped.  0 or a negative
+ * errno (-ENOSYS, -EOPNOTSUPP: no landlock). */
 int confine_landlock_paths(const char *const *paths);
 int confine_landlock_none(void);
 int confine_seccomp(enum confine_phase phase);
