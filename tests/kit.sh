@@ -27,20 +27,9 @@ W=$(mktemp -d /tmp/cth-kit-XXXXXX)
 chmod 755 "$W"
 D=$W/dest
 LOG=$W/log.txt
-fails=0
-pass() { echo "PASS kit/$1"; }
-fail() { echo "FAIL kit/$1: $2"; fails=$((fails + 1)); }
-# check NAME CMD...: PASS when CMD succeeds, else FAIL with its last lines
-check() {
-	local name=$1; shift
-	if "$@" >"$LOG" 2>&1; then
-		pass "$name"
-	else
-		fail "$name" "$(tail -n 4 "$LOG" | tr '\n' ' ')"
-	fi
-}
-# a make that does not see the make that may have started the tests
-mk() { env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@"; }
+SUITE=kit
+# shellcheck source=tests/lib/hostcheck.sh
+. tests/lib/hostcheck.sh
 sdk_env() {
 	env PKG_CONFIG_PATH="$D/usr/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$D" "$@"
 }

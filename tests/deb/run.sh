@@ -32,21 +32,10 @@ W=$(mktemp -d /tmp/cth-deb-XXXXXX)
 # readable by the sandboxes' user: the new plugin's check loads from here
 chmod 755 "$W"
 LOG=$W/log.txt
-fails=0
+SUITE=deb
+# shellcheck source=tests/lib/hostcheck.sh
+. tests/lib/hostcheck.sh
 t0=$(date +%s)
-pass() { echo "PASS deb/$1"; }
-fail() { echo "FAIL deb/$1: $2"; fails=$((fails + 1)); }
-# check NAME CMD...: PASS when CMD succeeds, else FAIL with its last lines
-check() {
-	local name=$1; shift
-	if "$@" >"$LOG" 2>&1; then
-		pass "$name"
-	else
-		fail "$name" "$(tail -n 4 "$LOG" | tr '\n' ' ')"
-	fi
-}
-# a make that does not see the make that may have started the tests
-mk() { env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make "$@"; }
 export DEBIAN_FRONTEND=noninteractive
 # another apt-get (make deps in a second tree) may hold the lock a while
 APT="apt-get -y -q -o DPkg::Lock::Timeout=600"
