@@ -195,8 +195,9 @@ $(B)/cthelperctl: ctl/cthelperctl.c $(PATHS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -DCTH_RUNSTATEDIR='"$(RUNSTATEDIR)"' $(LDFLAGS) -o $@ $<
 
-# every .d the rules above wrote (a missing header is then a rebuild, not an error)
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# every .d the rules above wrote (a missing header is then a rebuild, not an
+# error); files only: a directory may end in .d too (a unit's drop-in dir)
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
 
 # The include rules between server/'s folders, the replay tool, the SDK
 # and the plugins (tests/layers.sh); part of `make check`.
@@ -249,7 +250,7 @@ bench-callgrind: all
 	tests/bench/callgrind.sh $(B)
 
 clean:
-	rm -rf $(B) build-asan build-kit
+	rm -rf $(B) build-asan build-kit build-deb
 
 # --- install ------------------------------------------------------------
 # after `make clean all` (the parse wrote it before clean ran)

@@ -2,9 +2,9 @@
 # The Debian packages (issue 33), host part: PASS/FAIL/SKIP lines
 # (tests/README.md's result protocol).  As root, on this machine:
 #
-#  - the tree's files (tracked and not ignored) copied to build/deb/src,
+#  - the tree's files (tracked and not ignored) copied to build-deb/src,
 #    `dpkg-buildpackage -us -uc -b` there (DEB_BUILD_OPTIONS from the
-#    environment, default parallel=2), its log in build/deb/build.log;
+#    environment, default parallel=2), its log in build-deb/build.log;
 #  - blhc on that log, hardening-check on every ELF the packages hold,
 #    the -dbgsym packages' .debug files, lintian on the .changes;
 #  - the packages installed with apt-get: files, dpkg's status, the system
@@ -20,7 +20,9 @@
 # shellcheck disable=SC2086
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-OUT=build/deb
+# not under build/: the Makefile includes every *.d it finds there, and
+# the copy has its own build and a unit drop-in directory named *.d
+OUT=build-deb
 SRC=$OUT/src
 BLOG=$OUT/build.log
 PKGS="cthelperd cthelperd-dkms libcthelperd-dev"
