@@ -123,14 +123,13 @@ for d in $(debs $PKGS $DBGSYM); do
 	n=${d##*/}; n=${n%%_*}
 	mkdir -p "$X/$n" && dpkg-deb -x "$d" "$X/$n"
 done
-elfs() {
-	local p
-	for p in cthelperd libcthelperd-dev; do
-		find "$X/$p" -type f | while read -r f; do
-			[ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] && echo "$f"
-		done
+# the ELF files the two non-dbgsym packages ship, listed once for the
+# checks below
+for p in cthelperd libcthelperd-dev; do
+	find "$X/$p" -type f | while read -r f; do
+		[ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] && echo "$f"
 	done
-}
+done >"$W/elfs.txt"
 # hardening-check on each binary the packages ship.  Checked: PIE (the
 # programs; the plugins are shared objects, PIC by -fPIC), stack
 # protector, relro, bindnow; fortify for the programs.  Not checked:
@@ -147,7 +146,7 @@ hardening() {
 		hardening-check --nocfprotection $opt "$f" >"$W/hc.txt" 2>&1 ||
 			bad="$bad ${f#"$X"/}: $(grep -E ': no|unknown' "$W/hc.txt" | grep -v ignored | tr '\n' ' ')"
 		n=$((n + 1))
-	done < <(elfs)
+	done <"$W/elfs.txt"
 	[ "$n" -ge 10 ] || { echo "only $n ELF files found"; return 1; }
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 	echo "$n ELF files"
@@ -164,7 +163,7 @@ dbgsym() {
 			[ -s "$X/libcthelperd-dev-dbgsym/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] ||
 			miss="$miss ${f#"$X"/}"
 		n=$((n + 1))
-	done < <(elfs)
+	done <"$W/elfs.txt"
 	[ -z "$miss" ] || { echo "no .debug for:$miss"; return 1; }
 	echo "$n .debug files"
 }
