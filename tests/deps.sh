@@ -12,7 +12,7 @@ PKGS="build-essential pkg-config
  libpcap-dev tcpdump tftp-hpa tftpd-hpa
  ffmpeg python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-tools
  gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-rtsp
- valgrind python3-matplotlib
+ valgrind python3-matplotlib linux-perf strace
  debhelper dh-dkms dkms devscripts blhc lintian fakeroot adduser git"
 if [ "$(id -u)" != 0 ]; then
 	echo "make deps: must run as root (apt-get install)" >&2

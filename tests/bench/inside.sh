@@ -66,7 +66,8 @@
 #
 # Environment: CTH_BUILD (default build), BENCH_REPS (3), BENCH_SECONDS (5:
 # each bulk and round-trip run), BENCH_FTP_SECONDS (10), BENCH_SIP_CALLS
-# (200), BENCH_ONLY (an extended regex of phases: ftp|sip|shard).
+# (200), BENCH_ONLY (an extended regex of phases: ftp|sip|shard, and
+# profile, only when named), BENCH_PROFILE (the columns perf_rr profiles).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/vmsuite.sh
@@ -410,6 +411,50 @@ strace_top() {
 		sort -rn | head -n 5 | awk -v n="$2" '{ printf "%s%s %.2f", (NR > 1 ? ", " : ""), $2, $1 / n }'
 }
 
+# perf_rr IMPL: where a helped round trip's time goes (issue 34).  TCG
+# gives perf no usable sampling (cpu-clock: a few dozen samples in
+# seconds), so the trace is of tracepoints, which carry exact times:
+# every scheduler switch and wake-up and every system call's entry and
+# exit on both CPUs (perf's own left out), for a 2 s round-trip run; perf script writes
+# them to logs/perf-IMPL-trace.txt.gz, and tests/bench/trace_rr.py (on
+# the host) follows each round trip through them.  The trace slows the
+# run: its segments, not its speed, are the result.
+perf_rr() {
+	local impl=$1 pr out data=$W/perf-$impl.data ack
+	progress "perf $impl"
+	if ! impl_start "$impl"; then
+		fail "$impl/perf-start" "$START_WHY"
+		impl_stop "$impl"
+		return
+	fi
+	rm -f "$data" "$W/perf.ctl" "$W/perf.ack"
+	proc_tree "${HPID:-1}" >"$LOGS/perf-$impl-pids.txt"
+	# perf takes tens of seconds to set up under TCG: it starts with its
+	# events off and is switched on once ready, for the load run only
+	mkfifo "$W/perf.ctl" "$W/perf.ack"
+	perf record -a -D -1 --control "fifo:$W/perf.ctl,$W/perf.ack" \
+		-e sched:sched_switch,sched:sched_wakeup,sched:sched_waking,raw_syscalls:sys_enter,raw_syscalls:sys_exit \
+		--exclude-perf -o "$data" -- sleep 600 >"$LOGS/perf-$impl-record.txt" 2>&1 &
+	pr=$!
+	exec 7<>"$W/perf.ctl" 8<>"$W/perf.ack"
+	echo enable >&7
+	if ! read -r -t 300 ack <&8; then
+		fail "$impl/perf" "perf record did not start: $(tr '\n' ' ' <"$LOGS/perf-$impl-record.txt")"
+	fi
+	out=$(timeout 60 nsenter --net="/run/netns/$TOPO_CL_NS" \
+		"$LOAD" rr "$LOAD4" 21 2 2>>"$LOGS/load-$impl.err")
+	echo disable >&7
+	read -r -t 60 ack <&8
+	exec 7>&- 8>&-
+	pkill -INT -P "$pr" sleep 2>/dev/null
+	wait $pr
+	impl_stop "$impl"
+	perf script -i "$data" -F comm,pid,tid,cpu,time,event,trace 2>>"$LOGS/perf-$impl-record.txt" |
+		gzip -1 >"$LOGS/perf-$impl-trace.txt.gz"
+	rm -f "$data"
+	say "perf $impl: $out"
+}
+
 # One repetition of the FTP measures for IMPL.
 ftp_rep() {
 	local impl=$1 rep=$2 q0 c0 q1 c1 n pids
@@ -596,6 +641,15 @@ if want ftp; then
 		for impl in cthelperd cthelperd-inproc; do strace_rr "$impl"; done
 	else
 		say "no system call counts: strace is not installed"
+	fi
+fi
+# issue 34: profiles of a round-trip run (BENCH_ONLY=profile; not in the
+# default run, whose figures it would not change)
+if [ -n "${BENCH_ONLY:-}" ] && want profile; then
+	if command -v perf >/dev/null; then
+		for impl in ${BENCH_PROFILE:-floor cthelperd-inproc cthelperd none}; do perf_rr "$impl"; done
+	else
+		fail profile "perf is not installed (make deps: linux-perf)"
 	fi
 fi
 if want sip; then

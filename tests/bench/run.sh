@@ -24,10 +24,15 @@ if [ -f "$KO" ] && mkdir -p "$RES/kmod" && cp "$KO" "$RES/kmod/"; then
 	export CTH_KMOD=$RES/kmod/cthelperd_nfnl.ko
 fi
 suite_boot bench "${BENCH_TIMEOUT:-3600}" \
-	"CTH_BUILD CTH_KMOD BENCH_REPS BENCH_SECONDS BENCH_FTP_SECONDS BENCH_SIP_CALLS BENCH_ONLY" "$@"
+	"CTH_BUILD CTH_KMOD BENCH_REPS BENCH_SECONDS BENCH_FTP_SECONDS BENCH_SIP_CALLS BENCH_ONLY BENCH_PROFILE" "$@"
 rc=$?
 OUTDIR=$CTH_BUILD/bench
 mkdir -p "$OUTDIR"
+# a profile alone (BENCH_ONLY=profile) measures nothing to report
+if [ "${BENCH_ONLY:-}" = profile ]; then
+	echo "bench: profiles in $RES/logs/perf-*.txt"
+	exit $rc
+fi
 if [ ! -s "$RES/bench/raw.tsv" ]; then
 	echo "FAIL bench: no measurements in $RES/bench/raw.tsv"
 	exit 1
