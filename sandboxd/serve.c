@@ -141,6 +141,14 @@ static int sbx_setup(struct sbx *s, struct chan_setup *set, char *err, size_t le
 	}
 	if ((rc = sbx_load(s, set, err, len)) < 0 || set->mode == CHAN_MODE_DESCRIBE)
 		return rc;
+	/* within sandbox_memory, before the serving filter; the size is the
+	 * daemon's, checked at its load (0: a setup that does not say) */
+	if ((rc = inflight_init(&s->inflight, set->inflight_entries ? set->inflight_entries
+							      : CFG_INFLIGHT_ENTRIES)) < 0) {
+		snprintf(err, len, "in-flight table of %u entries: %s", set->inflight_entries,
+			 strerror(-rc));
+		return rc;
+	}
 	if ((abi > 0 && (rc = confine_landlock_none()) < 0) ||
 	    (rc = confine_limits_serve()) < 0 ||
 	    (rc = confine_seccomp(CONFINE_SERVE)) < 0) {

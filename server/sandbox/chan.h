@@ -164,6 +164,7 @@ struct chan_setup {
 	char class_names[CTH_CLASS_MAX][CTH_NAME_LEN + 1];
 	struct guard guard;
 	uint64_t memory;        /* bytes of address space */
+	uint32_t inflight_entries; /* its in-flight table ([server] inflight_entries) */
 	/* the sandbox's answer with CHAN_RING_READY */
 	int32_t status;         /* 0, or a negative errno */
 	int32_t err_line;       /* > 0: err is a configuration error there */
