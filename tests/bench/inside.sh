@@ -689,8 +689,16 @@ for k, v in sorted(s.items()):
 # scale_ftp_server MAX: the FTP server again, taking MAX connections
 # (pyftpdlib's default is 512); no MAX: as the main part started it.
 scale_ftp_server() {
-	kill "$FTP_SRV" 2>/dev/null
+	local pid _
+	# the server's own pid (its ready file): $FTP_SRV is the shell
+	# that runs nsenter
+	pid=$(cat "$W/ftp.ready" 2>/dev/null)
+	kill "$FTP_SRV" ${pid:+"$pid"} 2>/dev/null
 	wait "$FTP_SRV" 2>/dev/null
+	for _ in $(seq 1 50); do
+		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break
+		nap 0.2
+	done
 	rm -f "$W/ftp.ready"
 	in_server "$PY" "$FTP" server --root "$W/ftproot" --size 4096 --file small:4096 --quiet \
 		--addr "$SV4" --no-ipv6 --ready "$W/ftp.ready" \
