@@ -251,6 +251,7 @@ static void sbx_packet(struct sbx *s, uint32_t i)
 	size_t n = s->pl->desc->priv_size;
 	uint32_t klen = r->klen < CTH_PRIV_MAX ? r->klen : CTH_PRIV_MAX;
 	int verdict = CTH_VERDICT_ACCEPT;
+	unsigned long ov = s->inflight.evictions, kv = s->keep.evictions;
 
 	s->slot = &s->shm->slot[i];
 	res->rec_used = 0;
@@ -279,6 +280,8 @@ static void sbx_packet(struct sbx *s, uint32_t i)
 	res->priv_changed = c.priv_changed;
 	res->state_reset = c.state_reset;
 	res->n_refused = c.n_refused;
+	res->overlay_evicted = s->inflight.evictions != ov;
+	res->keep_evicted = s->keep.evictions != kv;
 	pkt_call_release(&c);
 	res->log_dropped = s->log_dropped;
 	s->in_packet = false;

@@ -197,6 +197,10 @@ struct chan_res {
 	uint32_t rec_used;
 	int32_t verdict;
 	uint8_t priv_changed, state_reset;
+	/* this packet evicted an in-flight state or kept bytes from the
+	 * sandbox's tables (issue 34: counted by the daemon, which sees
+	 * neither table; one each at most per packet) */
+	uint8_t overlay_evicted, keep_evicted;
 	uint32_t n_refused;     /* expectations its host refused itself */
 	uint32_t log_dropped;
 	uint8_t priv[CTH_PRIV_MAX];

@@ -596,6 +596,7 @@ SCALE_HOLD=${BENCH_SCALE_HOLD:-20}
 SCALE_XFER=${BENCH_SCALE_XFER:-20}
 SCALE_DIALOGS=${BENCH_SCALE_DIALOGS:-200}
 SCALE_IMPLS=${BENCH_SCALE_IMPLS:-kernel cthelperd conntrackd}
+SCALE_PARTS=${BENCH_SCALE_PARTS:-ftp sip}
 SCALE_SOCK=$W/scale.sock
 
 # scale_conf AUDIO_MAX: the daemon's configuration for the scale phase:
@@ -605,7 +606,7 @@ scale_conf() {
 	cat >"$W/scale.conf" <<EOC
 [server]
 plugin_dir = $BUILD/plugins
-log_level = notice
+log_level = ${BENCH_SCALE_LOG:-notice}
 control_socket = $SCALE_SOCK
 ${BENCH_SCALE_SERVER_KEYS:-}
 
@@ -668,10 +669,8 @@ scale_since() {
 scale_counters() {
 	local impl=$1 n=$2 name v all=
 	[[ $impl == cthelperd* ]] || return 0
-	while IFS== read -r name v; do
-		raw "scale_ctr_$name" "$impl" "$n" "$v"
-		all+="$name=$v "
-	done < <("$BUILD/cthelperctl" -s "$SCALE_SOCK" -j stats 2>>"$LOGS/scale-ctl.err" | "$PY" -c '
+	# the VM has no /dev/fd: no <(...)
+	"$BUILD/cthelperctl" -s "$SCALE_SOCK" -j stats 2>>"$LOGS/scale-ctl.err" | "$PY" -c '
 import collections, json, sys
 d = json.load(sys.stdin)
 s = collections.Counter()
@@ -682,7 +681,11 @@ for x in d["helpers"] + d["queues"]:
         if k != "portid": s["kernel_" + k] += v
 for k, v in sorted(s.items()):
     if v: print("%s=%d" % (k, v))
-')
+' >"$W/scale.ctr"
+	while IFS== read -r name v; do
+		raw "scale_ctr_$name" "$impl" "$n" "$v"
+		all+="$name=$v "
+	done <"$W/scale.ctr"
 	raw scale_counters "$impl" "$n" 0 "$all"
 }
 
@@ -753,38 +756,49 @@ scale_ftp() {
 	scale_stop "$impl" ftp
 }
 
-# scale_sip IMPL: the trunk; counts the dialogs whose media passed.
+# scale_sip IMPL: the trunk; counts the dialogs whose media passed.  Each
+# side reads its commands from a FIFO (as start_agents' agents) and
+# writes its lines to a file.
 scale_sip() {
-	local impl=$1 d=$SCALE_DIALOGS uas uac line
+	local impl=$1 d=$SCALE_DIALOGS side pids=() sfd cfd
 	progress "scale sip $impl"
 	if ! scale_start "$impl" sip; then
 		fail "$impl/scale-sip-start" "$START_WHY"
 		scale_stop "$impl" sip
 		return
 	fi
-	coproc UAS { exec nsenter --net="/run/netns/$TOPO_SV_NS" "$PY" -u "$REPO/tests/lib/sip.py" \
-		trunk-uas "$SV4" 30000 "$d" 2>"$LOGS/trunk-uas-$impl.err"; }
-	local sin=${UAS[1]} sout=${UAS[0]} spid=$UAS_PID
-	read -r -t 60 -u "$sout" line
-	coproc UAC { exec nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" -u "$REPO/tests/lib/sip.py" \
-		trunk-uac "$CL4" "$SV4" 20000 "$d" 2>"$LOGS/trunk-uac-$impl.err"; }
-	local cin=${UAC[1]} cout=${UAC[0]} cpid=$UAC_PID
-	if read -r -t 120 -u "$cout" line && [[ $line =~ ^up\ ([0-9]+) ]]; then
+	for side in uas uac; do
+		rm -f "$W/trunk-$side.in" "$W/trunk-$side.out"
+		mkfifo "$W/trunk-$side.in"
+	done
+	exec {sfd}<>"$W/trunk-uas.in" {cfd}<>"$W/trunk-uac.in"
+	nsenter --net="/run/netns/$TOPO_SV_NS" "$PY" -u "$REPO/tests/lib/sip.py" trunk-uas "$SV4" 30000 "$d" \
+		<"$W/trunk-uas.in" >"$W/trunk-uas.out" 2>"$LOGS/trunk-uas-$impl.err" &
+	pids+=($!)
+	wait_line "$W/trunk-uas.out" '^ready' 60000
+	nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" -u "$REPO/tests/lib/sip.py" trunk-uac "$CL4" "$SV4" 20000 "$d" \
+		<"$W/trunk-uac.in" >"$W/trunk-uac.out" 2>"$LOGS/trunk-uac-$impl.err" &
+	pids+=($!)
+	if wait_line "$W/trunk-uac.out" '^up ' 180000 && [[ $LINE =~ ^up\ ([0-9]+) ]]; then
 		raw scale_sip_up "$impl" "$d" "${BASH_REMATCH[1]}"
-		raw scale_sip_expect "$impl" "$d" "$(conntrack -L expect 2>/dev/null | grep -c .)"
-		echo media >&"$sin"; read -r -t 60 -u "$sout" line
-		echo media >&"$cin"; read -r -t 60 -u "$cout" line
+		conntrack -L expect >"$LOGS/trunk-expect-$impl.txt" 2>/dev/null
+		raw scale_sip_expect "$impl" "$d" "$(grep -c . "$LOGS/trunk-expect-$impl.txt")"
+		echo media >&"$sfd"
+		wait_line "$W/trunk-uas.out" '^sent' 60000
+		echo media >&"$cfd"
+		wait_line "$W/trunk-uac.out" '^sent' 60000
 		nap 3
-		echo count >&"$cin"; read -r -t 60 -u "$cout" line
-		raw scale_sip_media_a "$impl" "$d" "${line#got }"
-		echo count >&"$sin"; read -r -t 60 -u "$sout" line
-		raw scale_sip_media_b "$impl" "$d" "${line#got }"
+		echo count >&"$cfd"
+		wait_line "$W/trunk-uac.out" '^got' 60000 && raw scale_sip_media_a "$impl" "$d" "${LINE#got }"
+		echo count >&"$sfd"
+		wait_line "$W/trunk-uas.out" '^got' 60000 && raw scale_sip_media_b "$impl" "$d" "${LINE#got }"
 		scale_counters "$impl" "$d"
 	else
-		fail "$impl/scale-sip" "the trunk did not come up: ${line:-nothing} $(tail -n 2 "$LOGS/trunk-uac-$impl.err" | tr '\n' ' ')"
+		fail "$impl/scale-sip" "the trunk did not come up: $(tail -n 2 "$W/trunk-uac.out" "$LOGS/trunk-uac-$impl.err" | tr '\n' ' ')"
 	fi
-	kill "$cpid" "$spid" 2>/dev/null
-	wait "$cpid" "$spid" 2>/dev/null
+	exec {sfd}>&- {cfd}>&-
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
 	scale_stop "$impl" sip
 }
 
@@ -801,9 +815,12 @@ scale_phase() {
 		sysctl -qw net.netfilter.nf_conntrack_max=$((2 * max + 4096))
 		say "scale: nf_conntrack_max $ctmax raised to $((2 * max + 4096))"
 	fi
-	scale_ftp_server $((max + 1024)) || { fail scale "the FTP server did not start again"; return; }
-	for impl in $SCALE_IMPLS; do scale_ftp "$impl"; done
-	scale_ftp_server || fail scale "the FTP server did not start again"
+	if [[ $SCALE_PARTS == *ftp* ]]; then
+		scale_ftp_server $((max + 1024)) || { fail scale "the FTP server did not start again"; return; }
+		for impl in $SCALE_IMPLS; do scale_ftp "$impl"; done
+		scale_ftp_server || fail scale "the FTP server did not start again"
+	fi
+	[[ $SCALE_PARTS == *sip* ]] || return 0
 	topo_firewall sip || fail topology "topo_firewall sip failed"
 	for impl in kernel cthelperd cthelperd-max; do scale_sip "$impl"; done
 	# the same with room in the expectation table ("-x")
