@@ -32,10 +32,12 @@
 
 #define HOLD_MAX 65536u
 /* Connections connecting or logging in at once: the server's accept
- * queue and the firewall's SYN handling set the pace, not this. */
-#define HOLD_WINDOW 64u
-/* Any step of a session (a SYN retransmitted three times is 7 s). */
-#define HOLD_TIMEOUT_S 15.0
+ * queue and the firewall's SYN handling set the pace, not this; fewer
+ * waiting means less time each waits for a slow server. */
+#define HOLD_WINDOW 32u
+/* Any step of a session (a SYN retransmitted four times is 15 s; a
+ * logging server under TCG answers a login in a fraction of that) */
+#define HOLD_TIMEOUT_S 30.0
 #define HOLD_LINE 256u
 
 enum hold_state {
@@ -437,8 +439,22 @@ static void hold_xfer_start(struct hold *h)
 	hold_why(h, HW_PASV_TIMEOUT, 0, -1);   /* no session left to use */
 }
 
+/* A line of stdin, read a byte at a time: no buffer may hold the next
+ * one unseen by epoll.  1, or -1 at its end. */
+static int hold_read_go(void)
+{
+	char ch;
+	ssize_t r;
+
+	while ((r = read(0, &ch, 1)) == 1 || (r < 0 && errno == EINTR))
+		if (r == 1 && ch == '\n')
+			return 1;
+	return -1;
+}
+
 /* One round of the loop: events for up to wait_ms.  Returns 1 when stdin
- * brought a line, -1 at its end, else 0. */
+ * brought a line, -1 at its end, else 0; stdin is watched only while the
+ * caller waits for it (hold_wait_go). */
 static int hold_poll(struct hold *h, int wait_ms)
 {
 	struct epoll_event ev[256];
@@ -449,9 +465,7 @@ static int hold_poll(struct hold *h, int wait_ms)
 		unsigned int i = (unsigned int)(tag >> 1);
 
 		if (tag == UINT64_MAX) {
-			char line[64];
-
-			rc = fgets(line, sizeof(line), stdin) ? 1 : -1;
+			rc = hold_read_go();
 			continue;
 		}
 		if (tag & 1) {
@@ -486,13 +500,15 @@ static void hold_print(struct hold *h, const char *what, unsigned int target, do
 /* Serve the connections until stdin brings a line: 0, or -1 at its end. */
 static int hold_wait_go(struct hold *h)
 {
-	for (;;) {
-		int rc = hold_poll(h, 100);
+	int rc = 0;
 
-		if (rc)
-			return rc > 0 ? 0 : -1;
+	hold_ep(h, EPOLL_CTL_ADD, 0, EPOLLIN, UINT64_MAX);
+	while (!rc) {
+		rc = hold_poll(h, 100);
 		hold_tick(h, hold_now());
 	}
+	epoll_ctl(h->ep, EPOLL_CTL_DEL, 0, NULL);
+	return rc > 0 ? 0 : -1;
 }
 
 static int hold_step(struct hold *h, unsigned int target, double secs, unsigned int per_mille)
@@ -588,7 +604,6 @@ static int hold_main(char **argv)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	srandom(1);
-	hold_ep(&h, EPOLL_CTL_ADD, 0, EPOLLIN, UINT64_MAX);
 	for (unsigned int s = 0; s < n_steps; s++)
 		if (hold_step(&h, steps[s], atof(argv[3]), (unsigned int)atoi(argv[4])) < 0)
 			break;

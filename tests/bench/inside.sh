@@ -587,59 +587,73 @@ order() {
 #               the INVITEs' expectations; caller to callee: the 200s'),
 #               expectations in the kernel table before the media
 #   scale_fact_*  the kernel's table sizes (REP 0: as booted)
-# SIP columns: kernel, cthelperd (the sip plugin's own class maxima),
-# cthelperd-max (policy.audio.max = 255, nfnetlink_cthelper's bound), and
-# kernel-x, cthelperd-max-x: the same with nf_conntrack_expect_max at 8
-# per dialog.
+# FTP columns: kernel, cthelperd (defaults), cthelperd-big (scale_conf's
+# bounds for a big firewall), conntrackd.  SIP columns: kernel, cthelperd
+# (the sip plugin's own class maxima), cthelperd-max (scale_conf's big
+# firewall: policy.audio.max = 255), and kernel-x, cthelperd-max-x: the
+# same with nf_conntrack_expect_max at 8 per dialog.  BENCH_SCALE_PARTS
+# (ftp sip), BENCH_SCALE_LOG (the daemon's log_level, notice).
 SCALE_STEPS=${BENCH_SCALE_STEPS:-1000,2000,5000,10000}
 SCALE_HOLD=${BENCH_SCALE_HOLD:-20}
 SCALE_XFER=${BENCH_SCALE_XFER:-20}
 SCALE_DIALOGS=${BENCH_SCALE_DIALOGS:-200}
-SCALE_IMPLS=${BENCH_SCALE_IMPLS:-kernel cthelperd conntrackd}
+SCALE_IMPLS=${BENCH_SCALE_IMPLS:-kernel cthelperd cthelperd-big conntrackd}
 SCALE_PARTS=${BENCH_SCALE_PARTS:-ftp sip}
 SCALE_SOCK=$W/scale.sock
 
-# scale_conf AUDIO_MAX: the daemon's configuration for the scale phase:
-# ftp and sip in their sandboxes, a control socket for the counters;
-# AUDIO_MAX, when set, raises the sip helper's audio class max.
+# scale_conf BIG: the daemon's configuration for the scale phase: ftp
+# and sip in their sandboxes, a control socket for the counters.  BIG
+# (cthelperd-big, cthelperd-max): sized for a big firewall, the bounds
+# the first runs showed to matter: [server] inflight_entries 16384, each
+# call's sandbox_timeout_ms 1000 (the default 200 ms was passed under
+# the load, in this VM), and the sip helper's audio class max at
+# nfnetlink_cthelper's bound, 255.
 scale_conf() {
+	local big=${1:-}
 	cat >"$W/scale.conf" <<EOC
 [server]
 plugin_dir = $BUILD/plugins
 log_level = ${BENCH_SCALE_LOG:-notice}
 control_socket = $SCALE_SOCK
+$([ -n "$big" ] && echo "inflight_entries = 16384")
 ${BENCH_SCALE_SERVER_KEYS:-}
 
 [helper ftp]
 plugin = ftp
 protocol = tcp
 queue = 0
+$([ -n "$big" ] && echo "sandbox_timeout_ms = 1000")
 
 [helper sip]
 plugin = sip
 protocol = both
 queue = 4
-$([ -n "${1:-}" ] && echo "policy.audio.max = $1")
+$([ -n "$big" ] && printf 'sandbox_timeout_ms = 1000\npolicy.audio.max = 255\n')
 EOC
 }
 
-# scale_start IMPL PROTO: cthelperd[-max] with scale_conf (-max: the sip
-# audio class max at the kernel's bound, 255), else impl_start's.
+# scale_start IMPL PROTO: cthelperd, cthelperd-big or cthelperd-max
+# (the same: the name says what the SIP part looks at) with scale_conf,
+# else impl_start's.
 scale_start() {
 	local impl=$1 proto=$2
 	impl=${impl%-x}
 	case $impl in
-	cthelperd | cthelperd-max)
+	cthelperd | cthelperd-big | cthelperd-max)
 		HPID=
 		clean_slate || return 1
-		scale_conf "$([ "$impl" = cthelperd-max ] && echo 255)"
+		scale_conf "$([ "$impl" != cthelperd ] && echo big)"
 		cth_start "$LOGS/scale-$impl-$proto.log" "$W/scale.conf" "$proto" 2 || return 1
 		HPID=$CTH_PID
 		topo_ct_add "$proto" || { START_WHY="CT --helper $proto rules failed"; return 1; } ;;
 	*) impl_start "$impl" "$proto" ;;
 	esac
 }
-scale_stop() { local i=${1%-x}; impl_stop "${i%-max}" "$2"; }
+scale_stop() {
+	local i=${1%-x}
+	i=${i%-max}
+	impl_stop "${i%-big}" "$2"
+}
 
 # scale_mark / scale_since IMPL N KIND PER: CPU time since the mark, the
 # helper's (cpu_ticks) and the VM's busy time, in ms per 1000 of PER.

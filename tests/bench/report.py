@@ -360,7 +360,8 @@ SCALE_SIP_ORDER = ["kernel", "cthelperd", "cthelperd-max", "kernel-x", "cthelper
 SCALE_COUNTERS = ["expectations_created", "expectations_sent", "expectations_failed",
                   "expectations_table_full", "expectations_clash", "expectations_over_limit",
                   "overlay_evicted", "keep_evicted", "detach_full", "verdict_errors",
-                  "undelivered", "kernel_queue_dropped", "kernel_user_dropped"]
+                  "undelivered", "kernel_queue_dropped", "kernel_user_dropped",
+                  "kernel_dropped", "sandbox_timeouts", "sandbox_packets_lost", "stalls"]
 
 
 def scale_read(path):
@@ -405,11 +406,14 @@ def scale_report(path, outdir):
     if facts:
         lines += ["The VM's kernel as booted: " +
                   ", ".join("%s %s" % (k, fmt(v)) for k, v in facts) + ".", ""]
-    impls = [i for i in IMPLS + ["cthelperd-max"] if i in d.get("scale_held", {})]
+    impls = [i for i in ["kernel", "cthelperd", "cthelperd-big", "conntrackd"] + IMPLS
+             if i in d.get("scale_held", {})]
+    impls = list(dict.fromkeys(impls))
     steps = sorted({n for m, _ in SCALE_FTP_ROWS for i in impls
                     for n in d.get(m, {}).get(i, {}) if isinstance(n, int)})
     if impls and steps:
-        lines += ["FTP control connections held (cthbench-load hold), by step:", "",
+        lines += ["FTP control connections held (cthbench-load hold), by step "
+                  "(cthelperd-big: inflight_entries = 16384, sandbox_timeout_ms = 1000):", "",
                   "| column | measure | " + " | ".join("%d" % n for n in steps) +
                   " | per 1000 more, first to last step |",
                   "| --- | --- |" + " --- |" * (len(steps) + 1)]
@@ -441,7 +445,8 @@ def scale_report(path, outdir):
     if sip:
         lines += ["", "A SIP trunk: dialogs on one signalling flow (sip.py trunk-*), media sent "
                   "both ways once every dialog was up (-x: nf_conntrack_expect_max raised to 8 per "
-                  "dialog; cthelperd-max: policy.audio.max = 255):", "",
+                  "dialog; cthelperd-max: policy.audio.max = 255, sandbox_timeout_ms = 1000, "
+                  "inflight_entries = 16384):", "",
                   "| measure | " + " | ".join(sip) + " |", "|" + " --- |" * (len(sip) + 1)]
         for m, title in SCALE_SIP_ROWS + [("scale_ctr_" + c, "counter " + c) for c in SCALE_COUNTERS]:
             if not any(d.get(m, {}).get(i) for i in sip):
