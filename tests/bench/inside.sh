@@ -696,7 +696,7 @@ for x in d["helpers"] + d["queues"]:
 for k, v in sorted(s.items()):
     if v: print("%s=%d" % (k, v))
 ' >"$W/scale.ctr"
-	while IFS== read -r name v; do
+	while IFS='=' read -r name v; do
 		raw "scale_ctr_$name" "$impl" "$n" "$v"
 		all+="$name=$v "
 	done <"$W/scale.ctr"
@@ -713,7 +713,7 @@ scale_ftp_server() {
 	kill "$FTP_SRV" ${pid:+"$pid"} 2>/dev/null
 	wait "$FTP_SRV" 2>/dev/null
 	for _ in $(seq 1 50); do
-		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break
+		if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then break; fi
 		nap 0.2
 	done
 	rm -f "$W/ftp.ready"
@@ -774,7 +774,7 @@ scale_ftp() {
 # side reads its commands from a FIFO (as start_agents' agents) and
 # writes its lines to a file.
 scale_sip() {
-	local impl=$1 d=$SCALE_DIALOGS side pids=() sfd cfd
+	local impl=$1 n=$SCALE_DIALOGS side pids=() sfd cfd
 	progress "scale sip $impl"
 	if ! scale_start "$impl" sip; then
 		fail "$impl/scale-sip-start" "$START_WHY"
@@ -786,27 +786,27 @@ scale_sip() {
 		mkfifo "$W/trunk-$side.in"
 	done
 	exec {sfd}<>"$W/trunk-uas.in" {cfd}<>"$W/trunk-uac.in"
-	nsenter --net="/run/netns/$TOPO_SV_NS" "$PY" -u "$REPO/tests/lib/sip.py" trunk-uas "$SV4" 30000 "$d" \
+	nsenter --net="/run/netns/$TOPO_SV_NS" "$PY" -u "$REPO/tests/lib/sip.py" trunk-uas "$SV4" 30000 "$n" \
 		<"$W/trunk-uas.in" >"$W/trunk-uas.out" 2>"$LOGS/trunk-uas-$impl.err" &
 	pids+=($!)
 	wait_line "$W/trunk-uas.out" '^ready' 60000
-	nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" -u "$REPO/tests/lib/sip.py" trunk-uac "$CL4" "$SV4" 20000 "$d" \
+	nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" -u "$REPO/tests/lib/sip.py" trunk-uac "$CL4" "$SV4" 20000 "$n" \
 		<"$W/trunk-uac.in" >"$W/trunk-uac.out" 2>"$LOGS/trunk-uac-$impl.err" &
 	pids+=($!)
 	if wait_line "$W/trunk-uac.out" '^up ' 180000 && [[ $LINE =~ ^up\ ([0-9]+) ]]; then
-		raw scale_sip_up "$impl" "$d" "${BASH_REMATCH[1]}"
+		raw scale_sip_up "$impl" "$n" "${BASH_REMATCH[1]}"
 		conntrack -L expect >"$LOGS/trunk-expect-$impl.txt" 2>/dev/null
-		raw scale_sip_expect "$impl" "$d" "$(grep -c . "$LOGS/trunk-expect-$impl.txt")"
+		raw scale_sip_expect "$impl" "$n" "$(grep -c . "$LOGS/trunk-expect-$impl.txt")"
 		echo media >&"$sfd"
 		wait_line "$W/trunk-uas.out" '^sent' 60000
 		echo media >&"$cfd"
 		wait_line "$W/trunk-uac.out" '^sent' 60000
 		nap 3
 		echo count >&"$cfd"
-		wait_line "$W/trunk-uac.out" '^got' 60000 && raw scale_sip_media_a "$impl" "$d" "${LINE#got }"
+		wait_line "$W/trunk-uac.out" '^got' 60000 && raw scale_sip_media_a "$impl" "$n" "${LINE#got }"
 		echo count >&"$sfd"
-		wait_line "$W/trunk-uas.out" '^got' 60000 && raw scale_sip_media_b "$impl" "$d" "${LINE#got }"
-		scale_counters "$impl" "$d"
+		wait_line "$W/trunk-uas.out" '^got' 60000 && raw scale_sip_media_b "$impl" "$n" "${LINE#got }"
+		scale_counters "$impl" "$n"
 	else
 		fail "$impl/scale-sip" "the trunk did not come up: $(tail -n 2 "$W/trunk-uac.out" "$LOGS/trunk-uac-$impl.err" | tr '\n' ' ')"
 	fi

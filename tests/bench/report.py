@@ -449,11 +449,15 @@ def scale_report(path, outdir):
                   "inflight_entries = 16384):", "",
                   "| measure | " + " | ".join(sip) + " |", "|" + " --- |" * (len(sip) + 1)]
         for m, title in SCALE_SIP_ROWS + [("scale_ctr_" + c, "counter " + c) for c in SCALE_COUNTERS]:
-            if not any(d.get(m, {}).get(i) for i in sip):
+            if not any(set(d.get(m, {}).get(i, {})) & set(d.get("scale_sip_up", {}).get(i, {}))
+                       for i in sip):
                 continue
             cells = []
             for i in sip:
-                by = d.get(m, {}).get(i, {})
+                # the trunk's own (its REP is the dialogs): "cthelperd"
+                # names an FTP column too
+                trunk = set(d.get("scale_sip_up", {}).get(i, {}))
+                by = {r: v for r, v in d.get(m, {}).get(i, {}).items() if r in trunk}
                 cells.append(" ".join(fmt(v[0]) for _, v in sorted(by.items(), key=lambda x: str(x[0]))) or "—")
             lines.append("| %s | %s |" % (title, " | ".join(cells)))
         dialogs = sorted({n for i in sip for n in d.get("scale_sip_up", {}).get(i, {})})
