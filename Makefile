@@ -236,6 +236,8 @@ $(B)/bench/cthbench-chan: tests/bench/chanbench.c $(UNIT_SRC_test_sandbox) $(PAT
 	$(call deps_of,$(UNIT_CFLAGS))
 # built with the unit tests, so that a change to what it calls breaks the build
 unit: $(B)/bench/cthbench-chan
+# tests/e2e's scale case holds many FTP sessions with it (issue 34)
+unit: $(B)/bench/cthbench-load
 .PHONY: bench-chan
 bench-chan: all $(B)/bench/cthbench-chan
 	CTH_BUILD=$(B) $(B)/bench/cthbench-chan

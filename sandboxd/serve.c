@@ -141,6 +141,14 @@ static int sbx_setup(struct sbx *s, struct chan_setup *set, char *err, size_t le
 	}
 	if ((rc = sbx_load(s, set, err, len)) < 0 || set->mode == CHAN_MODE_DESCRIBE)
 		return rc;
+	/* within sandbox_memory, before the serving filter; the size is the
+	 * daemon's, checked at its load (0: a setup that does not say) */
+	if ((rc = inflight_init(&s->inflight, set->inflight_entries ? set->inflight_entries
+							      : CFG_INFLIGHT_ENTRIES)) < 0) {
+		snprintf(err, len, "in-flight table of %u entries: %s", set->inflight_entries,
+			 strerror(-rc));
+		return rc;
+	}
 	if ((abi > 0 && (rc = confine_landlock_none()) < 0) ||
 	    (rc = confine_limits_serve()) < 0 ||
 	    (rc = confine_seccomp(CONFINE_SERVE)) < 0) {
@@ -243,6 +251,7 @@ static void sbx_packet(struct sbx *s, uint32_t i)
 	size_t n = s->pl->desc->priv_size;
 	uint32_t klen = r->klen < CTH_PRIV_MAX ? r->klen : CTH_PRIV_MAX;
 	int verdict = CTH_VERDICT_ACCEPT;
+	unsigned long ov = s->inflight.evictions, kv = s->keep.evictions;
 
 	s->slot = &s->shm->slot[i];
 	res->rec_used = 0;
@@ -271,6 +280,8 @@ static void sbx_packet(struct sbx *s, uint32_t i)
 	res->priv_changed = c.priv_changed;
 	res->state_reset = c.state_reset;
 	res->n_refused = c.n_refused;
+	res->overlay_evicted = s->inflight.evictions != ov;
+	res->keep_evicted = s->keep.evictions != kv;
 	pkt_call_release(&c);
 	res->log_dropped = s->log_dropped;
 	s->in_packet = false;

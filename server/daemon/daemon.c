@@ -27,7 +27,9 @@ struct worker *daemon_worker_new(struct daemon *d, const struct runtime *rt,
 		return NULL;
 	}
 	daemon_queue_params(rt, q, &qlen, &fail_open);
-	if (worker_init(w, q, qlen, fail_open, &d->rt) < 0) {
+	/* the table's size is the worker's for its life: a reload that
+	 * changes inflight_entries sizes the queues it starts */
+	if (worker_init(w, q, qlen, fail_open, rt->cfg->inflight_entries, &d->rt) < 0) {
 		daemon_worker_destroy(d, w);
 		return NULL;
 	}

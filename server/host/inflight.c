@@ -3,6 +3,8 @@
  * The in-flight state table (inflight.h): sets of INFLIGHT_WAYS entries,
  * the set chosen by conntrack id, an entry matched by id and key.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "inflight.h"
@@ -14,6 +16,28 @@ static struct inflight_entry *inflight_find(struct inflight *t, uint32_t id,
 static struct inflight_entry *inflight_set(struct inflight *t, uint32_t id);
 static void inflight_evicted(struct inflight *t);
 static uint32_t inflight_hash(uint32_t h, const void *p, size_t n);
+
+int inflight_init(struct inflight *t, unsigned int entries)
+{
+	unsigned int sets;
+
+	/* two sets at least: inflight_set() shifts by 32 - set_bits */
+	if (entries < 2 * INFLIGHT_WAYS || (entries & (entries - 1)))
+		return -EINVAL;
+	sets = entries / INFLIGHT_WAYS;
+	t->set = calloc(sets, sizeof(*t->set));
+	if (!t->set)
+		return -ENOMEM;
+	for (t->set_bits = 0; (1u << t->set_bits) < sets; t->set_bits++)
+		;
+	return 0;
+}
+
+void inflight_free(struct inflight *t)
+{
+	free(t->set);
+	t->set = NULL;
+}
 
 uint32_t inflight_key(uint16_t zone, const struct cth_tuple *orig)
 {
@@ -67,7 +91,9 @@ void inflight_put(struct inflight *t, uint32_t id, uint32_t key,
 		for (unsigned i = 0; i < INFLIGHT_WAYS && e->written_ms; i++)
 			if (!s[i].written_ms || s[i].written_ms < e->written_ms)
 				e = &s[i];
-		if (e->written_ms)
+		/* one past its TTL is as good as free: inflight_get()
+		 * would not use it */
+		if (e->written_ms && now_ms - e->written_ms <= INFLIGHT_TTL_MS)
 			inflight_evicted(t);
 	}
 	e->id = id;
@@ -90,7 +116,8 @@ static struct inflight_entry *inflight_find(struct inflight *t, uint32_t id,
 
 static struct inflight_entry *inflight_set(struct inflight *t, uint32_t id)
 {
-	return t->set[(id * 2654435761u) >> 26 & (INFLIGHT_SETS - 1)];
+	/* the product's top bits (Fibonacci hashing); at least 2 sets */
+	return t->set[(id * 2654435761u) >> (32 - t->set_bits)];
 }
 
 /* An evicted state: the plugin may see the kernel's older snapshot for
@@ -101,7 +128,9 @@ static void inflight_evicted(struct inflight *t)
 
 	t->evictions++;
 	quiet = log_rl(LOG_L_NOTICE, "in-flight helper state: a set of %u is full, "
-		       "the oldest evicted", INFLIGHT_WAYS);
+		       "an entry younger than %u ms evicted (overlay_evicted; "
+		       "[server] inflight_entries sizes the table)", INFLIGHT_WAYS,
+		       INFLIGHT_TTL_MS);
 	if (!t->stats)
 		return;
 	/* the metric keeps its first name, overlay_evicted (inflight.h) */

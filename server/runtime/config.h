@@ -18,6 +18,12 @@ struct plugin;
 #define CFG_MAX_OPTS     32
 #define CFG_MAX_POLICIES 8
 #define CFG_DEFAULT_QUEUE_LEN 4096u
+/* [server] inflight_entries (host/inflight.h), per queue worker: 256
+ * (12 KiB) fits a small firewall's few hundred connections writing
+ * helper state at once per queue; measured at scale in tests/bench */
+#define CFG_INFLIGHT_ENTRIES 256u
+#define CFG_INFLIGHT_ENTRIES_MIN 16u
+#define CFG_INFLIGHT_ENTRIES_MAX 1048576u
 /* sun_path holds 108 bytes, the NUL included */
 #define CFG_SOCKET_PATH_MAX 108
 /* leaves room in PATH_MAX for NAME.FAMILY.PROTO */
@@ -64,6 +70,9 @@ struct cfg_sandbox {
 	bool drop;            /* sandbox_verdict = drop: packets it lost are dropped */
 	uint32_t timeout_ms;  /* budget of one plugin call */
 	uint32_t memory_mb;   /* its address space (RLIMIT_AS) */
+	/* [server] inflight_entries, copied at load: the sandbox keeps the
+	 * in-flight table of its plugin's connections */
+	uint32_t inflight_entries;
 };
 #define CFG_SANDBOX_TIMEOUT_MS 200u
 #define CFG_SANDBOX_MEMORY_MB 256u
@@ -105,6 +114,7 @@ struct cfg {
 	char *share_dir;          /* share.h; NULL: helpers not shared */
 	char *runtime_dir;        /* record.h; NULL: no record kept */
 	long uid, gid;            /* user's, from getpwnam() at load; -1: unset */
+	uint32_t inflight_entries; /* per queue worker (host/inflight.h) */
 	/* [server] sandbox_user, resolved at load; NULL and -1: not set (the
 	 * sandboxes' start resolves the default, server/sandbox/spawn.c) */
 	char *sandbox_user;

@@ -57,6 +57,7 @@ int cfg_load_fp(const char *name, FILE *fp, struct cfg **out)
 		return -ENOMEM;
 	}
 	cfg->log_level = LOG_L_INFO;
+	cfg->inflight_entries = CFG_INFLIGHT_ENTRIES;
 	cfg->control_mode = 0600;
 	cfg->control_gid = -1;
 	cfg->uid = cfg->gid = -1;
@@ -72,6 +73,9 @@ int cfg_load_fp(const char *name, FILE *fp, struct cfg **out)
 		cfg_error(cfg, rc, "syntax error (expected [section] or key = value)");
 	cfg_load_check(cfg);
 	cfg_shards_check(cfg);
+	/* [server] may come after the helpers */
+	for (size_t i = 0; i < cfg->n_helpers; i++)
+		cfg->helpers[i].sandbox.inflight_entries = cfg->inflight_entries;
 	if (cfg->n_errors) {
 		cfg_free(cfg);
 		return -EINVAL;

@@ -20,6 +20,7 @@ static int cfg_server_user(struct cfg_parse *p, const char *k, const char *v);
 static int cfg_server_share_dir(struct cfg_parse *p, const char *k, const char *v);
 static int cfg_server_runtime_dir(struct cfg_parse *p, const char *k, const char *v);
 static int cfg_server_sandbox_user(struct cfg_parse *p, const char *k, const char *v);
+static int cfg_server_inflight_entries(struct cfg_parse *p, const char *k, const char *v);
 
 /* One list for the parser and the manual's check: neither can drift. */
 const struct cfg_key cfg_server_keys[] = {
@@ -33,6 +34,7 @@ const struct cfg_key cfg_server_keys[] = {
 	{ .name = "share_dir", .set = cfg_server_share_dir },
 	{ .name = "runtime_dir", .set = cfg_server_runtime_dir },
 	{ .name = "sandbox_user", .set = cfg_server_sandbox_user },
+	{ .name = "inflight_entries", .set = cfg_server_inflight_entries },
 	{ .name = NULL },
 };
 
@@ -203,4 +205,20 @@ static int cfg_server_runtime_dir(struct cfg_parse *p, const char *k, const char
 		return 0;
 	}
 	return cfg_str_set(&p->cfg->runtime_dir, v);
+}
+
+/* A power of two: the table is sets of INFLIGHT_WAYS chosen by the top
+ * bits of a hash (host/inflight.c). */
+static int cfg_server_inflight_entries(struct cfg_parse *p, const char *k, const char *v)
+{
+	uint32_t n;
+
+	if (cfg_u32_parse(v, CFG_INFLIGHT_ENTRIES_MIN, CFG_INFLIGHT_ENTRIES_MAX, &n) ||
+	    (n & (n - 1))) {
+		cfg_error(p->cfg, p->line, "%s: '%s' is not a power of two in %u..%u", k, v,
+			  CFG_INFLIGHT_ENTRIES_MIN, CFG_INFLIGHT_ENTRIES_MAX);
+		return 0;
+	}
+	p->cfg->inflight_entries = n;
+	return 0;
 }

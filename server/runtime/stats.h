@@ -28,6 +28,8 @@ enum stats_helper_counter {
 	STATS_H_DROPS,            /* plugin verdict DROP */
 	STATS_H_EXPECT_CREATED,
 	STATS_H_EXPECT_FAILED,
+	STATS_H_EXPECT_TABLE_FULL,/* of those, EMFILE: a kernel table or class max full */
+	STATS_H_EXPECT_CLASH,     /* of those, EBUSY/EEXIST: the tuple is another's */
 	STATS_H_MANGLED,          /* verdict carried a rewritten payload */
 	STATS_H_DETACH_DONE,
 	STATS_H_DETACH_DEFERRED,

@@ -164,6 +164,7 @@ struct chan_setup {
 	char class_names[CTH_CLASS_MAX][CTH_NAME_LEN + 1];
 	struct guard guard;
 	uint64_t memory;        /* bytes of address space */
+	uint32_t inflight_entries; /* its in-flight table ([server] inflight_entries) */
 	/* the sandbox's answer with CHAN_RING_READY */
 	int32_t status;         /* 0, or a negative errno */
 	int32_t err_line;       /* > 0: err is a configuration error there */
@@ -196,6 +197,10 @@ struct chan_res {
 	uint32_t rec_used;
 	int32_t verdict;
 	uint8_t priv_changed, state_reset;
+	/* this packet evicted an in-flight state or kept bytes from the
+	 * sandbox's tables (issue 34: counted by the daemon, which sees
+	 * neither table; one each at most per packet) */
+	uint8_t overlay_evicted, keep_evicted;
 	uint32_t n_refused;     /* expectations its host refused itself */
 	uint32_t log_dropped;
 	uint8_t priv[CTH_PRIV_MAX];

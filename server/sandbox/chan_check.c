@@ -239,6 +239,12 @@ int chan_check_done(struct chan_check *k, const struct chan_slot *sl, struct pkt
 	c->n_refused += r->n_refused < PKT_EXPECT_PER_CALL ? r->n_refused : PKT_EXPECT_PER_CALL;
 	if (r->log_dropped && st)
 		stats_add(&st->q[STATS_Q_LOG_SUPPRESSED], r->log_dropped);
+	/* the sandbox's tables (inflight.h, keep.h) as the worker's count
+	 * them; its word, so one each at most */
+	if (r->overlay_evicted && st)
+		stats_add(&st->q[STATS_Q_OVERLAY_EVICTED], 1);
+	if (r->keep_evicted && st)
+		stats_add(&st->q[STATS_Q_KEEP_EVICTED], 1);
 	return r->verdict;
 }
 

@@ -342,6 +342,7 @@ static int sandbox_setup_write(struct sandbox *sb)
 	}
 	s->guard = in->guard;
 	s->memory = (uint64_t)in->sandbox.memory_mb << 20;
+	s->inflight_entries = in->sandbox.inflight_entries;
 	s->status = -EINPROGRESS;
 	return 0;
 }

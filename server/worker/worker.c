@@ -251,13 +251,15 @@ static void worker_wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 }
 
 int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
-		bool fail_open, struct runtime *_Atomic *rtp)
+		bool fail_open, unsigned int inflight_entries,
+		struct runtime *_Atomic *rtp)
 {
 	int rc;
 
 	memset(w, 0, sizeof(*w));
 	w->queue = queue;
-	if (worker_help_init(&w->help, queue, rtp, &w->stats, &w->nfq, &w->ctnl) < 0 ||
+	if (worker_help_init(&w->help, queue, inflight_entries, rtp, &w->stats, &w->nfq,
+			     &w->ctnl) < 0 ||
 	    rxvec_init(&w->rx, WORKER_RX_SLOTS, WORKER_RX_SLOT) < 0)
 		return -ENOMEM;
 	if ((rc = nlreq_open(&w->nfq)) < 0 || (rc = nlreq_open(&w->ctnl)) < 0) {

@@ -45,7 +45,8 @@ struct worker {
 /* Open and bind the queue (before helpers are enabled, so no packet is
  * ever queued to nobody).  Returns 0 or a negative errno, logged. */
 int worker_init(struct worker *w, uint16_t queue, uint32_t queue_len,
-		bool fail_open, struct runtime *_Atomic *rtp);
+		bool fail_open, unsigned int inflight_entries,
+		struct runtime *_Atomic *rtp);
 int worker_start(struct worker *w);
 /* Change a running queue's length and fail-open flag (main thread):
  * 1 changed, 0 nothing to change, or a negative errno. */

@@ -27,6 +27,8 @@ static int worker_expect_do(struct pkt_call *c, const struct cth_expect *e,
 			    unsigned int how);
 static void worker_expect_over(struct worker_expect_pkt *wp, const struct pkt_call *c,
 			       const struct cth_expect *e);
+static void worker_expect_failed(struct worker_expect_pkt *wp, const struct pkt_call *c,
+				 int rc, uint16_t dport);
 static int worker_expect_slot_free(struct worker_expect_pkt *wp, struct pkt_call *c);
 static int worker_expect_ctnl(struct worker_expect_pkt *wp, const struct pkt_call *c,
 			      const struct cth_expect *e);
@@ -81,7 +83,7 @@ int worker_expect(struct pkt_call *c, const struct cth_expect *e,
 	if (rc == WORKER_EXPECT_HELD)
 		return 0;     /* counted when the verdict carries it */
 	if (rc < 0)
-		worker_count(wp->stats, c->inst, STATS_H_EXPECT_FAILED);
+		worker_expect_failed(wp, c, rc, e->dport);
 	else if (wp->n_later == later)
 		worker_count(wp->stats, c->inst, STATS_H_EXPECT_CREATED);
 	return rc;
@@ -138,11 +140,14 @@ void worker_expect_later(struct worker_expect_pkt *wp, struct pkt_call *c, int v
 					      : worker_expect_ctnl(wp, c, &wp->later[i]);
 
 		if (rc < 0)
-			log_info("%s: expectation to port %u after the verdict: %s",
-				 c->inst->name, wp->later[i].dport, strerror(-rc));
-		if (!wp->later_timeout[i])
-			worker_count(wp->stats, c->inst, rc < 0 ? STATS_H_EXPECT_FAILED
-							    : STATS_H_EXPECT_CREATED);
+			log_rl_info("%s: expectation to port %u after the verdict: %s",
+				    c->inst->name, wp->later[i].dport, strerror(-rc));
+		if (wp->later_timeout[i])
+			continue;
+		if (rc < 0)
+			worker_expect_failed(wp, c, rc, wp->later[i].dport);
+		else
+			worker_count(wp->stats, c->inst, STATS_H_EXPECT_CREATED);
 	}
 }
 
@@ -210,6 +215,35 @@ static void worker_expect_over(struct worker_expect_pkt *wp, const struct pkt_ca
 		    c->inst->name, WORKER_EXPECT_MAX, e->dport);
 }
 
+/*
+ * An expectation the kernel (or the host) refused, counted by why.  Linux
+ * 6.1 __nf_ct_expect_check() answers EMFILE both when the expectation
+ * table holds nf_conntrack_expect_max and when the master holds its
+ * class's max_expected and evict_oldest_expect() freed none of that
+ * class (it evicts the oldest of the class otherwise, silently), and
+ * EBUSY when another master's expectation clashes: the first two are
+ * the operator's to size, hence a line of their own, rate-limited (a
+ * full table fails every session at once).
+ */
+static void worker_expect_failed(struct worker_expect_pkt *wp, const struct pkt_call *c,
+				 int rc, uint16_t dport)
+{
+	int quiet;
+
+	worker_count(wp->stats, c->inst, STATS_H_EXPECT_FAILED);
+	if (rc == -EBUSY || rc == -EEXIST) {
+		worker_count(wp->stats, c->inst, STATS_H_EXPECT_CLASH);
+		return;
+	}
+	if (rc != -EMFILE)
+		return;
+	worker_count(wp->stats, c->inst, STATS_H_EXPECT_TABLE_FULL);
+	quiet = log_rl_warn("%s: expectation to port %u refused: the kernel's expectation table "
+			    "is full (nf_conntrack_expect_max) or the class's max is reached "
+			    "(expectations_table_full)", c->inst->name, dport);
+	stats_add(&wp->stats->q[STATS_Q_LOG_SUPPRESSED], (uint64_t)quiet);
+}
+
 /* Make room on the verdict for an expectation that must ride on it. */
 static int worker_expect_slot_free(struct worker_expect_pkt *wp, struct pkt_call *c)
 {
@@ -225,9 +259,9 @@ static int worker_expect_slot_free(struct worker_expect_pkt *wp, struct pkt_call
 	later = wp->n_later;
 	rc = worker_expect_ctnl(wp, c, &wp->exp);
 	if (rc < 0) {
-		log_info("%s: expectation to port %u (moved off the verdict) failed",
-			 c->inst->name, wp->exp.dport);
-		worker_count(wp->stats, c->inst, STATS_H_EXPECT_FAILED);
+		log_rl_info("%s: expectation to port %u (moved off the verdict) failed",
+			    c->inst->name, wp->exp.dport);
+		worker_expect_failed(wp, c, rc, wp->exp.dport);
 	} else if (rc == WORKER_EXPECT_OVER) {
 		worker_count(wp->stats, c->inst, STATS_H_EXPECT_OVER_LIMIT);
 	} else if (wp->n_later == later) {

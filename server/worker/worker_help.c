@@ -377,8 +377,9 @@ static bool worker_help_is_packet(const struct nlmsghdr *nlh)
 	       (nlh->nlmsg_type >> 8) == NFNL_SUBSYS_QUEUE;
 }
 
-int worker_help_init(struct worker_help *h, uint16_t queue, struct runtime *_Atomic *rtp,
-		     struct stats_block *stats, struct nlreq *nfq, struct nlreq *ctnl)
+int worker_help_init(struct worker_help *h, uint16_t queue, unsigned int inflight_entries,
+		     struct runtime *_Atomic *rtp, struct stats_block *stats,
+		     struct nlreq *nfq, struct nlreq *ctnl)
 {
 	h->queue = queue;
 	h->rtp = rtp;
@@ -386,7 +387,8 @@ int worker_help_init(struct worker_help *h, uint16_t queue, struct runtime *_Ato
 	h->keep.stats = h->inflight.stats = stats;
 	worker_detach_init(&h->detach, &h->kreq, stats, rtp);
 	worker_link_init(&h->link, queue);
-	if (worker_kreq_init(&h->kreq, ctnl, &h->verdict, stats) < 0 ||
+	if (inflight_init(&h->inflight, inflight_entries) < 0 ||
+	    worker_kreq_init(&h->kreq, ctnl, &h->verdict, stats) < 0 ||
 	    worker_verdict_init(&h->verdict, queue, nfq, stats) < 0)
 		return -ENOMEM;
 	return 0;
@@ -395,6 +397,7 @@ int worker_help_init(struct worker_help *h, uint16_t queue, struct runtime *_Ato
 void worker_help_free(struct worker_help *h)
 {
 	keep_free(&h->keep);
+	inflight_free(&h->inflight);
 	worker_link_free(&h->link);
 	worker_kreq_free(&h->kreq);
 	worker_verdict_free(&h->verdict);

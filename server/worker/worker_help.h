@@ -75,10 +75,12 @@ struct worker_help {
 	struct worker_batch batch;     /* packets posted to a sandbox */
 };
 
-/* For the worker of queue, with its counters and sockets (the queue's,
- * ctnetlink).  0 or -ENOMEM (then worker_help_free() is still safe). */
-int worker_help_init(struct worker_help *h, uint16_t queue, struct runtime *_Atomic *rtp,
-		     struct stats_block *stats, struct nlreq *nfq, struct nlreq *ctnl);
+/* For the worker of queue, with its in-flight table's size ([server]
+ * inflight_entries), counters and sockets (the queue's, ctnetlink).  0
+ * or -ENOMEM (then worker_help_free() is still safe). */
+int worker_help_init(struct worker_help *h, uint16_t queue, unsigned int inflight_entries,
+		     struct runtime *_Atomic *rtp, struct stats_block *stats,
+		     struct nlreq *nfq, struct nlreq *ctnl);
 void worker_help_free(struct worker_help *h);
 /* The messages of one received datagram, len bytes at buf (cut: it was
  * cut to its receive slot), received at now (monotonic ms).  Their

@@ -257,7 +257,8 @@ int main(int argc, char **argv)
 	int rc = 1;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (!getcwd(cwd, sizeof(cwd)) || !mkdtemp(dir) || chmod(dir, 0755) < 0)
+	if (inflight_init(&inflight, CFG_INFLIGHT_ENTRIES) < 0 ||
+	    !getcwd(cwd, sizeof(cwd)) || !mkdtemp(dir) || chmod(dir, 0755) < 0)
 		return 1;
 	snprintf(cmd, sizeof(cmd), "cp '%s/plugins/ftp.so' '%s/ftp.so' && chmod 0644 '%s/ftp.so'",
 		 b, dir, dir);

@@ -11,6 +11,9 @@
  *   cthbench-load rr HOST PORT SECONDS   (prints "rr N SECONDS N/s P50 P99":
  *                                         the round trips' median and 99th
  *                                         percentile, microseconds)
+ *   cthbench-load hold HOST PORT STEPS SECONDS XFER_PER_MILLE FILE
+ *                                        (issue 34: many FTP control
+ *                                         connections held at once; hold.c)
  *
  * The connection's first line says what it is ("BULK" or "RR").  Bulk
  * sends 64 KiB writes of 64-byte text lines (a helper parsing the control
@@ -327,14 +330,20 @@ static int load_rr(int fd, double seconds)
 	return 0;
 }
 
+#include "hold.c"
+
 int main(int argc, char **argv)
 {
 	int fd, rc;
 
+	if (argc == 8 && !strcmp(argv[1], "hold"))
+		return hold_main(argv + 2);
+
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "serve"))
 		return load_serve(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc != 5 || (strcmp(argv[1], "bulk") && strcmp(argv[1], "rr"))) {
-		fprintf(stderr, "usage: cthbench-load serve PORT [ADDR] | bulk|rr HOST PORT SECONDS\n");
+		fprintf(stderr, "usage: cthbench-load serve PORT [ADDR] | bulk|rr HOST PORT SECONDS |\n"
+				"       hold HOST PORT STEPS SECONDS XFER_PER_MILLE FILE\n");
 		return 2;
 	}
 	/* a firewall that drops the connection must not hang the benchmark */

@@ -335,11 +335,184 @@ def chart(meds, impls, path):
     return True
 
 
+# ---------------------------------------------------------------- scale (issue 34 part 3)
+
+SCALE_FTP_ROWS = [
+    ("scale_held", "sessions held"),
+    ("scale_failed", "sessions failed (since the start)"),
+    ("scale_xfer_ok", "transfers made (PASV + RETR)"),
+    ("scale_xfer_failed", "transfers failed"),
+    ("scale_pss_kib", "helper PSS, KiB"),
+    ("scale_open_helper_ms_per_k", "helper CPU ms per 1000 sessions opened"),
+    ("scale_hold_helper_ms_per_k", "helper CPU ms per 1000 sessions held"),
+    ("scale_open_vm_ms_per_k", "VM CPU ms per 1000 sessions opened"),
+    ("scale_hold_vm_ms_per_k", "VM CPU ms per 1000 sessions held"),
+    ("scale_open_s", "seconds to open the step"),
+    ("scale_ct_count", "conntrack entries"),
+]
+SCALE_SIP_ROWS = [
+    ("scale_sip_up", "dialogs answered"),
+    ("scale_sip_expect", "expectations in the kernel, before the media"),
+    ("scale_sip_media_a", "dialogs whose media passed callee → caller (INVITE's SDP)"),
+    ("scale_sip_media_b", "dialogs whose media passed caller → callee (200's SDP)"),
+]
+SCALE_SIP_ORDER = ["kernel", "cthelperd", "cthelperd-max", "kernel-x", "cthelperd-max-x"]
+SCALE_COUNTERS = ["expectations_created", "expectations_sent", "expectations_failed",
+                  "expectations_table_full", "expectations_clash", "expectations_over_limit",
+                  "overlay_evicted", "keep_evicted", "detach_full", "verdict_errors",
+                  "undelivered", "kernel_queue_dropped", "kernel_user_dropped",
+                  "kernel_dropped", "sandbox_timeouts", "sandbox_packets_lost", "stalls"]
+
+
+def scale_read(path):
+    """{measure: {impl: {rep: (value, note)}}} of the scale_ lines."""
+    out = collections.defaultdict(lambda: collections.defaultdict(dict))
+    with open(path) as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) < 4 or not parts[0].startswith("scale_"):
+                continue
+            try:
+                v = float(parts[3])
+            except ValueError:
+                continue
+            out[parts[0]][parts[1]][int(parts[2]) if parts[2].isdigit() else parts[2]] = (
+                v, parts[4] if len(parts) > 4 else "")
+    return out
+
+
+def scale_growth(points):
+    """KiB (or ms) per 1000 connections between the first and the last
+    step, and whether that is flat (the last step's value grows by less
+    than a tenth of what it would if it were all per connection)."""
+    if len(points) < 2:
+        return None, ""
+    (n0, v0), (n1, v1) = points[0], points[-1]
+    slope = (v1 - v0) / (n1 - n0) * 1000
+    if v1 <= 0:
+        return slope, ""
+    return slope, "flat" if slope * n1 / 1000 < 0.1 * v1 else "linear"
+
+
+def scale_report(path, outdir):
+    """The scale phase's table (results-scale.md) and plot
+    (results-scale.png); False when the run has no scale phase."""
+    d = scale_read(path)
+    if not d:
+        return False
+    lines = ["# Scale: many helped connections at once (issue 34)", ""]
+    facts = [(k[len("scale_fact_"):], v[0]) for k, by in sorted(d.items())
+             if k.startswith("scale_fact_") for v in [by.get("kernel", {}).get(0)] if v]
+    if facts:
+        lines += ["The VM's kernel as booted: " +
+                  ", ".join("%s %s" % (k, fmt(v)) for k, v in facts) + ".", ""]
+    impls = [i for i in ["kernel", "cthelperd", "cthelperd-big", "conntrackd"] + IMPLS
+             if i in d.get("scale_held", {})]
+    impls = list(dict.fromkeys(impls))
+    steps = sorted({n for m, _ in SCALE_FTP_ROWS for i in impls
+                    for n in d.get(m, {}).get(i, {}) if isinstance(n, int)})
+    if impls and steps:
+        lines += ["FTP control connections held (cthbench-load hold), by step "
+                  "(cthelperd-big: inflight_entries = 16384, sandbox_timeout_ms = 1000):", "",
+                  "| column | measure | " + " | ".join("%d" % n for n in steps) +
+                  " | per 1000 more, first to last step |",
+                  "| --- | --- |" + " --- |" * (len(steps) + 1)]
+        for i in impls:
+            rows = SCALE_FTP_ROWS + [("scale_ctr_" + c, "counter " + c) for c in SCALE_COUNTERS]
+            for m, title in rows:
+                by = d.get(m, {}).get(i, {})
+                if not by:
+                    continue
+                pts = [(n, by[n][0]) for n in steps if n in by]
+                g, kind = scale_growth(pts) if m in ("scale_pss_kib", "scale_ct_count") else (None, "")
+                lines.append("| %s | %s | %s | %s |" % (
+                    COLNAME.get(i, i), title,
+                    " | ".join(fmt(by[n][0]) if n in by else "—" for n in steps),
+                    "%s (%s)" % (fmt(g), kind) if g is not None else ""))
+        why = []
+        for i in impls:
+            for m in ("scale_failed", "scale_xfer_failed"):
+                by = d.get(m, {}).get(i, {})
+                if by:
+                    last = by[max(by)]
+                    if last[0] and last[1] not in ("", "-"):
+                        why.append("- %s: %s" % (COLNAME.get(i, i), last[1]))
+                        break
+        if why:
+            lines += ["", "Why sessions and transfers failed (the last step, since the start):", ""] + why
+    seen = {i for m, _ in SCALE_SIP_ROWS for i in d.get(m, {})}
+    sip = [i for i in SCALE_SIP_ORDER if i in seen] + sorted(seen - set(SCALE_SIP_ORDER))
+    if sip:
+        lines += ["", "A SIP trunk: dialogs on one signalling flow (sip.py trunk-*), media sent "
+                  "both ways once every dialog was up (-x: nf_conntrack_expect_max raised to 8 per "
+                  "dialog; cthelperd-max: policy.audio.max = 255, sandbox_timeout_ms = 1000, "
+                  "inflight_entries = 16384):", "",
+                  "| measure | " + " | ".join(sip) + " |", "|" + " --- |" * (len(sip) + 1)]
+        for m, title in SCALE_SIP_ROWS + [("scale_ctr_" + c, "counter " + c) for c in SCALE_COUNTERS]:
+            if not any(set(d.get(m, {}).get(i, {})) & set(d.get("scale_sip_up", {}).get(i, {}))
+                       for i in sip):
+                continue
+            cells = []
+            for i in sip:
+                # the trunk's own (its REP is the dialogs): "cthelperd"
+                # names an FTP column too
+                trunk = set(d.get("scale_sip_up", {}).get(i, {}))
+                by = {r: v for r, v in d.get(m, {}).get(i, {}).items() if r in trunk}
+                cells.append(" ".join(fmt(v[0]) for _, v in sorted(by.items(), key=lambda x: str(x[0]))) or "—")
+            lines.append("| %s | %s |" % (title, " | ".join(cells)))
+        dialogs = sorted({n for i in sip for n in d.get("scale_sip_up", {}).get(i, {})})
+        if dialogs:
+            lines += ["", "Dialogs per trunk: %s." % ", ".join("%s" % n for n in dialogs)]
+    text = "\n".join(lines) + "\n"
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "results-scale.md"), "w") as f:
+        f.write(text)
+    sys.stdout.write("\n" + text)
+    if impls and steps and scale_chart(d, impls, os.path.join(outdir, "results-scale.png")):
+        print("\nchart: %s" % os.path.join(outdir, "results-scale.png"))
+    return True
+
+
+def scale_chart(d, impls, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.stderr.write("report.py: python3-matplotlib missing (make deps): no chart\n")
+        return False
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    panels = [("scale_pss_kib", "helper PSS, KiB"),
+              ("scale_hold_helper_ms_per_k", "helper CPU ms per 1000 held"),
+              ("scale_hold_vm_ms_per_k", "VM CPU ms per 1000 held")]
+    for ax, (m, title) in zip(axes, panels):
+        for i in impls:
+            by = d.get(m, {}).get(i, {})
+            pts = sorted((n, v[0]) for n, v in by.items() if isinstance(n, int))
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                        label=COLNAME.get(i, i))
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("FTP control connections held")
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=7)
+    fig.suptitle("cthelperd at scale, one VM run (TCG)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return True
+
+
 def main():
     if len(sys.argv) != 3:
         sys.stderr.write("usage: report.py RAW.tsv OUTDIR\n")
         return 2
     data, byrep, notes = read_raw(sys.argv[1])
+    # issue 34 part 3: its own table and plot; its lines stay out of the rest
+    scale = scale_report(sys.argv[1], sys.argv[2])
+    data = {k: v for k, v in data.items() if not k[0].startswith("scale_")}
+    byrep = {k: v for k, v in byrep.items() if not k[0].startswith("scale_")}
+    if not data and scale:
+        return 0
     if not data:
         sys.stderr.write("report.py: no measurements in %s\n" % sys.argv[1])
         return 1

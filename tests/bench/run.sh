@@ -24,13 +24,17 @@ if [ -f "$KO" ] && mkdir -p "$RES/kmod" && cp "$KO" "$RES/kmod/"; then
 	export CTH_KMOD=$RES/kmod/cthelperd_nfnl.ko
 fi
 suite_boot bench "${BENCH_TIMEOUT:-3600}" \
-	"CTH_BUILD CTH_KMOD BENCH_REPS BENCH_SECONDS BENCH_FTP_SECONDS BENCH_SIP_CALLS BENCH_ONLY BENCH_PROFILE" "$@"
+	"CTH_BUILD CTH_KMOD BENCH_REPS BENCH_SECONDS BENCH_FTP_SECONDS BENCH_SIP_CALLS BENCH_ONLY BENCH_PROFILE
+	BENCH_SCALE_STEPS BENCH_SCALE_HOLD BENCH_SCALE_XFER BENCH_SCALE_DIALOGS BENCH_SCALE_IMPLS
+	BENCH_SCALE_SERVER_KEYS BENCH_SCALE_PARTS BENCH_SCALE_LOG" "$@"
 rc=$?
 OUTDIR=$CTH_BUILD/bench
 mkdir -p "$OUTDIR"
-# a profile alone (BENCH_ONLY=profile) measures nothing to report
+# a profile alone (BENCH_ONLY=profile) measures nothing to report: its
+# traces are read here
 if [ "${BENCH_ONLY:-}" = profile ]; then
-	echo "bench: profiles in $RES/logs/perf-*.txt"
+	/usr/bin/python3 tests/bench/trace_rr.py "$RES/logs" | tee "$RES/logs/trace-rr.md"
+	echo "bench: traces in $RES/logs/perf-*-trace.txt.gz, read in $RES/logs/trace-rr.md"
 	exit $rc
 fi
 if [ ! -s "$RES/bench/raw.tsv" ]; then

@@ -137,11 +137,21 @@ def run_server(args):
     auth.add_anonymous(args.root)
     Handler.authorizer = auth
 
+    if args.max_cons:
+        # many control connections at once (tests/bench's scale phase):
+        # pyftpdlib refuses past 512 by default, one fd each (and one per
+        # data connection)
+        import resource
+        want = 2 * args.max_cons + 64
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
+        FTPServer.max_cons = args.max_cons
+        FTPServer.max_cons_per_ip = 0
+
     servers = []
     s4 = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s4.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s4.bind((args.addr, args.port))
-    s4.listen(16)
+    s4.listen(args.backlog)
     servers.append(FTPServer(s4, Handler))
     if not args.no_ipv6:
         s6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
@@ -501,6 +511,9 @@ def main():
     s.add_argument("--no-ipv6", action="store_true")
     s.add_argument("--quiet", action="store_true", help="log warnings only (benchmarks)")
     s.add_argument("--addr", default="0.0.0.0", help="IPv4 address to listen on")
+    s.add_argument("--max-cons", type=int, default=0,
+                   help="control connections at once (default pyftpdlib's 512)")
+    s.add_argument("--backlog", type=int, default=16, help="listen() backlog")
     c = sub.add_parser("client")
     c.add_argument("--host", required=True)
     c.add_argument("--port", type=int, default=21)

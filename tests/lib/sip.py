@@ -24,6 +24,19 @@
       A caller from UDP LOCAL-IP:5060 to REMOTE-IP:5060 (its media on
       MEDIA-PORT at LOCAL-IP, or at MEDIA-ADDR: a media relay); prints the
       final response's first line.
+  sip.py trunk-uac LOCAL-IP REMOTE-IP MEDIA-BASE N
+  sip.py trunk-uas LOCAL-IP MEDIA-BASE N
+      A SIP trunk (issue 34): N dialogs on ONE signalling flow, UDP
+      LOCAL-IP:5060 to REMOTE-IP:5060.  The caller sends N INVITEs
+      (Call-ID trunk-K, audio on MEDIA-BASE + 2K), the callee answers
+      each with a 200 OK (audio on its own MEDIA-BASE + 2K), the caller
+      ACKs and prints "up ANSWERED FAILED".  Each side holds every
+      dialog's RTP and RTCP ports.  A line "media" on stdin: the callee
+      sends one datagram from each dialog's RTP port to the caller's RTP
+      port (what the INVITE's SDP let in), the caller one from each
+      RTCP port to the callee's RTCP port (what the 200's SDP let in);
+      both print "sent N".  A line "count": "got N", the dialogs whose
+      datagram arrived (each side counts what it received).  EOF ends it.
   sip.py tcp-byes REMOTE-IP COUNT
       One TCP connection to REMOTE-IP:5060 that sends COUNT BYEs in one
       send() (one segment as far as the MSS allows), then waits 2 s for
@@ -249,6 +262,174 @@ def udp_invite(local, remote, media_port, media_addr=None):
     print(msg.decode("utf-8", "replace").split("\r\n")[0], flush=True)
 
 
+TRUNK_ANSWER_WAIT = 20   # s for every 200 OK of the trunk
+
+
+def sdp_media(body):
+    """(address, audio port) of an SDP body, or None."""
+    addr = port = None
+    for line in body.split("\r\n"):
+        if line.startswith("c=IN IP4 "):
+            addr = line[9:].strip()
+        elif line.startswith("m=audio "):
+            port = int(line.split()[1])
+    return (addr, port) if addr and port else None
+
+
+def trunk_socks(local, base, n):
+    out = []
+    for k in range(n):
+        pair = []
+        for off in (0, 1):
+            m = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            m.bind((local, base + 2 * k + off))
+            m.setblocking(False)
+            pair.append(m)
+        out.append(pair)
+    return out
+
+
+def trunk_dialog(msg):
+    """(Call-ID index K, head lines, body) of a trunk message, or None."""
+    text = msg.decode("utf-8", "replace")
+    head, _, body = text.partition("\r\n\r\n")
+    lines = head.split("\r\n")
+    cid = header(text, "call-id") or ""
+    if not cid.startswith("trunk-"):
+        return None
+    try:
+        return int(cid[6:].split("@")[0]), lines, body
+    except ValueError:
+        return None
+
+
+def trunk_serve(sig, media, which, peers, on_sig):
+    """The trunk's loop: signalling to on_sig, datagrams on media[k][which]
+    counted, stdin lines "media" (send on media[k][1 - which] to peers[k])
+    and "count"; returns at EOF."""
+    got = set()
+    fds = {sig.fileno(): sig, sys.stdin.fileno(): None}
+    for k, pair in enumerate(media):
+        fds[pair[which].fileno()] = k
+    while True:
+        ready, _, _ = select.select(list(fds), [], [], 1)
+        for fd in ready:
+            if fd == sig.fileno():
+                msg, src = sig.recvfrom(65535)
+                on_sig(msg, src)
+            elif fd == sys.stdin.fileno():
+                line = sys.stdin.readline()
+                if not line:
+                    return
+                if line.strip() == "media":
+                    n = 0
+                    for k, dst in sorted(peers.items()):
+                        media[k][1 - which].sendto(b"media-%d" % k, dst)
+                        n += 1
+                    print("sent %d" % n, flush=True)
+                elif line.strip() == "count":
+                    print("got %d" % len(got), flush=True)
+            else:
+                k = fds[fd]
+                try:
+                    media[k][which].recvfrom(2048)
+                    got.add(k)
+                except BlockingIOError:
+                    pass
+
+
+def trunk_uas(local, base, n):
+    sig = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sig.bind((local, 5060))
+    media = trunk_socks(local, base, n)
+    peers = {}                  # K: the caller's RTP address
+    print("ready", flush=True)
+
+    def answer(msg, src):
+        d = trunk_dialog(msg)
+        if not d or not d[1][0].startswith("INVITE ") or d[0] >= n:
+            return
+        k, lines, body = d
+        m = sdp_media(body)
+        if m:
+            peers[k] = m
+        keep = [h for h in lines[1:] if h.split(":")[0].lower() in
+                ("via", "from", "call-id", "cseq")]
+        to = [h for h in lines[1:] if h.split(":")[0].lower() == "to"]
+        mine = sdp(local, base + 2 * k)
+        ans = ("SIP/2.0 200 OK\r\n" + "\r\n".join(keep) + "\r\n" +
+               (to[0] + ";tag=uas%d\r\n" % k if to else "") +
+               "Contact: <sip:callee@%s:5060>\r\nContent-Type: application/sdp\r\n"
+               "Content-Length: %d\r\n\r\n%s" % (local, len(mine), mine))
+        sig.sendto(ans.encode(), src)
+
+    trunk_serve(sig, media, 1, peers, answer)
+
+
+def trunk_uac(local, remote, base, n):
+    sig = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sig.bind((local, 5060))
+    media = trunk_socks(local, base, n)
+    peers = {}                  # K: the callee's RTCP address
+
+    def invite_k(k):
+        body = sdp(local, base + 2 * k)
+        return ("INVITE sip:callee@%s SIP/2.0\r\n"
+                "Via: SIP/2.0/UDP %s:5060;branch=z9hG4bK-trunk%d\r\n"
+                "From: <sip:caller@%s>;tag=uac%d\r\nTo: <sip:callee@%s>\r\n"
+                "Call-ID: trunk-%d@%s\r\nCSeq: 1 INVITE\r\n"
+                "Contact: <sip:caller@%s:5060>\r\nMax-Forwards: 70\r\n"
+                "Content-Type: application/sdp\r\nContent-Length: %d\r\n\r\n%s"
+                % (remote, local, k, local, k, remote, k, local, local, len(body), body))
+
+    def ack(k, to):
+        return ("ACK sip:callee@%s SIP/2.0\r\n"
+                "Via: SIP/2.0/UDP %s:5060;branch=z9hG4bK-trunkack%d\r\n"
+                "From: <sip:caller@%s>;tag=uac%d\r\n%s\r\n"
+                "Call-ID: trunk-%d@%s\r\nCSeq: 1 ACK\r\nMax-Forwards: 70\r\n"
+                "Content-Length: 0\r\n\r\n" % (remote, local, k, local, k, to, k, local))
+
+    def answered(msg, src):
+        d = trunk_dialog(msg)
+        if not d or not d[1][0].startswith("SIP/2.0 200") or d[0] >= n:
+            return
+        k, lines, body = d
+        m = sdp_media(body)
+        if m:
+            peers[k] = (m[0], m[1] + 1)
+        to = [h for h in lines[1:] if h.split(":")[0].lower() == "to"]
+        sig.sendto(ack(k, to[0] if to else "To: <sip:callee@%s>" % remote).encode(),
+                   (remote, 5060))
+
+    # the INVITEs at a pace the VM keeps up with, each sent again (as a
+    # UDP user agent would) until answered
+    sig.setblocking(False)
+    deadline = time.monotonic() + TRUNK_ANSWER_WAIT
+    sent_at = {}
+    k = 0
+    while len(peers) < n and time.monotonic() < deadline:
+        now = time.monotonic()
+        for _ in range(10):
+            if k < n:
+                sig.sendto(invite_k(k).encode(), (remote, 5060))
+                sent_at[k] = now
+                k += 1
+        for j, t in list(sent_at.items()):
+            if j not in peers and now - t > 2:
+                sig.sendto(invite_k(j).encode(), (remote, 5060))
+                sent_at[j] = now
+        ready, _, _ = select.select([sig], [], [], 0.05)
+        while ready:
+            try:
+                msg, src = sig.recvfrom(65535)
+            except BlockingIOError:
+                break
+            answered(msg, src)
+    print("up %d %d" % (len(peers), n - len(peers)), flush=True)
+    sig.setblocking(True)
+    trunk_serve(sig, media, 0, peers, answered)
+
+
 def tcp_byes(remote, count):
     s = socket.create_connection((remote, 5060), timeout=RESPONSE_WAIT)
     local = s.getsockname()[0]
@@ -272,6 +453,12 @@ def main():
             return
         if len(sys.argv) in (5, 6) and sys.argv[1] == "udp-invite":
             udp_invite(sys.argv[2], sys.argv[3], int(sys.argv[4]), *sys.argv[5:])
+            return
+        if len(sys.argv) == 6 and sys.argv[1] == "trunk-uac":
+            trunk_uac(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+            return
+        if len(sys.argv) == 5 and sys.argv[1] == "trunk-uas":
+            trunk_uas(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
             return
         if len(sys.argv) == 4 and sys.argv[1] == "tcp-byes":
             tcp_byes(sys.argv[2], int(sys.argv[3]))

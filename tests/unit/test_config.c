@@ -87,6 +87,21 @@ static void test_good(void)
 	cfg_free(cfg);
 }
 
+/* [server] inflight_entries: its default, and a value taken */
+static void test_inflight(void)
+{
+	struct cfg *cfg;
+	int rc = parse_str("[helper a]\n", &cfg);
+
+	CHECK("config/inflight-default", rc == 0 && cfg && cfg->inflight_entries == CFG_INFLIGHT_ENTRIES,
+	      "rc=%d, %u", rc, cfg ? cfg->inflight_entries : 0);
+	cfg_free(cfg);
+	rc = parse_str("[server]\ninflight_entries = 16384\n[helper a]\n", &cfg);
+	CHECK("config/inflight-set", rc == 0 && cfg && cfg->inflight_entries == 16384,
+	      "rc=%d, %u: %s", rc, cfg ? cfg->inflight_entries : 0, err_text);
+	cfg_free(cfg);
+}
+
 static void test_relative_dir(void)
 {
 	struct cfg *cfg;
@@ -172,6 +187,15 @@ static void test_bad(void)
 	expect_error("config/user-unknown", "[server]\n\nuser = no-such-user-cth\n[helper a]\n", 3,
 		     "user: no user 'no-such-user-cth'");
 	expect_error("config/plugin-name", "[helper a]\nplugin = ../evil\n", 2, "not a plugin name");
+	/* issue 34: the in-flight table's size, a power of two in bounds */
+	expect_error("config/inflight-not-power", "[server]\ninflight_entries = 1000\n[helper a]\n", 2,
+		     "inflight_entries: '1000' is not a power of two in 16..1048576");
+	expect_error("config/inflight-small", "[server]\ninflight_entries = 8\n[helper a]\n", 2,
+		     "inflight_entries: '8'");
+	expect_error("config/inflight-big", "[server]\ninflight_entries = 2097152\n[helper a]\n", 2,
+		     "inflight_entries: '2097152'");
+	expect_error("config/inflight-word", "[server]\ninflight_entries = many\n[helper a]\n", 2,
+		     "inflight_entries: 'many'");
 	expect_error("config/second-error-reported", "[helper a]\nqueue = 1\nfamily = x\n", 3, "family: 'x'");
 }
 
@@ -340,6 +364,7 @@ static void test_garbage(void)
 int main(void)
 {
 	test_good();
+	test_inflight();
 	test_relative_dir();
 	test_example_conf();
 	test_bad();

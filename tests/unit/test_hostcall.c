@@ -19,6 +19,7 @@
 #include "host/call.h"
 #include "host/inflight.h"
 #include "host/packet.h"
+#include "runtime/config.h"
 #include "runtime/stats.h"
 
 extern const struct cth_plugin_desc cth_plugin;
@@ -114,7 +115,10 @@ static unsigned int run_scenario(bool with_table)
 	uint8_t after_220[CTH_PRIV_MAX];
 	struct inflight *op = with_table ? &o : NULL;
 
+	inflight_free(&o);
 	memset(&o, 0, sizeof(o));
+	if (inflight_init(&o, CFG_INFLIGHT_ENTRIES) < 0)
+		abort();
 	in.config = calloc(1, cth_plugin.config_size + 1);
 	n_expect = 0;
 	deliver(op, &in, &k, k.priv, 1000, "220 hi\r\n", 1);
@@ -144,7 +148,7 @@ static void test_entry_life(void)
 	static struct stats_block st;
 	uint8_t s0[CTH_PRIV_MAX] = { 0 }, s1[CTH_PRIV_MAX] = { 1 };
 
-	if (!o)
+	if (!o || inflight_init(o, CFG_INFLIGHT_ENTRIES) < 0)
 		abort();
 	inflight_put(o, 7, 99, s1, 8, 1000);
 	CHECK("inflight/stale-snapshot-gets-newer",
@@ -161,18 +165,56 @@ static void test_entry_life(void)
 	      "entry older than the TTL used");
 	/* many connections in one set: bounded, the oldest go */
 	o->stats = &st;
-	for (uint32_t i = 0; i < 4 * INFLIGHT_SETS * INFLIGHT_WAYS; i++)
+	for (uint32_t i = 0; i < 4 * CFG_INFLIGHT_ENTRIES; i++)
 		inflight_put(o, i, i, s1, 8, 2000 + i);
 	CHECK("inflight/bounded-evicts", o->evictions > 0 &&
-	      inflight_get(o, 4 * INFLIGHT_SETS * INFLIGHT_WAYS - 1,
-			   4 * INFLIGHT_SETS * INFLIGHT_WAYS - 1, s0, 8, 4000) != NULL,
+	      inflight_get(o, 4 * CFG_INFLIGHT_ENTRIES - 1,
+			   4 * CFG_INFLIGHT_ENTRIES - 1, s0, 8, 4000) != NULL,
 	      "evictions %lu", o->evictions);
 	CHECK("inflight/eviction-counted", o->evictions > 0 &&
 	      st.q[STATS_Q_OVERLAY_EVICTED] == o->evictions &&
 	      st.q[STATS_Q_LOG_SUPPRESSED] > 0, "STATS_Q_OVERLAY_EVICTED %llu of %lu, "
 	      "suppressed %llu", (unsigned long long)st.q[STATS_Q_OVERLAY_EVICTED],
 	      o->evictions, (unsigned long long)st.q[STATS_Q_LOG_SUPPRESSED]);
+	inflight_free(o);
 	free(o);
+}
+
+/*
+ * Issue 34: a table sized for more connections keeps them all (the
+ * same puts that evict from the default one), an entry past its TTL is
+ * reused without counting an eviction (nothing is lost: it would not be
+ * used), and a size that is not a power of two is refused.
+ */
+static void test_inflight_size(void)
+{
+	struct inflight small = { 0 }, big = { 0 };
+	uint8_t s1[CTH_PRIV_MAX] = { 1 };
+	unsigned long before;
+
+	CHECK("inflight/size-refused", inflight_init(&small, 1000) == -EINVAL &&
+	      inflight_init(&small, 4) == -EINVAL, "a bad size was taken");
+	if (inflight_init(&small, CFG_INFLIGHT_ENTRIES) < 0 ||
+	    inflight_init(&big, 16 * CFG_INFLIGHT_ENTRIES) < 0)
+		abort();
+	/* conntrack ids as the kernel hands them out: consecutive */
+	for (uint32_t i = 0; i < 2 * CFG_INFLIGHT_ENTRIES; i++) {
+		inflight_put(&small, 1000 + i, i, s1, 8, 1000);
+		inflight_put(&big, 1000 + i, i, s1, 8, 1000);
+	}
+	CHECK("inflight/small-table-evicts", small.evictions >= CFG_INFLIGHT_ENTRIES,
+	      "evictions %lu of %u over the size", small.evictions, CFG_INFLIGHT_ENTRIES);
+	CHECK("inflight/big-table-keeps-all", big.evictions == 0,
+	      "evictions %lu in a table of %u", big.evictions, 16 * CFG_INFLIGHT_ENTRIES);
+	/* the same connections' successors after the TTL: no loss counted */
+	before = small.evictions;
+	for (uint32_t i = 0; i < CFG_INFLIGHT_ENTRIES; i++)
+		inflight_put(&small, 5000 + i, i, s1, 8, 1000 + INFLIGHT_TTL_MS + 1);
+	CHECK("inflight/stale-reused-uncounted",
+	      small.evictions - before < CFG_INFLIGHT_ENTRIES / 2,
+	      "%lu evictions counted over entries past their TTL", small.evictions - before);
+	inflight_free(&small);
+	inflight_free(&big);
 }
 
 /* A plugin that asks for one expectation, as set up by the test. */
@@ -270,5 +312,6 @@ int main(void)
 	test_expect_args();
 	test_back_to_back();
 	test_entry_life();
+	test_inflight_size();
 	return check_exit();
 }

@@ -287,7 +287,7 @@ int main(void)
 	CHECK("whelp/start", sandbox_start_all(rt, &stats) == 0, "sandbox_start_all failed");
 	pr = &rt->inst[0];
 	atomic_store(&rtp, rt);
-	if (worker_help_init(&help, QUEUE, &rtp, &stats, &nfq, &ctnl) < 0)
+	if (worker_help_init(&help, QUEUE, CFG_INFLIGHT_ENTRIES, &rtp, &stats, &nfq, &ctnl) < 0)
 		return 1;
 	if (pr->sb_status.up) {
 		test_detach(pr);
