@@ -53,7 +53,10 @@ struct ftp_priv {
 };
 
 #define FTP_PICKED(dir) (1u << (dir))
-#define FTP_FLAGS_ALL (FTP_PICKED(0) | FTP_PICKED(1))
+/* FTP_OPEN(dir): the last packet of dir the plugin saw did not end in
+ * '\n' (so the next one may continue its line) */
+#define FTP_OPEN(dir) (1u << (2 + (dir)))
+#define FTP_FLAGS_ALL (FTP_PICKED(0) | FTP_PICKED(1) | FTP_OPEN(0) | FTP_OPEN(1))
 
 _Static_assert(sizeof(struct ftp_priv) == 20, "ftp_priv must have no padding");
 
@@ -164,6 +167,36 @@ static void ftp_nl_record(struct ftp_priv *priv, enum cth_dir dir,
 	oldest = ftp_seq_after(s[1], s[0]) ? 0 : 1;
 	if (ftp_seq_after(seq, s[oldest]))
 		s[oldest] = seq;
+}
+
+/* The newest recorded line start of dir is before seq (nl_num[dir] > 0). */
+static bool ftp_nl_before(const struct ftp_priv *priv, enum cth_dir dir,
+			  uint32_t seq)
+{
+	for (unsigned int i = 0; i < priv->nl_num[dir]; i++)
+		if (!ftp_seq_after(seq, priv->nl_seq[dir][i]))
+			return false;
+	return priv->nl_num[dir] > 0;
+}
+
+/*
+ * Packets were skipped before this one, which starts a line: the last
+ * packet of dir the plugin saw ended a line, this one starts after that
+ * line start and holds one line at most (its only '\n' is its last
+ * byte, or it has none: the start of a split command).  A kernel module
+ * that filters (kmod/, ftp_match below) skips packets that cannot hold an
+ * announcement, and queues a packet whose start does not start a line
+ * only when a later line of it matches: never a packet of one line.
+ * With every packet queued (the in-tree module) this happens only when
+ * TCP reorders or loses a segment.
+ */
+static bool ftp_skipped(const struct ftp_priv *priv, const struct cth_packet *pkt)
+{
+	const uint8_t *nl = memchr(pkt->payload, '\n', pkt->payload_len);
+
+	return !(priv->flags & FTP_OPEN(pkt->dir)) &&
+	       ftp_nl_before(priv, pkt->dir, pkt->seq) &&
+	       (!nl || nl == pkt->payload + pkt->payload_len - 1);
 }
 
 /* The kernel only looks once there has been traffic both ways. */
@@ -320,7 +353,7 @@ static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	next_seq = pkt->seq + (uint32_t)pkt->payload_len;
 	ftp_nl_sane(priv, dir, next_seq);
 
-	at_line = ftp_nl_find(priv, dir, pkt->seq);
+	at_line = ftp_nl_find(priv, dir, pkt->seq) || ftp_skipped(priv, pkt);
 	pickup = priv->nl_num[dir] == 0 && !(priv->flags & FTP_PICKED(dir));
 	if (priv->nl_num[dir] == 0)
 		priv->flags |= FTP_PICKED(dir);
@@ -345,6 +378,8 @@ static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	}
 	if (ends_in_nl)
 		ftp_nl_record(priv, dir, next_seq);
+	priv->flags = (uint8_t)((priv->flags & ~FTP_OPEN(dir)) |
+				(ends_in_nl ? 0 : FTP_OPEN(dir)));
 	return verdict;
 }
 
@@ -369,6 +404,20 @@ static int ftp_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 #define FTP_PLUGIN_VERSION "1.0.0"
 #endif
 
+/*
+ * What the plugin acts on (issue 34): a line starting with a command or a
+ * reply it parses.  Its first packets (220, USER) need no pickup: the
+ * first packet of a direction is parsed whatever its sequence number,
+ * and a packet after skipped ones is read as a line start
+ * (ftp_skipped()).
+ */
+static const struct cth_match ftp_match[] = {
+	{ .prefix = "PORT", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_ORIGINAL },
+	{ .prefix = "EPRT", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_ORIGINAL },
+	{ .prefix = "227", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_REPLY },
+	{ .prefix = "229", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_REPLY },
+};
+
 CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.abi_version = CTH_ABI_VERSION,
 	.size = sizeof(struct cth_plugin_desc),
@@ -391,4 +440,6 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.priv_version = FTP_PRIV_VERSION,
 	.priv_version_at = offsetof(struct ftp_priv, version),
 	.priv_valid = ftp_priv_valid,
+	.match = ftp_match,
+	.n_match = sizeof(ftp_match) / sizeof(ftp_match[0]),
 };
