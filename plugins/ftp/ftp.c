@@ -199,6 +199,7 @@ static bool ftp_skipped(const struct ftp_priv *priv, const struct cth_packet *pk
 	       (!nl || nl == pkt->payload + pkt->payload_len - 1);
 }
 
+
 /* The kernel only looks once there has been traffic both ways. */
 static bool ftp_packet_wanted(const struct cth_packet *pkt)
 {
@@ -324,6 +325,21 @@ static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
 }
 
 /*
+ * The first line of a packet read where it may not be whole (a pickup, a
+ * packet after skipped ones, or one that shows kept bytes) and does not
+ * parse: -EAGAIN, the start of a command split across segments, is kept
+ * (cth_keep()) and read whole with the next segment, which a filtering
+ * kernel module queues too (it follows a queued segment that ended inside
+ * a line); anything else is a fragment, left alone.
+ */
+static int ftp_unparsed(struct cth_ctx *ctx, int ret)
+{
+	if (ret == -EAGAIN && cth_keep(ctx, 0) == 0)
+		cth_log(ctx, CTH_LOG_DEBUG, "partial command kept for the next segment");
+	return CTH_VERDICT_ACCEPT;
+}
+
+/*
  * Only a packet that starts a line is parsed, and only its first line,
  * as the kernel does: every packet ending in '\n' records where the next
  * line starts.  With no line start known for a direction (a new
@@ -331,49 +347,61 @@ static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
  * connection from conntrackd without it) the first packet of the
  * direction is picked up as a line start if it is a whole announcement
  * (PORT, EPRT, 227, 229); one that does not parse may be the middle of a
- * line and is left alone, never dropped, and later packets wait for a
- * line start (one after a packet ending in '\n').  The kernel picks up the first packet of an entry
- * ctnetlink created without looking (NF_CT_FTP_SEQ_PICKUP); the first
- * command after a failover is often the PORT itself.
+ * line and is left alone, never dropped (a partial one is kept for the
+ * next segment), and later packets wait for a line start (one after a
+ * packet ending in '\n').  The kernel picks up the first packet of an
+ * entry ctnetlink created without looking (NF_CT_FTP_SEQ_PICKUP); the
+ * first command after a failover is often the PORT itself.  A packet
+ * after skipped ones (a filtering kernel module, ftp_skipped()) is read as
+ * a pickup is; a command read so records its own start as a line start,
+ * so that its retransmission is read again.
  */
 static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			    struct ftp_priv *priv,
 			    const struct ftp_config *config)
 {
 	enum cth_dir dir = pkt->dir;
+	size_t kept = cth_kept(ctx, pkt);
 	struct ftp_cmd cmd;
 	uint32_t next_seq;
-	bool ends_in_nl, at_line, pickup;
+	bool ends_in_nl, recorded, loose_start, pickup;
 	int verdict = CTH_VERDICT_ACCEPT;
 	int ret;
 
 	/* Taken before any rewrite: sequence numbers the helper sees are
 	 * the sender's, NAT adjusts them only afterwards. */
 	ends_in_nl = pkt->payload[pkt->payload_len - 1] == '\n';
-	next_seq = pkt->seq + (uint32_t)pkt->payload_len;
+	next_seq = pkt->seq + (uint32_t)(pkt->payload_len - kept);
 	ftp_nl_sane(priv, dir, next_seq);
 
-	at_line = ftp_nl_find(priv, dir, pkt->seq) || ftp_skipped(priv, pkt);
+	recorded = !kept && ftp_nl_find(priv, dir, pkt->seq);
 	pickup = priv->nl_num[dir] == 0 && !(priv->flags & FTP_PICKED(dir));
+	loose_start = !recorded && (kept || pickup || ftp_skipped(priv, pkt));
 	if (priv->nl_num[dir] == 0)
 		priv->flags |= FTP_PICKED(dir);
-	if (at_line || pickup) {
+	if (recorded || loose_start) {
 		ret = ftp_parse(pkt->payload, pkt->payload_len, dir,
 				pkt->tuple[dir].family, &cmd);
-		/* a pickup that does not parse is a fragment: left alone */
-		if (ret < 0 && !at_line)
-			ret = 0;
-		if (ret < 0) {
+		if (ret < 0 && loose_start)
+			verdict = ftp_unparsed(ctx, ret);
+		else if (ret < 0) {
 			/* Drop so the sender retransmits, hopefully whole;
 			 * the line start stays where it was. */
 			cth_log(ctx, CTH_LOG_INFO, "%s command, dropped",
 				ret == -EAGAIN ? "partial" : "malformed");
 			cth_count(ctx, FTP_CNT_PARSE_ERRORS);
 			return CTH_VERDICT_DROP;
-		}
-		if (ret > 0) {
+		} else if (ret > 0 && kept && cmd.off < kept &&
+			   (pkt->nat & (CTH_NAT_SRC | CTH_NAT_DST))) {
+			/* its address went out with the kept bytes already */
+			cth_log(ctx, CTH_LOG_INFO, "%s split across segments under NAT: "
+				"passed untranslated", ftp_cmd_name(cmd.type));
+			cth_count(ctx, FTP_CNT_PARSE_ERRORS);
+		} else if (ret > 0) {
 			cth_count(ctx, FTP_CNT_COMMANDS);
 			verdict = ftp_handle_cmd(ctx, pkt, config, &cmd);
+			if (loose_start && !kept && verdict == CTH_VERDICT_ACCEPT)
+				ftp_nl_record(priv, dir, pkt->seq);
 		}
 	}
 	if (ends_in_nl)
