@@ -489,19 +489,17 @@ static const struct cth_counter rtsp_counters[RTSP_C_COUNT] = {
 };
 
 /*
- * What the plugin acts on (issue 34): SETUP and TEARDOWN, the answers'
- * status lines, and a Transport header that came in a later segment than
- * its start line.  The rest (PLAY, interleaved '$' frames, bodies) goes
- * on without the trip; a message start the plugin's skip state still
- * waits for is behind it by then (docs/plugins/rtsp.md).
+ * No match rules (issue 34): a direction that carries interleaved '$'
+ * frames holds binary data, which may hold any text at a line start (a
+ * hostile server's "RTSP/1.0 200 ... server_port=" inside a frame).  The
+ * plugin tells frames from messages only by following the stream
+ * (rtsp_skip_start()); a filtering kernel module that skipped the frame's
+ * first segment would show it the second one alone, read as a message:
+ * cthelper-replay --filter on tests/replay/cases/rtsp/interleaved creates
+ * two expectations from a frame's text.  Its state has no room for the
+ * stream position that would let it notice the skip, so every packet is
+ * queued (docs/plugins/rtsp.md).
  */
-static const struct cth_match rtsp_match[] = {
-	{ .prefix = "SETUP ", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_ORIGINAL },
-	{ .prefix = "TEARDOWN", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_ORIGINAL },
-	{ .prefix = "RTSP/", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_REPLY },
-	{ .prefix = "Transpor", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_BOTH },
-};
-
 CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.abi_version = CTH_ABI_VERSION,
 	.size = sizeof(struct cth_plugin_desc),
@@ -524,6 +522,4 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.priv_version = RTSP_PRIV_VERSION,
 	.priv_version_at = offsetof(struct rtsp_priv, version),
 	.priv_valid = rtsp_priv_valid,
-	.match = rtsp_match,
-	.n_match = sizeof(rtsp_match) / sizeof(rtsp_match[0]),
 };
