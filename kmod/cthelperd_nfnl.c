@@ -632,6 +632,7 @@ static int cthd_parse_match(const struct nlattr *attr, u32 priv_len,
 			continue;
 		if (rr->r.n == CTHD_MATCH_MAX) {
 			NL_SET_ERR_MSG_ATTR(extack, a, "more than 16 match rules");
+			err = -EINVAL;
 			goto fail;
 		}
 		err = cthd_parse_rule(a, &rr->r.rule[rr->r.n], extack);

@@ -176,7 +176,7 @@ if [ ! -x tests/vm/run.sh ]; then
 	echo "SKIP kmod-vm: tests/vm/run.sh missing"
 	exit 0
 fi
-tests/vm/run.sh --timeout "$TIMEOUT" --results "$RUN/vm" \
+VM_PASS_ENV="${VM_PASS_ENV:-} CTH_BUILD" tests/vm/run.sh --timeout "$TIMEOUT" --results "$RUN/vm" \
 	tests/kmod/vm-test.sh "$KO"
 rc=$?
 [ $rc = 0 ] || echo "FAIL kmod-vm: tests/vm/run.sh exited with $rc"
