@@ -1116,10 +1116,14 @@ static const struct ftp_session split_sessions[] = {
 		STEP(O, 108, "PO", 'D', -1),
 		STEP(O, 108, PORT1, 'A', 1) } },
 	/* the drop does not record 120: a line starting there is mid-line */
+	/* the dropped line's state is not stored: the packet after it
+	 * comes after a line start the plugin knows and holds one line, so
+	 * it is read as after skipped packets (a filtering kernel module,
+	 * issue 34) */
 	{ "plugin_malformed_dropped_line_kept", V4, .steps = {
 		SCENE(O, 100, "USER a\r\n"),
 		STEP_LOGS(O, 108, "PORT 1,2,3\r\n", 'D', 0),
-		STEP(O, 120, PORT1, 0, 0) } },
+		STEP(O, 120, PORT1, 0, 1) } },
 };
 
 /*
@@ -1159,10 +1163,29 @@ static const struct ftp_session failover_sessions[] = {
 		STEP_PORT(R, 9023, "227 (10,0,0,2,200,11)\r\n", 'A', 1, 51211) } },
 	/* stale state: line starts of an older packet (behind) are simply not
 	 * this packet's; the stream's own are recorded again */
+	/* state that lags: a packet of one line ahead of every known line
+	 * start, the last packet seen having ended one, is read as after
+	 * skipped packets (issue 34); one of two lines is not */
 	{ "plugin_stale_state_behind", V4, .steps = {
 		SCENE(O, 100, "USER a\r\n"),                /* {100, 108} */
-		STEP(O, 50000, PORT1, 0, 0),                      /* state lags */
+		STEP(O, 50000, PORT1, 0, 1),                      /* state lags */
 		STEP(O, 50026, PORT2, 0, 1) } },
+	{ "plugin_stale_state_behind_two_lines", V4, .steps = {
+		SCENE(O, 100, "USER a\r\n"),
+		STEP(O, 50000, "NOOP\r\n" PORT1, 0, 0),
+		STEP(O, 50032, PORT2, 0, 1) } },
+	/* issue 34: what a filtering kernel module shows the plugin */
+	{ "plugin_filter_skipped_then_port", V4, .steps = {
+		SCENE(O, 100, "USER a\r\n"),
+		STEP(O, 400, PORT1, 0, 1),                  /* 108..400 skipped */
+		STEP(O, 480, PORT2, 0, 1) } },
+	{ "plugin_filter_skipped_retransmission", V4, .steps = {
+		SCENE(O, 100, "USER a\r\n"),
+		STEP(O, 400, PORT1, 0, 1),
+		STEP(O, 400, PORT1, 0, 1) } },              /* read again */
+	{ "plugin_filter_open_line_not_read", V4, .steps = {
+		SCENE(O, 100, "STOR x"),                    /* ends inside a line */
+		STEP(O, 300, PORT1, 0, 0) } },
 	/* a retransmission of older bytes (line starts just ahead of it)
 	 * keeps the recorded line starts */
 	{ "plugin_retransmission_keeps_line_starts", V4, .steps = {
