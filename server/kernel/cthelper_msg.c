@@ -75,6 +75,13 @@ int cthelper_msg_new(struct nlreq *r, const struct instance *in, int family,
 		     int proto, uint32_t status)
 {
 	char buf[NLREQ_BUF];
+
+	return nlreq_talk(r, cthelper_msg_new_put(buf, in, family, proto, status));
+}
+
+struct nlmsghdr *cthelper_msg_new_put(char *buf, const struct instance *in, int family,
+				      int proto, uint32_t status)
+{
 	struct nlmsghdr *nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTHELPER,
 					     NFNL_MSG_CTHELPER_NEW, NLM_F_CREATE, AF_UNSPEC);
 
@@ -85,7 +92,7 @@ int cthelper_msg_new(struct nlreq *r, const struct instance *in, int family,
 	mnl_attr_put_u32(nlh, NFCTH_QUEUE_NUM, htonl(in->queue));
 	mnl_attr_put_u32(nlh, NFCTH_STATUS, htonl(status));
 	cthelper_msg_put_match(nlh, in->pl->desc);
-	return nlreq_talk(r, nlh);
+	return nlh;
 }
 
 /*
