@@ -212,7 +212,7 @@ static bool cthd_scan_skb(const struct sk_buff *skb, unsigned int dataoff,
  * in the conntrack's helper area: a new conntrack's extension is zeroed
  * (nf_ct_ext_add()), and cthd_to_nlattr()/cthd_from_nlattr() move only
  * data_len bytes, so neither user space nor a verdict ever sees or
- * overwrites it.  cthd_rules_set() refuses rules for a helper whose
+ * overwrites it.  cthd_parse_match() refuses rules for a helper whose
  * private area leaves no room.
  */
 static u8 *cthd_dir_state(struct nf_conn_help *help, unsigned int dir)
@@ -1164,6 +1164,9 @@ static const struct nfnetlink_subsystem cthd_subsys = {
 static int __init cthd_init(void)
 {
 	int err;
+
+	/* the filter's bytes are the last two of this area (cthd_match.h) */
+	BUILD_BUG_ON(sizeof_field(struct nf_conn_help, data) != CTHD_HELP_AREA);
 
 	err = nfnetlink_subsys_register(&cthd_subsys);
 	if (err == -EBUSY) {
