@@ -53,6 +53,8 @@
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netfilter/nfnetlink_cthelper.h>
 
+#include "cthd_match.h"
+
 #ifndef CTHD_KMOD_VERSION
 #define CTHD_KMOD_VERSION "0.0.0-unknown"
 #endif
@@ -66,9 +68,18 @@
  */
 struct cthd_helper {
 	struct list_head		link;
+	/* the plugin's match rules (NULL: queue every packet); replaced by
+	 * an update, read by the packet path under RCU */
+	struct cthd_rules_rcu __rcu	*rules;
 	unsigned int			nclasses;	/* 1..NF_CT_MAX_EXPECT_CLASSES */
 	struct nf_conntrack_expect_policy class[NF_CT_MAX_EXPECT_CLASSES];
 	struct nf_conntrack_helper	nfh;
+};
+
+/* Match rules as the packet path reads them, freed after a grace period. */
+struct cthd_rules_rcu {
+	struct rcu_head		rcu;
+	struct cthd_rules	r;
 };
 
 /* Parsed NFCTH_POLICY: what a create or an update would install. */
@@ -107,21 +118,134 @@ static bool cthd_payload_only;
 module_param_named(payload_only, cthd_payload_only, bool, 0644);
 MODULE_PARM_DESC(payload_only, "queue only packets that carry TCP/UDP payload (default: every packet, as nfnetlink_cthelper)");
 
-/* Whether the packet carries transport payload; true when unsure. */
-static bool cthd_has_payload(const struct sk_buff *skb, unsigned int protoff,
-			     const struct nf_conn *ct)
+/*
+ * Issue 34: a helper whose plugin declared match rules (CTHD_NFCTH_MATCH)
+ * queues only the packets that can matter to it (cthd_match.h).  On by
+ * default; off, every helper queues as without rules.  Writable at run
+ * time: /sys/module/cthelperd_nfnl/parameters/filter.
+ */
+static bool cthd_filter = true;
+module_param_named(filter, cthd_filter, bool, 0644);
+MODULE_PARM_DESC(filter, "queue only the packets a helper's match rules select (default: on)");
+
+/* Packets of helpers with rules: passed without the trip, and queued. */
+static atomic_long_t cthd_filter_passed = ATOMIC_LONG_INIT(0);
+static atomic_long_t cthd_filter_queued = ATOMIC_LONG_INIT(0);
+
+static int cthd_counter_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read((atomic_long_t *)kp->arg));
+}
+
+static const struct kernel_param_ops cthd_counter_ops = {
+	.get = cthd_counter_get,
+};
+module_param_cb(filter_passed, &cthd_counter_ops, &cthd_filter_passed, 0444);
+MODULE_PARM_DESC(filter_passed, "packets of helpers with match rules passed without the trip to user space");
+module_param_cb(filter_queued, &cthd_counter_ops, &cthd_filter_queued, 0444);
+MODULE_PARM_DESC(filter_queued, "packets of helpers with match rules queued to user space");
+
+/*
+ * The transport payload's offset and length: 0 for none, -1 when the
+ * headers cannot be read (the caller queues then).
+ */
+static int cthd_payload(const struct sk_buff *skb, unsigned int protoff,
+			const struct nf_conn *ct, unsigned int *dataoff)
 {
 	switch (nf_ct_protonum(ct)) {
 	case IPPROTO_TCP: {
 		struct tcphdr _th;
 		const struct tcphdr *th = skb_header_pointer(skb, protoff, sizeof(_th), &_th);
 
-		return !th || protoff + th->doff * 4 < skb->len;
+		if (!th)
+			return -1;
+		*dataoff = protoff + th->doff * 4;
+		break;
 	}
 	case IPPROTO_UDP:
-		return protoff + sizeof(struct udphdr) < skb->len;
+		*dataoff = protoff + sizeof(struct udphdr);
+		break;
+	default:
+		return -1;
 	}
-	return true;
+	return *dataoff < skb->len ? (int)(skb->len - *dataoff) : 0;
+}
+
+/* Whether the packet carries transport payload; true when unsure. */
+static bool cthd_has_payload(const struct sk_buff *skb, unsigned int protoff,
+			     const struct nf_conn *ct)
+{
+	unsigned int dataoff;
+
+	return cthd_payload(skb, protoff, ct, &dataoff) != 0;
+}
+
+/*
+ * How much of a payload the filter reads, in chunks of CTHD_SCAN_CHUNK on
+ * the stack: a GSO packet may hold 64 KiB, and a longer payload without a
+ * match in its first CTHD_SCAN_MAX bytes is queued (unsure).
+ */
+#define CTHD_SCAN_MAX	4096u
+#define CTHD_SCAN_CHUNK	256u
+
+static bool cthd_scan_skb(const struct sk_buff *skb, unsigned int dataoff,
+			  unsigned int len, const struct cthd_rules *rs,
+			  unsigned int dir, bool line_start)
+{
+	u8 buf[CTHD_SCAN_CHUNK];
+	struct cthd_scan s;
+	unsigned int off;
+
+	cthd_scan_init(&s, rs, dir, line_start);
+	for (off = 0; off < len && off < CTHD_SCAN_MAX; off += CTHD_SCAN_CHUNK) {
+		unsigned int n = min3(len - off, CTHD_SCAN_CHUNK, CTHD_SCAN_MAX - off);
+		const u8 *p = skb_header_pointer(skb, dataoff + off, n, buf);
+
+		if (!p || cthd_scan_feed(&s, rs, p, n))
+			return true;
+	}
+	return len > CTHD_SCAN_MAX || cthd_scan_end(&s);
+}
+
+/*
+ * The module's byte per direction lives past the helper's private area,
+ * in the conntrack's helper area: a new conntrack's extension is zeroed
+ * (nf_ct_ext_add()), and cthd_to_nlattr()/cthd_from_nlattr() move only
+ * data_len bytes, so neither user space nor a verdict ever sees or
+ * overwrites it.  cthd_parse_match() refuses rules for a helper whose
+ * private area leaves no room.
+ */
+static u8 *cthd_dir_state(struct nf_conn_help *help, unsigned int dir)
+{
+	return (u8 *)help->data + CTHD_MATCH_PRIV_MAX + dir;
+}
+
+/* Queue this packet of a helper with rules? Keeps the direction's byte. */
+static bool cthd_filter_wants(struct sk_buff *skb, unsigned int protoff,
+			      struct nf_conn *ct, enum ip_conntrack_info ctinfo,
+			      struct nf_conn_help *help,
+			      const struct cthd_rules *rs)
+{
+	unsigned int dir = CTINFO2DIR(ctinfo), dataoff = 0;
+	bool tcp = nf_ct_protonum(ct) == IPPROTO_TCP, queue;
+	int len = cthd_payload(skb, protoff, ct, &dataoff);
+	u8 *st = cthd_dir_state(help, dir), old, _last;
+	const u8 *last;
+
+	if (len < 0)
+		return true;
+	if (len == 0)
+		return false;	/* no rule matches an empty payload */
+	old = READ_ONCE(*st);
+	queue = (tcp && cthd_st_continues(old)) ||
+		((rs->flags & CTHD_MATCH_F_NAT_ALL) && (ct->status & IPS_NAT_MASK)) ||
+		cthd_scan_skb(skb, dataoff, len, rs, dir,
+			      cthd_st_line_start(old, tcp));
+	if (tcp) {
+		last = skb_header_pointer(skb, dataoff + len - 1, 1, &_last);
+		WRITE_ONCE(*st, cthd_st_next(last && *last == '\n', queue));
+	}
+	return queue;
 }
 
 /* ------------------------------------------------------------------ */
@@ -138,7 +262,8 @@ static int cthd_help(struct sk_buff *skb, unsigned int protoff,
 		     struct nf_conn *ct, enum ip_conntrack_info ctinfo)
 {
 	const struct nf_conntrack_helper *h;
-	const struct nf_conn_help *help;
+	const struct cthd_rules_rcu *rules;
+	struct nf_conn_help *help;
 
 	help = nfct_help(ct);
 	if (!help)
@@ -149,7 +274,19 @@ static int cthd_help(struct sk_buff *skb, unsigned int protoff,
 
 	if (!(READ_ONCE(h->flags) & NF_CT_HELPER_F_CONFIGURED))
 		return NF_ACCEPT;
-	if (READ_ONCE(cthd_payload_only) && !cthd_has_payload(skb, protoff, ct))
+	/*
+	 * A packet passed here still gets the NAT sequence adjustment of an
+	 * earlier rewrite: nf_confirm() applies it after NF_ACCEPT (see
+	 * cthd_payload_only above).
+	 */
+	rules = rcu_dereference(container_of(h, struct cthd_helper, nfh)->rules);
+	if (rules && READ_ONCE(cthd_filter)) {
+		if (!cthd_filter_wants(skb, protoff, ct, ctinfo, help, &rules->r)) {
+			atomic_long_inc(&cthd_filter_passed);
+			return NF_ACCEPT;
+		}
+		atomic_long_inc(&cthd_filter_queued);
+	} else if (READ_ONCE(cthd_payload_only) && !cthd_has_payload(skb, protoff, ct))
 		return NF_ACCEPT;
 
 	return NF_QUEUE_NR(READ_ONCE(h->queue_num)) |
@@ -212,12 +349,25 @@ static int cthd_to_nlattr(struct sk_buff *skb, const struct nf_conn *ct)
  * strictly (nla_parse_nested: NLA_F_NESTED required, no unknown types,
  * exact integer sizes), with the reason in the extended ACK.
  */
-static const struct nla_policy cthd_attr_policy[NFCTH_MAX + 1] = {
+static const struct nla_policy cthd_attr_policy[CTHD_NFCTH_MATCH + 1] = {
 	[NFCTH_NAME]		= { .type = NLA_NUL_STRING,
 				    .len = NF_CT_HELPER_NAME_LEN - 1 },
 	[NFCTH_QUEUE_NUM]	= { .type = NLA_U32 },
 	[NFCTH_PRIV_DATA_LEN]	= { .type = NLA_U32 },
 	[NFCTH_STATUS]		= { .type = NLA_U32 },
+	/* ours (issue 34), parsed by cthd_parse_match() */
+	[CTHD_NFCTH_MATCH]	= { .type = NLA_NESTED },
+};
+
+static const struct nla_policy cthd_match_policy[CTHD_MATCH_A_MAX + 1] = {
+	[CTHD_MATCH_A_FLAGS]	= { .type = NLA_U32 },
+	[CTHD_MATCH_A_RULE]	= { .type = NLA_NESTED },
+};
+
+static const struct nla_policy cthd_rule_policy[CTHD_RULE_A_MAX + 1] = {
+	[CTHD_RULE_A_PREFIX]	= { .type = NLA_BINARY, .len = CTHD_MATCH_LEN },
+	[CTHD_RULE_A_AT]	= { .type = NLA_U8 },
+	[CTHD_RULE_A_DIRS]	= { .type = NLA_U8 },
 };
 
 static const struct nla_policy cthd_tuple_policy[NFCTH_TUPLE_MAX + 1] = {
@@ -421,6 +571,92 @@ static int cthd_parse_policy(const struct nlattr *attr,
 	return 0;
 }
 
+/* One CTHD_MATCH_A_RULE into @r, checked as the daemon's loader does. */
+static int cthd_parse_rule(const struct nlattr *attr, struct cthd_rule *r,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[CTHD_RULE_A_MAX + 1];
+	int err;
+
+	err = nla_parse_nested(tb, CTHD_RULE_A_MAX, attr, cthd_rule_policy,
+			       extack);
+	if (err < 0)
+		return err;
+	if (!tb[CTHD_RULE_A_PREFIX] || !tb[CTHD_RULE_A_AT] ||
+	    !tb[CTHD_RULE_A_DIRS]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "a rule needs PREFIX, AT and DIRS");
+		return -EINVAL;
+	}
+	if (!cthd_rule_set(r, nla_data(tb[CTHD_RULE_A_PREFIX]),
+			   nla_len(tb[CTHD_RULE_A_PREFIX]),
+			   nla_get_u8(tb[CTHD_RULE_A_AT]),
+			   nla_get_u8(tb[CTHD_RULE_A_DIRS]))) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "bad rule: prefix of 1..8 printable characters, AT 0..1, DIRS 1..3");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * CTHD_NFCTH_MATCH into a new allocation: *out NULL for an empty table
+ * (queue every packet).  @priv_len is the helper's private area: the
+ * module's two bytes must fit after it.
+ */
+static int cthd_parse_match(const struct nlattr *attr, u32 priv_len,
+			    struct cthd_rules_rcu **out,
+			    struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[CTHD_MATCH_A_MAX + 1];
+	struct cthd_rules_rcu *rr;
+	const struct nlattr *a;
+	int err, rem;
+
+	*out = NULL;
+	err = nla_parse_nested(tb, CTHD_MATCH_A_MAX, attr, cthd_match_policy,
+			       extack);
+	if (err < 0)
+		return err;
+	rr = kzalloc(sizeof(*rr), GFP_KERNEL);
+	if (!rr)
+		return -ENOMEM;
+	if (tb[CTHD_MATCH_A_FLAGS])
+		rr->r.flags = cthd_get_u32(tb[CTHD_MATCH_A_FLAGS]);
+	err = -EINVAL;
+	if (rr->r.flags & ~CTHD_MATCH_F_ALL) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[CTHD_MATCH_A_FLAGS], "unknown match flags");
+		goto fail;
+	}
+	nla_for_each_nested(a, attr, rem) {
+		if (nla_type(a) != CTHD_MATCH_A_RULE)
+			continue;
+		if (rr->r.n == CTHD_MATCH_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "more than 16 match rules");
+			err = -EINVAL;
+			goto fail;
+		}
+		err = cthd_parse_rule(a, &rr->r.rule[rr->r.n], extack);
+		if (err < 0)
+			goto fail;
+		rr->r.n++;
+	}
+	err = -EINVAL;
+	if (rr->r.n && priv_len > CTHD_MATCH_PRIV_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "match rules need a private data length of at most 30");
+		goto fail;
+	}
+	if (!rr->r.n) {
+		kfree(rr);
+		rr = NULL;
+	}
+	*out = rr;
+	return 0;
+fail:
+	kfree(rr);
+	return err;
+}
+
 /* NFCTH_STATUS applied to @flags; unknown values leave them alone. */
 static unsigned int cthd_status_flags(const struct nlattr *attr,
 				      unsigned int flags)
@@ -531,6 +767,8 @@ static void cthd_destroy(struct cthd_helper *e)
 	nf_ct_expect_iterate_destroy(cthd_exp_uses, &m);
 	if (m.matched)
 		synchronize_rcu();
+	/* unregister waited for the packet path's RCU readers */
+	kfree(rcu_dereference_protected(e->rules, lockdep_is_held(&cthd_mutex)));
 	kfree(e);
 }
 
@@ -542,6 +780,7 @@ static int cthd_create(const struct nlattr * const tb[],
 		       const struct cthd_key *key,
 		       struct netlink_ext_ack *extack)
 {
+	struct cthd_rules_rcu *rules = NULL;
 	struct nf_conntrack_helper *h;
 	struct cthd_policy pol;
 	struct cthd_helper *e;
@@ -563,10 +802,18 @@ static int cthd_create(const struct nlattr * const tb[],
 				    "private data length above the conntrack helper area (32 bytes)");
 		return -ENOMEM;	/* what user space has always been told */
 	}
+	if (tb[CTHD_NFCTH_MATCH]) {
+		err = cthd_parse_match(tb[CTHD_NFCTH_MATCH], priv_len, &rules, extack);
+		if (err < 0)
+			return err;
+	}
 
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
+	if (!e) {
+		kfree(rules);
 		return -ENOMEM;
+	}
+	RCU_INIT_POINTER(e->rules, rules);
 
 	e->nclasses = pol.nclasses;
 	memcpy(e->class, pol.class, sizeof(e->class));
@@ -592,6 +839,7 @@ static int cthd_create(const struct nlattr * const tb[],
 	if (err < 0) {
 		if (err == -EBUSY)
 			NL_SET_ERR_MSG(extack, "another helper holds this name for this tuple");
+		kfree(rules);
 		kfree(e);
 		return err;
 	}
@@ -610,6 +858,7 @@ static int cthd_update(const struct nlattr * const tb[], struct cthd_helper *e,
 		       struct netlink_ext_ack *extack)
 {
 	struct nf_conntrack_helper *h = &e->nfh;
+	struct cthd_rules_rcu *rules = NULL, *old;
 	struct cthd_policy pol;
 	unsigned int i;
 	int err;
@@ -621,10 +870,18 @@ static int cthd_update(const struct nlattr * const tb[], struct cthd_helper *e,
 		return -EBUSY;
 	}
 
-	if (tb[NFCTH_POLICY]) {
-		err = cthd_parse_policy(tb[NFCTH_POLICY], e, &pol, extack);
+	if (tb[CTHD_NFCTH_MATCH]) {
+		err = cthd_parse_match(tb[CTHD_NFCTH_MATCH], h->data_len, &rules,
+				       extack);
 		if (err < 0)
 			return err;
+	}
+	if (tb[NFCTH_POLICY]) {
+		err = cthd_parse_policy(tb[NFCTH_POLICY], e, &pol, extack);
+		if (err < 0) {
+			kfree(rules);
+			return err;
+		}
 		for (i = 0; i < e->nclasses; i++) {
 			WRITE_ONCE(e->class[i].max_expected,
 				   pol.class[i].max_expected);
@@ -634,6 +891,13 @@ static int cthd_update(const struct nlattr * const tb[], struct cthd_helper *e,
 	if (tb[NFCTH_QUEUE_NUM])
 		WRITE_ONCE(h->queue_num, cthd_get_u32(tb[NFCTH_QUEUE_NUM]));
 	WRITE_ONCE(h->flags, cthd_status_flags(tb[NFCTH_STATUS], h->flags));
+	/* a NEW without the attribute (a status change) keeps the rules */
+	if (tb[CTHD_NFCTH_MATCH]) {
+		old = rcu_replace_pointer(e->rules, rules,
+					  lockdep_is_held(&cthd_mutex));
+		if (old)
+			kfree_rcu(old, rcu);
+	}
 	return 0;
 }
 
@@ -872,7 +1136,7 @@ static const struct nfnl_callback cthd_callbacks[NFNL_MSG_CTHELPER_MAX] = {
 	[NFNL_MSG_CTHELPER_NEW] = {
 		.call		= cthd_cmd_new,
 		.type		= NFNL_CB_MUTEX,
-		.attr_count	= NFCTH_MAX,
+		.attr_count	= CTHD_NFCTH_MATCH,
 		.policy		= cthd_attr_policy,
 	},
 	[NFNL_MSG_CTHELPER_GET] = {
@@ -900,6 +1164,9 @@ static const struct nfnetlink_subsystem cthd_subsys = {
 static int __init cthd_init(void)
 {
 	int err;
+
+	/* the filter's bytes are the last two of this area (cthd_match.h) */
+	BUILD_BUG_ON(sizeof_field(struct nf_conn_help, data) != CTHD_HELP_AREA);
 
 	err = nfnetlink_subsys_register(&cthd_subsys);
 	if (err == -EBUSY) {

@@ -378,6 +378,9 @@ static void rp_tcp_sum_update(uint8_t *l4, const uint8_t old[8])
 	l4[17] = (uint8_t)s;
 }
 
+static bool rp_filter_wants(struct rp_engine *r, struct rp_conn *c, enum cth_dir dir,
+			    const struct cth_packet *view);
+
 void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 {
 	struct cth_packet view = { 0 };
@@ -416,7 +419,7 @@ void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 		return;
 	}
 	rp_view_fill(&view, c, dir);
-	if (c->helped && view.payload_len)
+	if (c->helped && view.payload_len && rp_filter_wants(r, c, dir, &view))
 		verdict = rp_help(r, f, c, &view, &mangled, &len);
 	if (verdict != CTH_VERDICT_ACCEPT) {
 		/* a dropped first packet leaves no connection behind */
@@ -443,6 +446,48 @@ void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 	rp_engine_emit(r, f, mangled ? r->buf : NULL, mangled ? len : 0);
 }
 
+void rp_engine_filter_set(struct rp_engine *r)
+{
+	const struct cth_plugin_desc *d = r->inst->pl->desc;
+
+	r->filter = true;
+	memset(&r->rules, 0, sizeof(r->rules));
+	r->rules.flags = d->match_flags;
+	for (unsigned int i = 0; d->match && i < d->n_match && i < CTHD_MATCH_MAX; i++) {
+		const struct cth_match *m = &d->match[i];
+
+		/* the loader checked the table: every rule is taken */
+		if (cthd_rule_set(&r->rules.rule[r->rules.n], m->prefix,
+				  (unsigned int)strnlen(m->prefix, CTH_MATCH_LEN), m->at, m->dirs))
+			r->rules.n++;
+	}
+}
+
+/*
+ * --filter: would kmod/ queue this packet with payload?  The same steps
+ * as its cthd_filter_wants() (kmod/cthelperd_nfnl.c) over the whole
+ * payload (the module scans at most 4 KiB and queues a longer one when
+ * unsure: a capture's packets are rarely longer).
+ */
+static bool rp_filter_wants(struct rp_engine *r, struct rp_conn *c, enum cth_dir dir,
+			    const struct cth_packet *view)
+{
+	bool tcp = c->t[0].proto == IPPROTO_TCP, queue;
+	uint8_t *st = &c->filter_st[dir];
+
+	if (!r->filter || !r->rules.n)
+		return true;
+	queue = (tcp && cthd_st_continues(*st)) ||
+		((r->rules.flags & CTHD_MATCH_F_NAT_ALL) && c->nat) ||
+		cthd_match_flat(&r->rules, dir, cthd_st_line_start(*st, tcp), view->payload,
+				view->payload_len);
+	if (tcp)
+		*st = cthd_st_next(view->payload[view->payload_len - 1] == '\n', queue);
+	if (!queue)
+		r->filtered++;
+	return queue;
+}
+
 void rp_engine_summary(struct rp_engine *r)
 {
 	r->rep.frame = 0;
@@ -454,6 +499,10 @@ void rp_engine_summary(struct rp_engine *r)
 		       r->frames, r->not_ip, r->ct.n, r->helped, r->related, r->calls,
 		       r->drops, r->edits_packets, r->x.created, r->x.matched, r->x.expired,
 		       r->x.evicted, r->x.removed, r->wrong, r->blocked);
+	if (r->filter)
+		rp_report_line(&r->rep, false, "filter: %lu packet%s with payload passed "
+			       "without the plugin (%u match rule%s)", r->filtered,
+			       r->filtered == 1 ? "" : "s", r->rules.n, r->rules.n == 1 ? "" : "s");
 }
 
 void rp_engine_init(struct rp_engine *r, const struct instance *inst)

@@ -44,7 +44,7 @@ struct rp_opts {
 	uint16_t ports[RP_PORTS_MAX];
 	size_t n_ports;
 	uint8_t proto;               /* 0: the plugin's, or the first flow's */
-	bool quiet, debug, strict;
+	bool quiet, debug, strict, filter;
 	const char *snat, *dnat;
 	const char *link;            /* --link ADDR/PREFIX[,...] */
 	bool sandbox;                /* --sandbox: the plugin as the daemon runs it */
@@ -140,7 +140,7 @@ out:
 static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 {
 	enum { OPT_SNAT = 256, OPT_DNAT, OPT_EXPECT, OPT_STRICT, OPT_HELPER, OPT_LINK,
-	       OPT_SANDBOX };
+	       OPT_SANDBOX, OPT_FILTER };
 	static const struct option longs[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "proto", required_argument, NULL, 'P' },
@@ -153,6 +153,7 @@ static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 		{ "helper", required_argument, NULL, OPT_HELPER },
 		{ "link", required_argument, NULL, OPT_LINK },
 		{ "sandbox", no_argument, NULL, OPT_SANDBOX },
+		{ "filter", no_argument, NULL, OPT_FILTER },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "version", no_argument, NULL, 'V' },
@@ -212,6 +213,9 @@ static int rp_opts_parse(int argc, char **argv, struct rp_opts *o)
 			break;
 		case OPT_SANDBOX:
 			o->sandbox = true;
+			break;
+		case OPT_FILTER:
+			o->filter = true;
 			break;
 		case 'd':
 			o->debug = true;
@@ -280,6 +284,9 @@ static void rp_usage(FILE *fp)
 		"                           (docs/security.md): a system call the sandbox\n"
 		"                           refuses, a crash or a call past its budget shows\n"
 		"                           as a 'sandbox:' line, the packet passed unhelped\n"
+		"      --filter             only the packets kmod/ would queue reach the\n"
+		"                           plugin (its match rules; the others pass as\n"
+		"                           the kernel passes them, counted on 'filter:')\n"
 		"      --helper NAME        the helper's name (default: the plugin's file name,\n"
 		"                           within the kernel's 15 characters)\n"
 		"  -w, --write OUT.pcap     write the packets as their verdicts leave them\n"
@@ -318,6 +325,8 @@ static int rp_open(struct rp_tool *t, struct runtime **rt)
 	}
 	e->rep.debug = o->debug;
 	e->proto = o->proto;
+	if (o->filter)
+		rp_engine_filter_set(e);
 	memcpy(e->ports, o->ports, sizeof(e->ports));
 	e->n_ports = o->n_ports;
 	if (!e->n_ports) {

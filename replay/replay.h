@@ -36,6 +36,7 @@
 #include "host/link.h"
 #include "host/packet.h"
 #include "runtime/runtime.h"
+#include "../kmod/cthd_match.h"
 
 /* ------------------------------------------------------------ capture.c */
 
@@ -88,6 +89,7 @@ struct rp_conn {
 	unsigned int nat;           /* CTH_NAT_* */
 	unsigned int status;        /* CTH_CT_* */
 	bool helped;                /* packets go to the plugin */
+	uint8_t filter_st[2];       /* --filter: kmod/'s byte per direction */
 	bool detach_wait;           /* detach once its expectations are gone */
 	bool closed;                /* TCP FIN both ways, or RST */
 	/*
@@ -335,6 +337,12 @@ struct rp_engine {
 	/* --sandbox: kept bytes the replay's copy of the sandbox's table
 	 * showed the current call (engine.c rp_help_sandboxed()) */
 	size_t kept_shown;
+	/* --filter: only the packets kmod/ would queue reach the plugin (the
+	 * plugin's match rules through kmod/cthd_match.h); filtered counts
+	 * the others */
+	bool filter;
+	struct cthd_rules rules;
+	unsigned long filtered;
 	unsigned long frames, not_ip, calls, edits_packets, drops, related, helped;
 	unsigned long wrong, blocked;   /* expected ones delivered wrong; neither */
 	uint8_t buf[RP_FRAME_MAX];
@@ -350,6 +358,9 @@ void rp_engine_header_ports(struct rp_engine *r);
  * link.  0 or -EINVAL. */
 int rp_engine_link_parse(struct rp_engine *r, const char *list);
 void rp_engine_summary(struct rp_engine *r);
+/* --filter: take the instance's plugin's match rules (none: every packet
+ * still reaches the plugin). */
+void rp_engine_filter_set(struct rp_engine *r);
 void rp_engine_free(struct rp_engine *r);
 
 /* ------------------------------------------------------------ crash.c */

@@ -53,7 +53,10 @@ struct ftp_priv {
 };
 
 #define FTP_PICKED(dir) (1u << (dir))
-#define FTP_FLAGS_ALL (FTP_PICKED(0) | FTP_PICKED(1))
+/* FTP_OPEN(dir): the last packet of dir the plugin saw did not end in
+ * '\n' (so the next one may continue its line) */
+#define FTP_OPEN(dir) (1u << (2 + (dir)))
+#define FTP_FLAGS_ALL (FTP_PICKED(0) | FTP_PICKED(1) | FTP_OPEN(0) | FTP_OPEN(1))
 
 _Static_assert(sizeof(struct ftp_priv) == 20, "ftp_priv must have no padding");
 
@@ -165,6 +168,37 @@ static void ftp_nl_record(struct ftp_priv *priv, enum cth_dir dir,
 	if (ftp_seq_after(seq, s[oldest]))
 		s[oldest] = seq;
 }
+
+/* The newest recorded line start of dir is before seq (nl_num[dir] > 0). */
+static bool ftp_nl_before(const struct ftp_priv *priv, enum cth_dir dir,
+			  uint32_t seq)
+{
+	for (unsigned int i = 0; i < priv->nl_num[dir]; i++)
+		if (!ftp_seq_after(seq, priv->nl_seq[dir][i]))
+			return false;
+	return priv->nl_num[dir] > 0;
+}
+
+/*
+ * Packets were skipped before this one, which starts a line: the last
+ * packet of dir the plugin saw ended a line, this one starts after that
+ * line start and holds one line at most (its only '\n' is its last
+ * byte, or it has none: the start of a split command).  A kernel module
+ * that filters (kmod/, ftp_match below) skips packets that cannot hold an
+ * announcement, and queues a packet whose start does not start a line
+ * only when a later line of it matches: never a packet of one line.
+ * With every packet queued (the in-tree module) this happens only when
+ * TCP reorders or loses a segment.
+ */
+static bool ftp_skipped(const struct ftp_priv *priv, const struct cth_packet *pkt)
+{
+	const uint8_t *nl = memchr(pkt->payload, '\n', pkt->payload_len);
+
+	return !(priv->flags & FTP_OPEN(pkt->dir)) &&
+	       ftp_nl_before(priv, pkt->dir, pkt->seq) &&
+	       (!nl || nl == pkt->payload + pkt->payload_len - 1);
+}
+
 
 /* The kernel only looks once there has been traffic both ways. */
 static bool ftp_packet_wanted(const struct cth_packet *pkt)
@@ -291,6 +325,21 @@ static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
 }
 
 /*
+ * The first line of a packet read where it may not be whole (a pickup, a
+ * packet after skipped ones, or one that shows kept bytes) and does not
+ * parse: -EAGAIN, the start of a command split across segments, is kept
+ * (cth_keep()) and read whole with the next segment, which a filtering
+ * kernel module queues too (it follows a queued segment that ended inside
+ * a line); anything else is a fragment, left alone.
+ */
+static int ftp_unparsed(struct cth_ctx *ctx, int ret)
+{
+	if (ret == -EAGAIN && cth_keep(ctx, 0) == 0)
+		cth_log(ctx, CTH_LOG_DEBUG, "partial command kept for the next segment");
+	return CTH_VERDICT_ACCEPT;
+}
+
+/*
  * Only a packet that starts a line is parsed, and only its first line,
  * as the kernel does: every packet ending in '\n' records where the next
  * line starts.  With no line start known for a direction (a new
@@ -298,53 +347,67 @@ static int ftp_handle_cmd(struct cth_ctx *ctx, const struct cth_packet *pkt,
  * connection from conntrackd without it) the first packet of the
  * direction is picked up as a line start if it is a whole announcement
  * (PORT, EPRT, 227, 229); one that does not parse may be the middle of a
- * line and is left alone, never dropped, and later packets wait for a
- * line start (one after a packet ending in '\n').  The kernel picks up the first packet of an entry
- * ctnetlink created without looking (NF_CT_FTP_SEQ_PICKUP); the first
- * command after a failover is often the PORT itself.
+ * line and is left alone, never dropped (a partial one is kept for the
+ * next segment), and later packets wait for a line start (one after a
+ * packet ending in '\n').  The kernel picks up the first packet of an
+ * entry ctnetlink created without looking (NF_CT_FTP_SEQ_PICKUP); the
+ * first command after a failover is often the PORT itself.  A packet
+ * after skipped ones (a filtering kernel module, ftp_skipped()) is read as
+ * a pickup is; a command read so records its own start as a line start,
+ * so that its retransmission is read again.
  */
 static int ftp_packet_state(struct cth_ctx *ctx, const struct cth_packet *pkt,
 			    struct ftp_priv *priv,
 			    const struct ftp_config *config)
 {
 	enum cth_dir dir = pkt->dir;
+	size_t kept = cth_kept(ctx, pkt);
 	struct ftp_cmd cmd;
 	uint32_t next_seq;
-	bool ends_in_nl, at_line, pickup;
+	bool ends_in_nl, recorded, loose_start, pickup;
 	int verdict = CTH_VERDICT_ACCEPT;
 	int ret;
 
 	/* Taken before any rewrite: sequence numbers the helper sees are
 	 * the sender's, NAT adjusts them only afterwards. */
 	ends_in_nl = pkt->payload[pkt->payload_len - 1] == '\n';
-	next_seq = pkt->seq + (uint32_t)pkt->payload_len;
+	next_seq = pkt->seq + (uint32_t)(pkt->payload_len - kept);
 	ftp_nl_sane(priv, dir, next_seq);
 
-	at_line = ftp_nl_find(priv, dir, pkt->seq);
+	recorded = !kept && ftp_nl_find(priv, dir, pkt->seq);
 	pickup = priv->nl_num[dir] == 0 && !(priv->flags & FTP_PICKED(dir));
+	loose_start = !recorded && (kept || pickup || ftp_skipped(priv, pkt));
 	if (priv->nl_num[dir] == 0)
 		priv->flags |= FTP_PICKED(dir);
-	if (at_line || pickup) {
+	if (recorded || loose_start) {
 		ret = ftp_parse(pkt->payload, pkt->payload_len, dir,
 				pkt->tuple[dir].family, &cmd);
-		/* a pickup that does not parse is a fragment: left alone */
-		if (ret < 0 && !at_line)
-			ret = 0;
-		if (ret < 0) {
+		if (ret < 0 && loose_start)
+			verdict = ftp_unparsed(ctx, ret);
+		else if (ret < 0) {
 			/* Drop so the sender retransmits, hopefully whole;
 			 * the line start stays where it was. */
 			cth_log(ctx, CTH_LOG_INFO, "%s command, dropped",
 				ret == -EAGAIN ? "partial" : "malformed");
 			cth_count(ctx, FTP_CNT_PARSE_ERRORS);
 			return CTH_VERDICT_DROP;
-		}
-		if (ret > 0) {
+		} else if (ret > 0 && kept && cmd.off < kept &&
+			   (pkt->nat & (CTH_NAT_SRC | CTH_NAT_DST))) {
+			/* its address went out with the kept bytes already */
+			cth_log(ctx, CTH_LOG_INFO, "%s split across segments under NAT: "
+				"passed untranslated", ftp_cmd_name(cmd.type));
+			cth_count(ctx, FTP_CNT_PARSE_ERRORS);
+		} else if (ret > 0) {
 			cth_count(ctx, FTP_CNT_COMMANDS);
 			verdict = ftp_handle_cmd(ctx, pkt, config, &cmd);
+			if (loose_start && !kept && verdict == CTH_VERDICT_ACCEPT)
+				ftp_nl_record(priv, dir, pkt->seq);
 		}
 	}
 	if (ends_in_nl)
 		ftp_nl_record(priv, dir, next_seq);
+	priv->flags = (uint8_t)((priv->flags & ~FTP_OPEN(dir)) |
+				(ends_in_nl ? 0 : FTP_OPEN(dir)));
 	return verdict;
 }
 
@@ -369,6 +432,20 @@ static int ftp_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 #define FTP_PLUGIN_VERSION "1.0.0"
 #endif
 
+/*
+ * What the plugin acts on (issue 34): a line starting with a command or a
+ * reply it parses.  Its first packets (220, USER) need no pickup: the
+ * first packet of a direction is parsed whatever its sequence number,
+ * and a packet after skipped ones is read as a line start
+ * (ftp_skipped()).
+ */
+static const struct cth_match ftp_match[] = {
+	{ .prefix = "PORT", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_ORIGINAL },
+	{ .prefix = "EPRT", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_ORIGINAL },
+	{ .prefix = "227", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_REPLY },
+	{ .prefix = "229", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_REPLY },
+};
+
 CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.abi_version = CTH_ABI_VERSION,
 	.size = sizeof(struct cth_plugin_desc),
@@ -391,4 +468,6 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.priv_version = FTP_PRIV_VERSION,
 	.priv_version_at = offsetof(struct ftp_priv, version),
 	.priv_valid = ftp_priv_valid,
+	.match = ftp_match,
+	.n_match = sizeof(ftp_match) / sizeof(ftp_match[0]),
 };

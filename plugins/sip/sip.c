@@ -488,6 +488,28 @@ static int sip_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 	return verdict;
 }
 
+/*
+ * What the plugin acts on without NAT (issue 34): the start lines of the
+ * messages it handles (a datagram is a message; over TCP each segment
+ * without kept bytes is read as starting one, see docs/plugins/sip.md),
+ * and the SDP lines of a body that came in a later segment than its
+ * headers.  Under NAT it rewrites Via and Contact of every message:
+ * CTH_MATCH_NAT_ALL queues every packet with payload then.
+ */
+#define SIP_RULE(p, where) { .prefix = p, .at = where, .dirs = CTH_MATCH_BOTH }
+static const struct cth_match sip_match[] = {
+	SIP_RULE("SIP/2.0 ", CTH_MATCH_AT_START),
+	SIP_RULE("INVITE ", CTH_MATCH_AT_START),
+	SIP_RULE("ACK ", CTH_MATCH_AT_START),
+	SIP_RULE("BYE ", CTH_MATCH_AT_START),
+	SIP_RULE("CANCEL ", CTH_MATCH_AT_START),
+	SIP_RULE("REGISTER", CTH_MATCH_AT_START),
+	SIP_RULE("UPDATE ", CTH_MATCH_AT_START),
+	SIP_RULE("PRACK ", CTH_MATCH_AT_START),
+	SIP_RULE("m=", CTH_MATCH_AT_LINE),
+	SIP_RULE("c=", CTH_MATCH_AT_LINE),
+};
+
 CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.abi_version = CTH_ABI_VERSION,
 	.size = sizeof(struct cth_plugin_desc),
@@ -514,4 +536,7 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.priv_version = SIP_PRIV_VERSION,
 	.priv_version_at = offsetof(struct sip_priv, version),
 	.priv_valid = sip_priv_valid,
+	.match = sip_match,
+	.n_match = sizeof(sip_match) / sizeof(sip_match[0]),
+	.match_flags = CTH_MATCH_NAT_ALL,
 };

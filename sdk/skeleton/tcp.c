@@ -138,4 +138,11 @@ CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {
 	.n_counters = sizeof(@ID@_counters) / sizeof(@ID@_counters[0]),
 	.priv_version = 1,
 	.priv_version_at = offsetof(struct @ID@_priv, version),
+	/*
+	 * TODO, optional: on kmod/ only the packets these rules select reach
+	 * the plugin (sdk/README.md, "Which packets reach the plugin"), e.g.
+	 * .match = @ID@_match, .n_match = 1, with
+	 * { .prefix = "DATA ", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_REPLY };
+	 * then check it with cthelper-replay --filter.
+	 */
 };

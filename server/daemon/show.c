@@ -33,6 +33,8 @@ void show_print(FILE *out, const struct runtime *rt)
 	}
 }
 
+static void show_match(FILE *out, const struct cth_plugin_desc *d);
+
 static void show_helper(FILE *out, const struct instance *in, const struct cfg_helper *h)
 {
 	const struct cth_plugin_desc *d = in->pl->desc;
@@ -54,6 +56,26 @@ static void show_helper(FILE *out, const struct instance *in, const struct cfg_h
 			fprintf(out, "%s %s", k ? "," : "", d->counters[k].name);
 		fprintf(out, "\n");
 	}
+	show_match(out, d);
+}
+
+/* The match rules (issue 34): "queues" says what a filtering kernel
+ * module queues, e.g. "PORT" at a line start, original direction. */
+static void show_match(FILE *out, const struct cth_plugin_desc *d)
+{
+	static const char *const dirs[] = { "", "original", "reply", "both" };
+
+	if (!d->n_match) {
+		fprintf(out, "  queues      every packet (no match rules)\n");
+		return;
+	}
+	fprintf(out, "  queues     ");
+	for (unsigned int k = 0; k < d->n_match; k++)
+		fprintf(out, "%s \"%s\" at %s (%s)", k ? "," : "", d->match[k].prefix,
+			d->match[k].at == CTH_MATCH_AT_LINE ? "a line start" : "the start",
+			dirs[d->match[k].dirs & 3u]);
+	fprintf(out, "%s\n", d->match_flags & CTH_MATCH_NAT_ALL ?
+		"; every packet with payload when NATed" : "");
 }
 
 /* "tcp, udp": each bit by its own name, not "both" */

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "cthelper_msg.h"
+#include "../../kmod/cthd_match.h"
 
 /* An attribute table: the type each attribute must have (UNSPEC: not
  * read, e.g. one a newer kernel added) and where the parser puts it. */
@@ -58,6 +59,7 @@ struct cthelper_msg_get_ctx {
 
 static void cthelper_msg_put_tuple(struct nlmsghdr *nlh, int family, int proto);
 static void cthelper_msg_put_policy(struct nlmsghdr *nlh, const struct instance *in);
+static void cthelper_msg_put_match(struct nlmsghdr *nlh, const struct cth_plugin_desc *d);
 static int cthelper_msg_get_cb(const struct nlmsghdr *nlh, void *data);
 static int cthelper_msg_attr_cb(const struct nlattr *a, void *data);
 static int cthelper_msg_nest_parse(const struct nlattr *nest,
@@ -73,6 +75,13 @@ int cthelper_msg_new(struct nlreq *r, const struct instance *in, int family,
 		     int proto, uint32_t status)
 {
 	char buf[NLREQ_BUF];
+
+	return nlreq_talk(r, cthelper_msg_new_put(buf, in, family, proto, status));
+}
+
+struct nlmsghdr *cthelper_msg_new_put(char *buf, const struct instance *in, int family,
+				      int proto, uint32_t status)
+{
 	struct nlmsghdr *nlh = nlreq_msg_put(buf, NFNL_SUBSYS_CTHELPER,
 					     NFNL_MSG_CTHELPER_NEW, NLM_F_CREATE, AF_UNSPEC);
 
@@ -82,7 +91,8 @@ int cthelper_msg_new(struct nlreq *r, const struct instance *in, int family,
 	mnl_attr_put_u32(nlh, NFCTH_PRIV_DATA_LEN, htonl((uint32_t)in->pl->desc->priv_size));
 	mnl_attr_put_u32(nlh, NFCTH_QUEUE_NUM, htonl(in->queue));
 	mnl_attr_put_u32(nlh, NFCTH_STATUS, htonl(status));
-	return nlreq_talk(r, nlh);
+	cthelper_msg_put_match(nlh, in->pl->desc);
+	return nlh;
 }
 
 /*
@@ -215,6 +225,32 @@ static void cthelper_msg_put_policy(struct nlmsghdr *nlh, const struct instance 
 		mnl_attr_put_u32(nlh, NFCTH_POLICY_EXPECT_MAX, htonl(in->classes[i].max));
 		mnl_attr_put_u32(nlh, NFCTH_POLICY_EXPECT_TIMEOUT, htonl(in->classes[i].timeout));
 		mnl_attr_nest_end(nlh, set);
+	}
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/*
+ * The plugin's match rules, carried as they are (the daemon knows no
+ * protocol): kmod/'s own attribute, always sent with a full definition so
+ * that a reload whose plugin dropped its rules clears them (an empty nest:
+ * queue everything).  The in-tree nfnetlink_cthelper ignores a type above
+ * its NFCTH_MAX (docs/architecture.md, "The filter attribute").
+ */
+static void cthelper_msg_put_match(struct nlmsghdr *nlh, const struct cth_plugin_desc *d)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, CTHD_NFCTH_MATCH);
+
+	if (d->match_flags)
+		mnl_attr_put_u32(nlh, CTHD_MATCH_A_FLAGS, htonl(d->match_flags));
+	for (unsigned int i = 0; d->match && i < d->n_match && i < CTH_MATCH_MAX; i++) {
+		const struct cth_match *m = &d->match[i];
+		struct nlattr *rule = mnl_attr_nest_start(nlh, CTHD_MATCH_A_RULE);
+
+		mnl_attr_put(nlh, CTHD_RULE_A_PREFIX, strnlen(m->prefix, CTH_MATCH_LEN),
+			     m->prefix);
+		mnl_attr_put_u8(nlh, CTHD_RULE_A_AT, m->at);
+		mnl_attr_put_u8(nlh, CTHD_RULE_A_DIRS, m->dirs);
+		mnl_attr_nest_end(nlh, rule);
 	}
 	mnl_attr_nest_end(nlh, nest);
 }

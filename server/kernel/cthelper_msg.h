@@ -30,6 +30,10 @@ struct cthelper_state {
  * definition and status. */
 int cthelper_msg_new(struct nlreq *r, const struct instance *in, int family,
 		     int proto, uint32_t status);
+/* The same NEW built into buf (NLREQ_BUF bytes), not sent: the helper's
+ * definition and kmod/'s CTHD_NFCTH_MATCH with the plugin's rules. */
+struct nlmsghdr *cthelper_msg_new_put(char *buf, const struct instance *in, int family,
+				      int proto, uint32_t status);
 /* Set only the status (NFCT_HELPER_STATUS_*) of an existing helper,
  * whatever its definition. */
 int cthelper_msg_status(struct nlreq *r, const char *name, int family,

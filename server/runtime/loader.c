@@ -37,6 +37,16 @@
 #include "config.h"
 #include "dlfresh.h"
 #include "loader.h"
+#include "../../kmod/cthd_match.h"
+
+#define SAME(a, b) ((unsigned int)(a) == (unsigned int)(b))
+_Static_assert(SAME(CTH_MATCH_MAX, CTHD_MATCH_MAX) && SAME(CTH_MATCH_LEN, CTHD_MATCH_LEN) &&
+	       SAME(CTH_MATCH_PRIV_MAX, CTHD_MATCH_PRIV_MAX) &&
+	       SAME(CTH_MATCH_AT_START, CTHD_AT_START) && SAME(CTH_MATCH_AT_LINE, CTHD_AT_LINE) &&
+	       SAME(CTH_MATCH_ORIGINAL, CTHD_DIR_ORIGINAL) &&
+	       SAME(CTH_MATCH_REPLY, CTHD_DIR_REPLY) &&
+	       SAME(CTH_MATCH_NAT_ALL, CTHD_MATCH_F_NAT_ALL),
+	       "the SDK's match rules are the kernel module's");
 
 #define ERR(...) (snprintf(err, errlen, __VA_ARGS__), -EINVAL)
 #define PLUGIN_RULE "plugins must be writable by root or the daemon's user only"
@@ -71,6 +81,8 @@ static int loader_counters_check(const struct cth_plugin_desc *d, char *err,
 				 size_t errlen);
 static int loader_priv_check(const struct cth_plugin_desc *d, uint32_t fns, char *err,
 			     size_t errlen);
+static void loader_match_copy(struct plugin *pl, const struct cth_plugin_desc *src);
+static int loader_match_check(const struct cth_plugin_desc *d, char *err, size_t errlen);
 
 int loader_load(const char *dir, const char *name, struct plugin **out,
 		char *err, size_t errlen)
@@ -191,7 +203,8 @@ int loader_desc_check_fns(const struct cth_plugin_desc *d, uint32_t fns, char *e
 		return ERR("plugin configuration block of %zu bytes is unreasonably large",
 			   d->config_size);
 	if ((rc = keys_decl_check_fns(d, fns, err, errlen)) ||
-	    (rc = loader_counters_check(d, err, errlen)))
+	    (rc = loader_counters_check(d, err, errlen)) ||
+	    (rc = loader_match_check(d, err, errlen)))
 		return rc;
 	return loader_priv_check(d, fns, err, errlen);
 }
@@ -365,6 +378,8 @@ static int loader_header_check(const struct cth_plugin_desc *d, char *err,
 {
 	size_t want = loader_abi_size(d->abi_version);
 
+	if (d->abi_version == CTH_ABI_VERSION && d->size == PLUGIN_ABI3_FIRST_SIZE)
+		return 0;
 	if (!want)
 		return ERR("plugin ABI version %u, %s speaks %u (and loads %u..%u): rebuild "
 			   "the plugin against this SDK", d->abi_version, log_program(),
@@ -409,6 +424,8 @@ static void loader_desc_copy(struct plugin *pl, const struct cth_plugin_desc *sr
 		loader_keys_copy(pl, src);
 		loader_counters_copy(pl, src);
 	}
+	if (src->size > PLUGIN_ABI3_FIRST_SIZE)
+		loader_match_copy(pl, src);
 	loader_plugin_bind(pl);
 }
 
@@ -477,6 +494,15 @@ static uint8_t loader_str_copy(char *dst, size_t len, const char *src)
 	return 1;
 }
 
+/* More than CTH_MATCH_MAX rules are not read: refused by n_match alone. */
+static void loader_match_copy(struct plugin *pl, const struct cth_plugin_desc *src)
+{
+	pl->has.match = src->match != NULL;
+	if (!src->match || src->n_match > CTH_MATCH_MAX)
+		return;
+	memcpy(pl->match, src->match, src->n_match * sizeof(pl->match[0]));
+}
+
 /* ---- binding a copy ---- */
 
 void loader_plugin_bind(struct plugin *pl)
@@ -499,6 +525,7 @@ void loader_plugin_bind(struct plugin *pl)
 		pl->counters[i].name = h->counter_name[i] ? pl->counter_text[i].name : NULL;
 		pl->counters[i].help = pl->counter_text[i].help;
 	}
+	d->match = h->match ? pl->match : NULL;
 	pl->desc = d;
 }
 
@@ -581,5 +608,47 @@ static int loader_priv_check(const struct cth_plugin_desc *d, uint32_t fns, char
 	if (!d->priv_version && (fns & PLUGIN_FN_PRIV_VALID))
 		return ERR("priv_valid needs a priv_version (the host calls it only for "
 			   "state of that version)");
+	return 0;
+}
+
+/*
+ * The match rules (plugin.h struct cth_match), by the rule the kernel
+ * module applies itself (kmod/cthd_match.h cthd_rule_set()), so that a
+ * table the daemon takes is one the module takes.
+ */
+static int loader_match_check(const struct cth_plugin_desc *d, char *err, size_t errlen)
+{
+	struct cthd_rule r;
+
+	if (d->n_match > CTH_MATCH_MAX)
+		return ERR("plugin declares %u match rules; at most %u", d->n_match,
+			   CTH_MATCH_MAX);
+	if (d->n_match && !d->match)
+		return ERR("plugin declares %u match rules but no rule table (match is NULL)",
+			   d->n_match);
+	if (d->match_flags & ~(unsigned int)CTH_MATCH_NAT_ALL)
+		return ERR("plugin match_flags 0x%x: only CTH_MATCH_NAT_ALL is defined",
+			   d->match_flags);
+	if (d->match_flags && !d->n_match)
+		return ERR("plugin match_flags 0x%x without match rules: they only qualify rules",
+			   d->match_flags);
+	if (d->n_match && d->priv_size > CTH_MATCH_PRIV_MAX)
+		return ERR("plugin declares match rules and %zu bytes of private state: with "
+			   "rules at most %u (the kernel module keeps 2 bytes of its own)",
+			   d->priv_size, CTH_MATCH_PRIV_MAX);
+	for (unsigned int i = 0; i < d->n_match; i++) {
+		const struct cth_match *m = &d->match[i];
+		size_t len = strnlen(m->prefix, sizeof(m->prefix));
+
+		if (len == sizeof(m->prefix))
+			return ERR("match rule %u: prefix is not NUL-terminated within %u bytes",
+				   i, CTH_MATCH_LEN);
+		if (!cthd_rule_set(&r, m->prefix, (unsigned int)len, m->at, m->dirs))
+			return ERR("match rule %u ('%s'): prefix must be 1..%u printable ASCII "
+				   "characters, at CTH_MATCH_AT_START or CTH_MATCH_AT_LINE (is %u), "
+				   "dirs a non-empty set of CTH_MATCH_ORIGINAL|CTH_MATCH_REPLY "
+				   "(is 0x%x)", i, len ? m->prefix : "", CTH_MATCH_LEN,
+				   m->at, m->dirs);
+	}
 	return 0;
 }

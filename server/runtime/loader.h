@@ -77,6 +77,7 @@ struct plugin_has {
 	uint8_t key[CTH_KEY_MAX];             /* PLUGIN_HAS_* */
 	uint8_t n_choices[CTH_KEY_MAX];       /* <= KEYS_CHOICES_MAX + 1 */
 	uint8_t counter_name[CTH_COUNTER_MAX];
+	uint8_t match;
 };
 
 struct plugin {
@@ -105,6 +106,9 @@ struct plugin {
 	struct plugin_key_text key_text[CTH_KEY_MAX];
 	struct cth_counter counters[CTH_COUNTER_MAX];
 	struct plugin_counter_text counter_text[CTH_COUNTER_MAX];
+	/* copy.match points here (no pointer inside: the sandbox's describe
+	 * carries them as they are) */
+	struct cth_match match[CTH_MATCH_MAX];
 };
 
 /*
@@ -113,6 +117,9 @@ struct plugin {
  * the daemon's with the ABI 3 fields zeroed.
  */
 #define PLUGIN_ABI2_SIZE offsetof(struct cth_plugin_desc, keys)
+/* ABI 3 as first released, before the match rules were appended: taken,
+ * with no rules (every packet queued). */
+#define PLUGIN_ABI3_FIRST_SIZE offsetof(struct cth_plugin_desc, match)
 
 /* Load DIR/NAME.so, copy its descriptor into daemon memory and validate
  * the copy; the descriptor must be called NAME.  On failure returns a

@@ -58,10 +58,14 @@ int describe_wire_take(const struct chan_describe *w, const char *path, const ch
 	pl->fns = w->fns & PLUGIN_FN_ALL;
 	pl->dev = dev;
 	pl->ino = ino;
-	/* an ABI 2 descriptor declares nothing of ABI 3, as the loader's
-	 * copy of one (a size the loader refuses is refused below) */
+	/* an ABI 2 descriptor declares nothing of ABI 3, and one of ABI 3's
+	 * first size no match rules, as the loader's copy of either (a size
+	 * the loader refuses is refused below) */
 	if (d->size < sizeof(*d)) {
 		memset((char *)d + d->size, 0, sizeof(*d) - d->size);
+		pl->has.match = 0;
+	}
+	if (d->size < PLUGIN_ABI3_FIRST_SIZE) {
 		pl->has.keys = pl->has.counters = 0;
 		pl->fns &= PLUGIN_FN_CONFIGURE | PLUGIN_FN_PACKET;
 	}
@@ -94,6 +98,7 @@ static void describe_wire_unpoint(struct plugin *pl)
 	d->priv_valid = NULL;
 	d->keys = NULL;
 	d->counters = NULL;
+	d->match = NULL;
 	for (unsigned int i = 0; i < CTH_KEY_MAX; i++) {
 		pl->keys[i].name = pl->keys[i].doc = pl->keys[i].def = NULL;
 		pl->keys[i].choices = NULL;

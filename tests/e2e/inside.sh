@@ -106,8 +106,8 @@ ZONE_CASES=(
 	"zone-dnat-pasv pasv dnat"
 )
 # runs IMPL CASE: does this column run this issue 12 case (else "-")?
-#   cthelperd, kernel (reference): all of them but payload-only.
-#   cthelperd-kmod: nohelp-* and payload-only (kmod/'s own option).  The others test the daemon's packet
+#   cthelperd, kernel (reference): all of them but payload-only and filter.
+#   cthelperd-kmod: nohelp-*, payload-only and filter (kmod/'s own options).  The others test the daemon's packet
 #     path through nf_conntrack, ctnetlink and nfnetlink_queue, none of
 #     which kmod/ replaces; the life-cycle cases below do run on it.
 #   conntrackd (reference): nohelp-port and nohelp-pasv; it does not NAT
@@ -117,8 +117,8 @@ ZONE_CASES=(
 # under 15 minutes.
 runs() {
 	case $1/$2 in
-	cthelperd-kmod/payload-only) return 0 ;;
-	*/payload-only) return 1 ;;     # kmod/'s option: its column only
+	cthelperd-kmod/payload-only|cthelperd-kmod/filter) return 0 ;;
+	*/payload-only|*/filter) return 1 ;;     # kmod/'s options: its column only
 	cthelperd/*|kernel/*) return 0 ;;
 	cthelperd-kmod/nohelp-*) return 0 ;;
 	conntrackd/nohelp-port|conntrackd/nohelp-pasv) return 0 ;;
@@ -411,6 +411,8 @@ case_payload_only() {
 	progress "$impl/$c"
 	[ -w "$PAYLOAD_PARAM" ] || { set_cell "$impl" "$c" bad "$PAYLOAD_PARAM missing: the loaded module lacks the option"; return; }
 	[ "$(cat "$PAYLOAD_PARAM")" = N ] || why="payload_only is not off by default: $(cat "$PAYLOAD_PARAM")"
+	# the ftp plugin's match rules take precedence (issue 34): off here
+	[ -w "$FILTER_PARAM" ] && echo 0 >"$FILTER_PARAM"
 	for val in 0 1; do
 		echo "$val" >"$PAYLOAD_PARAM"
 		n=0
@@ -426,9 +428,54 @@ case_payload_only() {
 		queued[$val]=$n
 	done
 	echo 0 >"$PAYLOAD_PARAM"
+	[ -w "$FILTER_PARAM" ] && echo 1 >"$FILTER_PARAM"
 	[ "${queued[1]}" -lt "${queued[0]}" ] ||
 		why="${why:+$why; }${queued[1]} packets queued with payload_only=1, not fewer than the ${queued[0]} without"
 	say "$impl/$c: the two sessions queued ${queued[0]} packets with payload_only=0, ${queued[1]} with payload_only=1"
+	set_cell "$impl" "$c" "$([ -z "$why" ] && echo ok || echo bad)" "$why"
+}
+
+# kmod/'s filter (issue 34, on by default): a helper whose plugin declares
+# match rules (ftp: PORT, EPRT, 227, 229 at a line start) queues only the
+# packets that match.  The same two sessions (PORT under MASQUERADE, PASV
+# routed) with the filter off and on: every transfer passes, fewer packets
+# are queued with it on (id_sequence delta), and the module's counters
+# filter_passed and filter_queued account for them.
+FILTER_PARAM=/sys/module/cthelperd_nfnl/parameters/filter
+FILTER_PASSED=/sys/module/cthelperd_nfnl/parameters/filter_passed
+FILTER_QUEUED=/sys/module/cthelperd_nfnl/parameters/filter_queued
+case_filter() {
+	local impl=$1 c=filter why="" val q0 p0 f0 n line mode tmode
+	local -A queued=() passed=() fqueued=()
+	progress "$impl/$c"
+	[ -w "$FILTER_PARAM" ] || { set_cell "$impl" "$c" bad "$FILTER_PARAM missing: the loaded module lacks the option"; return; }
+	[ "$(cat "$FILTER_PARAM")" = Y ] || why="filter is not on by default: $(cat "$FILTER_PARAM")"
+	for val in 0 1; do
+		echo "$val" >"$FILTER_PARAM"
+		n=0
+		p0=$(cat "$FILTER_PASSED")
+		f0=$(cat "$FILTER_QUEUED")
+		for line in "port masq" "pasv plain"; do
+			read -r mode tmode <<<"$line"
+			topo_mode "$tmode"
+			q0=$(queue_seq)
+			if ! run_client "$impl" "$c-$val-$mode" 4 "$mode"; then
+				why="${why:+$why; }filter=$val, $mode ($tmode): ${OUT#ERROR }"
+			fi
+			n=$((n + $(queue_seq) - q0))
+		done
+		queued[$val]=$n
+		passed[$val]=$(($(cat "$FILTER_PASSED") - p0))
+		fqueued[$val]=$(($(cat "$FILTER_QUEUED") - f0))
+	done
+	echo 1 >"$FILTER_PARAM"
+	[ "${queued[1]}" -lt "${queued[0]}" ] ||
+		why="${why:+$why; }${queued[1]} packets queued with filter=1, not fewer than the ${queued[0]} without"
+	[ "${passed[1]}" -gt 0 ] && [ "${passed[0]}" = 0 ] && [ "${fqueued[0]}" = 0 ] ||
+		why="${why:+$why; }counters: filter=0 passed ${passed[0]} queued ${fqueued[0]} (want 0 0), filter=1 passed ${passed[1]} (want > 0)"
+	[ "${fqueued[1]}" -le "${queued[1]}" ] ||
+		why="${why:+$why; }filter_queued grew by ${fqueued[1]}, more than the ${queued[1]} packets queued"
+	say "$impl/$c: the two sessions queued ${queued[0]} packets with filter=0, ${queued[1]} with filter=1 (filter_queued +${fqueued[1]}, filter_passed +${passed[1]})"
 	set_cell "$impl" "$c" "$([ -z "$why" ] && echo ok || echo bad)" "$why"
 }
 
@@ -1142,7 +1189,7 @@ case_sharded() {
 # The case names IMPL runs (besides CASES), in table order.
 impl_extra_cases() {
 	local impl=$1 line
-	for line in "${NOHELP_CASES[@]}" "${ZONE_CASES[@]}" dup-masq-port gso-masq-port payload-only; do
+	for line in "${NOHELP_CASES[@]}" "${ZONE_CASES[@]}" dup-masq-port gso-masq-port payload-only filter; do
 		! runs "$impl" "${line%% *}" || echo "${line%% *}"
 	done
 	if is_cth "$impl"; then
@@ -1185,6 +1232,7 @@ run_impl() {
 	runs "$impl" dup-masq-port && want dup-masq-port && case_dup "$impl"
 	runs "$impl" gso-masq-port && want gso-masq-port && case_gso "$impl"
 	runs "$impl" payload-only && want payload-only && case_payload_only "$impl"
+	runs "$impl" filter && want filter && case_filter "$impl"
 	if is_cth "$impl"; then
 		if want kill9-release || want kill9-restart; then
 			case_kill9_restart "$impl"
@@ -1236,7 +1284,7 @@ print_table() {
 	done
 	print_cells "FTP end-to-end, side by side (blocked = data connection stopped by the firewall, as it must be without a helper; n/s = not started):" \
 		scenario 18 16 "${CASES[@]}" "${NOHELP_CASES[@]}" "${ZONE_CASES[@]}" dup-masq-port \
-		gso-masq-port payload-only "${EXTRA_CASES[@]}" "$CTL_CASE" "$SHARD_CASE" "$SCALE_CASE" nft-example
+		gso-masq-port payload-only filter "${EXTRA_CASES[@]}" "$CTL_CASE" "$SHARD_CASE" "$SCALE_CASE" nft-example
 }
 
 trap suite_cleanup EXIT

@@ -55,7 +55,7 @@ kbuild() {
 	local name=$1 dir=$2 kdir=$3
 	shift 3
 	mkdir -p "$dir"
-	cp kmod/Kbuild kmod/Makefile kmod/*.c "$dir"/
+	cp kmod/Kbuild kmod/Makefile kmod/*.c kmod/*.h "$dir"/
 	if ! make -C "$dir" KDIR="$kdir" CTHD_WERROR=y "$@" >"$dir/build.log" 2>&1; then
 		echo "FAIL $name: make failed against $kdir (see $dir/build.log)"
 		tail -n 30 "$dir/build.log"
@@ -137,7 +137,7 @@ if [ -f kmod/dkms.conf ]; then
 	# it must build, and without -Werror.
 	DK=$RUN/dkms
 	mkdir -p "$DK"
-	cp kmod/Kbuild kmod/Makefile kmod/*.c kmod/dkms.conf "$DK"/
+	cp kmod/Kbuild kmod/Makefile kmod/*.c kmod/*.h kmod/dkms.conf "$DK"/
 	# shellcheck disable=SC2016
 	if (cd "$DK" && kernel_source_dir=$KDIR bash -c '. ./dkms.conf; eval "${MAKE[0]}"') >"$DK/build.log" 2>&1 &&
 	   [ -f "$DK/$MOD.ko" ]; then
@@ -163,7 +163,7 @@ fi
 # The alias build: CTHD_AUTOLOAD=y declares the nfnetlink subsystem alias.
 AL=$RUN/autoload
 mkdir -p "$AL"
-cp kmod/Kbuild kmod/Makefile kmod/*.c "$AL"/
+cp kmod/Kbuild kmod/Makefile kmod/*.c kmod/*.h "$AL"/
 if make -C "$AL" KDIR="$KDIR" CTHD_WERROR=y CTHD_AUTOLOAD=y >"$AL/build.log" 2>&1; then
 	want kmod-autoload-alias nfnetlink-subsys-9 "$(modinfo -F alias "$AL/$MOD.ko")"
 else
@@ -176,7 +176,7 @@ if [ ! -x tests/vm/run.sh ]; then
 	echo "SKIP kmod-vm: tests/vm/run.sh missing"
 	exit 0
 fi
-tests/vm/run.sh --timeout "$TIMEOUT" --results "$RUN/vm" \
+VM_PASS_ENV="${VM_PASS_ENV:-} CTH_BUILD" tests/vm/run.sh --timeout "$TIMEOUT" --results "$RUN/vm" \
 	tests/kmod/vm-test.sh "$KO"
 rc=$?
 [ $rc = 0 ] || echo "FAIL kmod-vm: tests/vm/run.sh exited with $rc"

@@ -85,7 +85,7 @@ loaded $INTREE && fail kmod-intree-absent-after "$INTREE got loaded"
 
 step "cthelperd --check-kernel"
 modprobe -a nf_nat nfnetlink_queue nf_conntrack_netlink
-out=$(timeout 30 build/cthelperd --check-kernel 2>&1); rc=$?
+out=$(timeout 30 "${CTH_BUILD:-build}"/cthelperd --check-kernel 2>&1); rc=$?
 printf '%s\n' "$out" | sed 's/^/#   /'
 ok_if kmod-check-kernel-ours "rc=$rc: $(echo "$out" | tr '\n' '|')" \
 	grep -q 'provided by cthelperd_nfnl' <<<"$out"
@@ -145,7 +145,7 @@ check kmod-exp-dump-after-rmmod "" "$(timeout 20 $PY $CL exp-dump)"
 # Without ours, the probe makes nfnetlink autoload the in-tree module (our
 # module declares no alias where an in-tree one exists), and says so.
 if [ $have_ref = 1 ]; then
-	out=$(timeout 30 build/cthelperd --check-kernel 2>&1); rc=$?
+	out=$(timeout 30 "${CTH_BUILD:-build}"/cthelperd --check-kernel 2>&1); rc=$?
 	ok_if kmod-check-kernel-intree "rc=$rc: $(echo "$out" | tr '\n' '|')" \
 		grep -q 'provided by nfnetlink_cthelper' <<<"$out"
 fi

@@ -16,6 +16,7 @@
 #include "check.h"
 #include "kernel/cthelper_decide.h"
 #include "kernel/cthelper_msg.h"
+#include "../../kmod/cthd_match.h"
 
 /* ------------------------------------------------------------ parsing */
 
@@ -235,9 +236,84 @@ static void test_decide(void)
 	      "(we want 604800 s)") && strstr(msg, "--release -c c'"), "msg: %s", msg);
 }
 
+/* ------------------------------------------------------ match rules */
+
+/* The CTHD_NFCTH_MATCH nest of a NEW, or NULL. */
+static const struct nlattr *new_match(const struct nlmsghdr *nlh)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct nfgenmsg))
+		if (mnl_attr_get_type(a) == CTHD_NFCTH_MATCH)
+			return a;
+	return NULL;
+}
+
+/* "FLAGS;PREFIX/AT/DIRS,..." of a CTHD_NFCTH_MATCH nest. */
+static void match_text(const struct nlattr *nest, char *out, size_t len)
+{
+	const struct nlattr *a, *b;
+	size_t n = 0;
+
+	out[0] = '\0';
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) == CTHD_MATCH_A_FLAGS)
+			n += (size_t)snprintf(out + n, len - n, "%u;", ntohl(mnl_attr_get_u32(a)));
+		if (mnl_attr_get_type(a) != CTHD_MATCH_A_RULE)
+			continue;
+		mnl_attr_for_each_nested(b, a) {
+			switch (mnl_attr_get_type(b)) {
+			case CTHD_RULE_A_PREFIX:
+				n += (size_t)snprintf(out + n, len - n, "%.*s",
+						      (int)mnl_attr_get_payload_len(b),
+						      (const char *)mnl_attr_get_payload(b));
+				break;
+			case CTHD_RULE_A_AT:
+			case CTHD_RULE_A_DIRS:
+				n += (size_t)snprintf(out + n, len - n, "/%u", mnl_attr_get_u8(b));
+				break;
+			}
+		}
+		n += (size_t)snprintf(out + n, len - n, ",");
+	}
+}
+
+/* Every NEW with a definition carries the plugin's rules as they are, an
+ * empty nest without rules (a reload that drops them clears them). */
+static void test_match(void)
+{
+	static const struct cth_match rules[] = {
+		{ .prefix = "PORT", .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_ORIGINAL },
+		{ .prefix = "SIP/2.0 ", .at = CTH_MATCH_AT_START, .dirs = CTH_MATCH_BOTH },
+	};
+	static char buf[NLREQ_BUF];
+	const struct nlattr *m;
+	struct nlmsghdr *nlh;
+	char text[256];
+
+	ours_init();
+	nlh = cthelper_msg_new_put(buf, &in, AF_INET, IPPROTO_TCP, NFCT_HELPER_STATUS_ENABLED);
+	m = new_match(nlh);
+	CHECK("match/new-without-rules-empty-nest", m && (m->nla_type & NLA_F_NESTED) &&
+	      mnl_attr_get_payload_len(m) == 0, "nest %p", (const void *)m);
+	pl.copy.match = rules;
+	pl.copy.n_match = 2;
+	pl.copy.match_flags = CTH_MATCH_NAT_ALL;
+	nlh = cthelper_msg_new_put(buf, &in, AF_INET, IPPROTO_TCP, NFCT_HELPER_STATUS_ENABLED);
+	m = new_match(nlh);
+	if (m)
+		match_text(m, text, sizeof(text));
+	CHECK("match/new-carries-rules", m && strcmp(text, "1;PORT/1/1,SIP/2.0 /0/3,") == 0,
+	      "got '%s'", m ? text : "(none)");
+	pl.copy.match = NULL;
+	pl.copy.n_match = 0;
+	pl.copy.match_flags = 0;
+}
+
 int main(void)
 {
 	test_parse();
 	test_decide();
+	test_match();
 	return check_exit();
 }

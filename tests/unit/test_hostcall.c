@@ -124,9 +124,12 @@ static unsigned int run_scenario(bool with_table)
 	deliver(op, &in, &k, k.priv, 1000, "220 hi\r\n", 1);
 	memcpy(after_220, k.priv, sizeof(after_220));
 	deliver(op, &in, &k, after_220, 1008, "200 ok\r\n", 2);
-	/* queued before the "200" verdict: the older snapshot */
+	/* queued before the "200" verdict: the older snapshot.  Two lines:
+	 * a packet of one line after a known line start is read as after
+	 * skipped packets (ftp.c ftp_skipped(), issue 34), which would hide
+	 * the stale snapshot this shows */
 	deliver(op, &in, &k, after_220, 1016,
-		"227 Entering Passive Mode (10,0,2,2,4,1)\r\n", 3);
+		"227 Entering Passive Mode (10,0,2,2,4,1)\r\n200 x\r\n", 3);
 	free(in.config);
 	return n_expect;
 }

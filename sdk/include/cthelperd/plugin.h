@@ -90,6 +90,17 @@ extern "C" {
 /** Most counters one plugin may declare. */
 #define CTH_COUNTER_MAX 16u
 
+/** Most match rules one plugin may declare (cth_plugin_desc::match). */
+#define CTH_MATCH_MAX 16u
+
+/** Longest prefix of a match rule, in bytes. */
+#define CTH_MATCH_LEN 8u
+
+/** Largest private state of a plugin that declares match rules: the
+ *  kernel module keeps two bytes of its own after it in the conntrack's
+ *  32-byte helper area. */
+#define CTH_MATCH_PRIV_MAX 30u
+
 /** Name of the symbol the loader looks up. */
 #define CTH_PLUGIN_SYMBOL "cth_plugin"
 
@@ -551,6 +562,65 @@ struct cth_counter {
 	const char *help;    /**< one line */
 };
 
+/** Where a match rule's prefix must appear (cth_match::at). */
+enum cth_match_at {
+	CTH_MATCH_AT_START = 0, /**< the payload's first bytes */
+	/** the payload's first bytes, or right after any '\n' in it (over
+	 *  TCP, the payload's start counts only when the segment before
+	 *  ended in '\n') */
+	CTH_MATCH_AT_LINE = 1,
+};
+
+/** Directions a match rule applies to (cth_match::dirs). */
+enum cth_match_dir_bits {
+	CTH_MATCH_ORIGINAL = 1u << 0, /**< ::CTH_DIR_ORIGINAL packets */
+	CTH_MATCH_REPLY = 1u << 1,    /**< ::CTH_DIR_REPLY packets */
+	CTH_MATCH_BOTH = CTH_MATCH_ORIGINAL | CTH_MATCH_REPLY,
+};
+
+/** Bits of cth_plugin_desc::match_flags. */
+enum cth_match_flags {
+	/**
+	 * On a NATed connection (source or destination), every packet with
+	 * payload is queued: for plugins that rewrite every message under
+	 * NAT (SIP's Via and Contact), so the rules filter only un-NATed
+	 * connections.
+	 */
+	CTH_MATCH_NAT_ALL = 1u << 0,
+};
+
+/**
+ * A match rule (SDK 3, issue 34): a packet the plugin may act on starts,
+ * or has a line that starts, with #prefix.
+ *
+ * With rules declared (cth_plugin_desc::match), a kernel module that
+ * filters (kmod/'s cthelperd_nfnl) queues a helped connection's packet
+ * only when:
+ *  - it carries payload (a bare ACK, SYN, FIN never reaches the plugin),
+ *    and
+ *  - a rule of its direction matches, compared case-insensitively (ASCII);
+ *    or the payload ends inside a prefix ("POR"), or
+ *  - over TCP, it follows a queued segment of its direction that did not
+ *    end in '\n' (the rest of a split line, cth_keep()), or
+ *  - ::CTH_MATCH_NAT_ALL is set and the connection is NATed, or
+ *  - the module cannot tell (a payload longer than it scans).
+ * The other packets go on without the trip; the kernel still applies the
+ * NAT sequence adjustment of an earlier rewrite to them.  The in-tree
+ * nfnetlink_cthelper ignores the rules and queues every packet, so a
+ * plugin must work both ways: it may not rely on seeing every packet (no
+ * count of packets, no state learnt from lines it did not declare), and
+ * what it learns from a packet it must be able to learn again from the
+ * next matching one.  cthelper-replay --filter replays a capture through
+ * the same filter.
+ */
+struct cth_match {
+	/** 1..::CTH_MATCH_LEN printable ASCII characters (space included),
+	 *  NUL-terminated */
+	char prefix[CTH_MATCH_LEN + 1];
+	uint8_t at;   /**< a ::cth_match_at */
+	uint8_t dirs; /**< ::cth_match_dir_bits, not 0 */
+};
+
 /**
  * The plugin descriptor: export exactly one, named ::cth_plugin.
  *
@@ -646,6 +716,17 @@ struct cth_plugin_desc {
 	/** Optional deeper check of state that holds the right version:
 	 *  false zeroes it as above.  Must not keep @p priv. */
 	bool (*priv_valid)(const void *priv);
+	/*
+	 * Appended in SDK 3 after its first release (no ABI bump: the host
+	 * takes ABI 3 descriptors of either size, and one without these
+	 * fields queues every packet).
+	 */
+	/** Match rules: what the packets the plugin acts on look like (see
+	 *  ::cth_match); NULL: every packet is queued.  #priv_size must then
+	 *  be at most ::CTH_MATCH_PRIV_MAX. */
+	const struct cth_match *match;
+	unsigned int n_match;     /**< 0..::CTH_MATCH_MAX */
+	unsigned int match_flags; /**< ::cth_match_flags; only with rules */
 };
 
 /** The symbol every plugin exports. */
