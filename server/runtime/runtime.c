@@ -11,6 +11,7 @@
 
 static int runtime_inst_build(struct runtime *rt, struct instance *in,
 			      const struct cfg_helper *h);
+static void runtime_match_set(struct cthd_rules *rs, const struct cth_plugin_desc *d);
 static struct plugin *runtime_plugin_get(struct runtime *rt,
 					 const struct cfg_helper *h);
 static int runtime_set_apply(struct runtime *rt, const struct instance *in,
@@ -125,9 +126,26 @@ static int runtime_inst_build(struct runtime *rt, struct instance *in,
 	in->guard = h->guard;
 	in->sandbox = h->sandbox;
 	pthread_mutex_init(&in->sb_status.lock, NULL);
+	runtime_match_set(&in->match, d);
 	if (runtime_classes_apply(rt, in, h))
 		return -EINVAL;
 	return runtime_opts_apply(rt, in, h);
+}
+
+/* The plugin's match rules as the matcher holds them (the loader checked
+ * them: kmod/cthd_match.h's own rule). */
+static void runtime_match_set(struct cthd_rules *rs, const struct cth_plugin_desc *d)
+{
+	memset(rs, 0, sizeof(*rs));
+	for (unsigned int i = 0; d->match && i < d->n_match && i < CTHD_MATCH_MAX; i++) {
+		const struct cth_match *m = &d->match[i];
+
+		if (cthd_rule_set(&rs->rule[rs->n], m->prefix,
+				  (unsigned int)strnlen(m->prefix, sizeof(m->prefix)),
+				  m->at, m->dirs))
+			rs->n++;
+	}
+	rs->flags = rs->n ? d->match_flags & CTHD_MATCH_F_ALL : 0;
 }
 
 static struct plugin *runtime_plugin_get(struct runtime *rt,

@@ -10,6 +10,7 @@
 #include "guard.h"
 #include "keys.h"
 #include "loader.h"
+#include "../../kmod/cthd_match.h"
 
 struct sandbox;
 
@@ -50,6 +51,9 @@ struct instance {
 	struct cfg_sandbox sandbox;   /* sandbox.on: the plugin runs in sb */
 	struct sandbox *sb;           /* server/sandbox/sandbox.h; NULL: not started */
 	struct instance_sandbox sb_status;
+	/* its plugin's match rules, compiled (n 0: none, every packet goes
+	 * to the plugin; server/worker/prefilter.h) */
+	struct cthd_rules match;
 };
 
 /*

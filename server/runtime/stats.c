@@ -56,6 +56,8 @@ const struct stats_info stats_helper_info[STATS_H_N] = {
 		"Sandboxes killed because what they sent back broke the channel's rules." },
 	[STATS_H_SANDBOX_LOST] = { "sandbox_packets_lost",
 		"Packets given the helper's sandbox_verdict because its sandbox died, was down or timed out." },
+	[STATS_H_UNMATCHED] = { "unmatched_packets",
+		"Packets with payload accepted without a plugin call: none of the plugin's match rules selects them (SDK 3 match rules; the packets a filtering kernel module does not queue are not counted here)." },
 };
 
 const struct stats_info stats_queue_info[STATS_Q_N] = {
@@ -83,4 +85,6 @@ const struct stats_info stats_queue_info[STATS_Q_N] = {
 		"Times the worker was found stuck in one packet (a plugin call) for longer than the watchdog allows." },
 	[STATS_Q_LOG_SUPPRESSED] = { "log_suppressed",
 		"Log lines this worker did not write because of the rate limit (every line network input can cause is limited)." },
+	[STATS_Q_MATCH_EVICTED] = { "match_evicted",
+		"TCP segments ending inside a line whose next segment the match rules could no longer pass for certain: the table of open lines was full (the plugin may miss the rest of a split command)." },
 };

@@ -49,6 +49,7 @@ enum stats_helper_counter {
 	STATS_H_SANDBOX_SECCOMP,  /* killed: a system call its filter refuses */
 	STATS_H_SANDBOX_CHANNEL,  /* killed: broke the channel's rules */
 	STATS_H_SANDBOX_LOST,     /* packets given sandbox_verdict instead */
+	STATS_H_UNMATCHED,        /* not shown: no match rule selects them (prefilter.h) */
 	STATS_H_N,
 };
 
@@ -66,6 +67,7 @@ enum stats_queue_counter {
 	STATS_Q_DETACH_FULL,      /* detaches not queued: the waiting table was full */
 	STATS_Q_STALLS,           /* times the worker was seen stuck in one packet */
 	STATS_Q_LOG_SUPPRESSED,   /* log lines dropped by the rate limit */
+	STATS_Q_MATCH_EVICTED,    /* prefilter.h: an open line forgotten, table full */
 	STATS_Q_N,
 };
 

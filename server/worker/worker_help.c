@@ -32,6 +32,8 @@ static void worker_help_post(struct worker_help *h, struct qmsg *m,
 			     const struct instance *in, uint64_t now);
 static void worker_help_take(struct worker_help *h, unsigned int i, uint64_t now);
 static bool worker_help_detached(struct worker_help *h, const struct qmsg *m, uint64_t now);
+static bool worker_help_wanted(struct worker_help *h, const struct qmsg *m,
+			       const struct instance *in, uint64_t now);
 static void worker_help_call_init(struct worker_help *h, struct pkt_call *c,
 				  struct worker_expect_pkt *wp, const struct qmsg *m,
 				  const struct instance *in, uint64_t now);
@@ -168,7 +170,7 @@ static void worker_help_payload(struct worker_help *h, struct qmsg *m, uint64_t 
 		worker_help_accept(h, m->queue, m->id);
 		return;
 	}
-	if (worker_help_detached(h, m, now)) {
+	if (worker_help_detached(h, m, now) || !worker_help_wanted(h, m, in, now)) {
 		worker_help_accept(h, m->queue, m->id);
 		return;
 	}
@@ -242,6 +244,24 @@ static void worker_help_take(struct worker_help *h, unsigned int i, uint64_t now
 	if (verdict < 0)
 		verdict = worker_help_lost(&s->c, &s->wp);
 	worker_help_verdict(h, &s->m, &s->c, &s->wp, verdict, now);
+}
+
+/* The plugin's match rules (prefilter.h): a packet none selects is
+ * accepted unread, without its plugin's call or sandbox turn. */
+static bool worker_help_wanted(struct worker_help *h, const struct qmsg *m,
+			       const struct instance *in, uint64_t now)
+{
+	bool evicted;
+
+	if (!in->match.n)
+		return true;
+	if (prefilter_wanted(&h->prefilter, &in->match, &m->view, now, &evicted)) {
+		if (evicted)
+			worker_count_queue(h->stats, STATS_Q_MATCH_EVICTED);
+		return true;
+	}
+	worker_count(h->stats, in, STATS_H_UNMATCHED);
+	return false;
 }
 
 /* A packet queued before its connection was detached: the kernel no

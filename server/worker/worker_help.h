@@ -19,6 +19,7 @@
 #include "host/inflight.h"
 #include "host/keep.h"
 #include "kernel/nlreq.h"
+#include "prefilter.h"
 #include "qmsg.h"
 #include "runtime/runtime.h"
 #include "sandbox/sandbox.h"
@@ -73,6 +74,7 @@ struct worker_help {
 	struct keep keep;              /* bytes kept for the next segment (cth_keep) */
 	struct worker_link link;       /* the link view's addresses (cth_link) */
 	struct worker_batch batch;     /* packets posted to a sandbox */
+	struct prefilter prefilter;    /* lines the match rules left open */
 };
 
 /* For the worker of queue, with its in-flight table's size ([server]

@@ -2,7 +2,7 @@
 # glue, an emulated ctnetlink (tests/unit/nlfake.c in place of nlreq.c),
 # the verdicts caught at the queue socket's send, and the sandbox end to
 # end (the spawner, the build's cthelperd-sandbox and the probe plugin).
-UNIT_SRC_test_whelp := server/worker/worker_help.c server/worker/qmsg.c server/worker/worker_expect.c \
+UNIT_SRC_test_whelp := server/worker/worker_help.c server/worker/prefilter.c server/worker/qmsg.c server/worker/worker_expect.c \
                        server/worker/worker_detach.c server/worker/worker_kreq.c \
                        server/worker/worker_verdict.c server/worker/worker_link.c \
                        server/worker/verdict.c server/worker/vbatch.c server/worker/detach.c \
