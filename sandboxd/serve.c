@@ -282,6 +282,7 @@ static void sbx_packet(struct sbx *s, uint32_t i)
 	res->n_refused = c.n_refused;
 	res->overlay_evicted = s->inflight.evictions != ov;
 	res->keep_evicted = s->keep.evictions != kv;
+	res->kept_next = c.kept_next;
 	pkt_call_release(&c);
 	res->log_dropped = s->log_dropped;
 	s->in_packet = false;

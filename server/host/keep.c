@@ -104,8 +104,10 @@ void keep_done(struct keep *k, struct pkt_call *c, int verdict, uint64_t now_ms)
 		return;
 	if (e)
 		keep_drop(k, e);
-	if (c->keep_copy)
+	if (c->keep_copy) {
 		keep_store(k, c, now_ms);
+		c->kept_next = true;
+	}
 }
 
 void keep_release(struct pkt_call *c)

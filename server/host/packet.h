@@ -154,6 +154,9 @@ struct pkt_call {
 	uint8_t *keep_copy;
 	size_t keep_len;
 	uint8_t *join;
+	/* keep_done() stored bytes for the next segment: the worker's match
+	 * rules pass that segment whatever it holds (prefilter.h) */
+	bool kept_next;
 	bool has_timeout, has_mark, detach;
 	uint32_t timeout, mark;
 	uint32_t mark_mask;           /* the bits of mark the kernel is to change */

@@ -30,8 +30,9 @@
 #include "runtime/loader.h"
 
 #define CHAN_MAGIC 0x43544853u          /* "CTHS" */
-/* 2: CHAN_REC_KEEP; 3: describe mode; 4: slots (a batch per turn) */
-#define CHAN_VERSION 4u
+/* 2: CHAN_REC_KEEP; 3: describe mode; 4: slots (a batch per turn);
+ * 5: chan_res::kept_next */
+#define CHAN_VERSION 5u
 /* packets one turn carries: a worker's receive is at most 8 datagrams
  * (server/worker/worker.c), each usually one packet; a slot is about
  * 165 KiB of the mapping, touched only as far as used */
@@ -201,6 +202,9 @@ struct chan_res {
 	 * sandbox's tables (issue 34: counted by the daemon, which sees
 	 * neither table; one each at most per packet) */
 	uint8_t overlay_evicted, keep_evicted;
+	/* the plugin kept bytes of this packet for the next segment (the
+	 * daemon's match rules pass that one: server/worker/prefilter.h) */
+	uint8_t kept_next;
 	uint32_t n_refused;     /* expectations its host refused itself */
 	uint32_t log_dropped;
 	uint8_t priv[CTH_PRIV_MAX];

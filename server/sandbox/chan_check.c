@@ -245,6 +245,7 @@ int chan_check_done(struct chan_check *k, const struct chan_slot *sl, struct pkt
 		stats_add(&st->q[STATS_Q_OVERLAY_EVICTED], 1);
 	if (r->keep_evicted && st)
 		stats_add(&st->q[STATS_Q_KEEP_EVICTED], 1);
+	c->kept_next = r->kept_next != 0;
 	return r->verdict;
 }
 

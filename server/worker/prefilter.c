@@ -32,6 +32,16 @@ bool prefilter_wanted(struct prefilter *f, const struct cthd_rules *rs,
 	return open || cont || cthd_match_flat(rs, p->dir, true, p->payload, p->payload_len);
 }
 
+bool prefilter_kept(struct prefilter *f, const struct cth_packet *p, uint64_t now_ms)
+{
+	if (p->tuple[CTH_DIR_ORIGINAL].proto != IPPROTO_TCP)
+		return false;
+	/* an open line already left its entry (prefilter_wanted()) */
+	if (f->used)
+		prefilter_open_take(f, p, now_ms);
+	return prefilter_open_put(f, p, now_ms);
+}
+
 /* The entry this segment continues, if any: used up.  Expired entries
  * met on the way go. */
 static bool prefilter_open_take(struct prefilter *f, const struct cth_packet *p,

@@ -17,7 +17,9 @@
  *    starts a line (what plugin.h promises a plugin with rules, and what
  *    its pickup after skipped packets relies on: FTP's ftp_skipped());
  *  - the segment after such a one is passed too (the rest of its line:
- *    a command split over two segments), found in a small table of the
+ *    a command split over two segments), and so is the segment after one
+ *    whose bytes the plugin kept (cth_keep(): a message split at a line
+ *    end, the rest in a segment no rule selects), found in a small table of the
  *    worker's: bounded, oldest evicted and counted (STATS_Q_MATCH_EVICTED),
  *    entries that wait longer than PREFILTER_TTL_MS forgotten.
  */
@@ -61,5 +63,13 @@ struct prefilter {
  */
 bool prefilter_wanted(struct prefilter *f, const struct cthd_rules *rs,
 		      const struct cth_packet *p, uint64_t now_ms, bool *evicted);
+/*
+ * After the plugin's call on p (as queued, without kept bytes joined):
+ * it kept bytes for the next segment (cth_keep), which goes to the plugin
+ * whatever it holds (a SIP message's headers split at a line end, the
+ * rest of them in a segment no rule selects).  True when the oldest entry
+ * had to go for it.
+ */
+bool prefilter_kept(struct prefilter *f, const struct cth_packet *p, uint64_t now_ms);
 
 #endif

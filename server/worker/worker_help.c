@@ -334,6 +334,9 @@ static void worker_help_verdict(struct worker_help *h, const struct qmsg *m,
 				      wp->has_exp ? &wp->exp : NULL);
 	worker_expect_sent(wp, c);
 	worker_expect_later(wp, c, verdict);
+	/* the next segment holds the rest of what the plugin kept */
+	if (c->kept_next && in->match.n && prefilter_kept(&h->prefilter, &m->view, now))
+		worker_count_queue(h->stats, STATS_Q_MATCH_EVICTED);
 	if (seqsync_needed(&c->pkt, sent_len))
 		worker_help_seqsync(h, c);
 	worker_kreq_end(&h->kreq);

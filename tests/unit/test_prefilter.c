@@ -85,6 +85,21 @@ int main(void)
 	CHECK("prefilter/tcp-partial-prefix", wanted(&f, pkt(5, CTH_DIR_ORIGINAL, IPPROTO_TCP, 1, "NOOP\r\nPO"), 0),
 	      "an open line that may become a rule's");
 
+	/* kept bytes: the next segment goes whatever it holds, once */
+	memset(&f, 0, sizeof(f));
+	p = pkt(8, CTH_DIR_ORIGINAL, IPPROTO_TCP, 500, "227 x\r\nVia: a\r\n");
+	passed = wanted(&f, p, 0);
+	prefilter_kept(&f, &p, 0);
+	passed += wanted(&f, pkt(8, CTH_DIR_ORIGINAL, IPPROTO_TCP, 500 + (uint32_t)p.payload_len,
+				 "From: b\r\nContent-Length: 0\r\n\r\n"), 0);
+	passed += !wanted(&f, pkt(8, CTH_DIR_ORIGINAL, IPPROTO_TCP, 900, "From: c\r\n"), 0);
+	CHECK("prefilter/tcp-kept-next", passed == 3,
+	      "the start line, the rest of the headers the plugin kept, then filtered (%u of 3)",
+	      passed);
+	memset(&f, 0, sizeof(f));
+	CHECK("prefilter/udp-kept-nothing", !prefilter_kept(&f, &(struct cth_packet){ 0 }, 0) &&
+	      f.used == 0, "a datagram leaves no entry (used %u)", f.used);
+
 	/* the table: entries age out, the oldest goes when full */
 	memset(&f, 0, sizeof(f));
 	wanted(&f, pkt(6, CTH_DIR_ORIGINAL, IPPROTO_TCP, 0, "SITE"), 0);
