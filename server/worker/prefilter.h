@@ -15,7 +15,11 @@
  *  - a TCP segment that does not end in '\n' is passed: every segment the
  *    plugin does not see ended a line, so the one after skipped segments
  *    starts a line (what plugin.h promises a plugin with rules, and what
- *    its pickup after skipped packets relies on: FTP's ftp_skipped());
+ *    its pickup after skipped packets relies on: FTP's ftp_skipped()).
+ *    Not a table entry instead: the table is bounded, and a peer that
+ *    filled it would turn an evicted continuation into a line start (a
+ *    command forged mid-line); passed, the plugin's own state, in the
+ *    conntrack, knows where its lines start;
  *  - the segment after such a one is passed too (the rest of its line:
  *    a command split over two segments), and so is the segment after one
  *    whose bytes the plugin kept (cth_keep(): a message split at a line
