@@ -448,19 +448,7 @@ void rp_engine_frame(struct rp_engine *r, const struct rp_frame *f)
 
 void rp_engine_filter_set(struct rp_engine *r)
 {
-	const struct cth_plugin_desc *d = r->inst->pl->desc;
-
 	r->filter = true;
-	memset(&r->rules, 0, sizeof(r->rules));
-	r->rules.flags = d->match_flags;
-	for (unsigned int i = 0; d->match && i < d->n_match && i < CTHD_MATCH_MAX; i++) {
-		const struct cth_match *m = &d->match[i];
-
-		/* the loader checked the table: every rule is taken */
-		if (cthd_rule_set(&r->rules.rule[r->rules.n], m->prefix,
-				  (unsigned int)strnlen(m->prefix, CTH_MATCH_LEN), m->at, m->dirs))
-			r->rules.n++;
-	}
 }
 
 /*
@@ -475,11 +463,11 @@ static bool rp_filter_wants(struct rp_engine *r, struct rp_conn *c, enum cth_dir
 	bool tcp = c->t[0].proto == IPPROTO_TCP, queue;
 	uint8_t *st = &c->filter_st[dir];
 
-	if (!r->filter || !r->rules.n)
+	if (!r->filter || !r->inst->match.n)
 		return true;
 	queue = (tcp && cthd_st_continues(*st)) ||
-		((r->rules.flags & CTHD_MATCH_F_NAT_ALL) && c->nat) ||
-		cthd_match_flat(&r->rules, dir, cthd_st_line_start(*st, tcp), view->payload,
+		((r->inst->match.flags & CTHD_MATCH_F_NAT_ALL) && c->nat) ||
+		cthd_match_flat(&r->inst->match, dir, cthd_st_line_start(*st, tcp), view->payload,
 				view->payload_len);
 	if (tcp)
 		*st = cthd_st_next(view->payload[view->payload_len - 1] == '\n', queue);
@@ -502,7 +490,7 @@ void rp_engine_summary(struct rp_engine *r)
 	if (r->filter)
 		rp_report_line(&r->rep, false, "filter: %lu packet%s with payload passed "
 			       "without the plugin (%u match rule%s)", r->filtered,
-			       r->filtered == 1 ? "" : "s", r->rules.n, r->rules.n == 1 ? "" : "s");
+			       r->filtered == 1 ? "" : "s", r->inst->match.n, r->inst->match.n == 1 ? "" : "s");
 }
 
 void rp_engine_init(struct rp_engine *r, const struct instance *inst)

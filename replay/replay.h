@@ -338,10 +338,9 @@ struct rp_engine {
 	 * showed the current call (engine.c rp_help_sandboxed()) */
 	size_t kept_shown;
 	/* --filter: only the packets kmod/ would queue reach the plugin (the
-	 * plugin's match rules through kmod/cthd_match.h); filtered counts
-	 * the others */
+	 * plugin's match rules as the runtime compiled them, inst->match,
+	 * through kmod/cthd_match.h); filtered counts the others */
 	bool filter;
-	struct cthd_rules rules;
 	unsigned long filtered;
 	unsigned long frames, not_ip, calls, edits_packets, drops, related, helped;
 	unsigned long wrong, blocked;   /* expected ones delivered wrong; neither */
