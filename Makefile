@@ -103,9 +103,11 @@ PKG_CFLAGS = $(eval PKG_CFLAGS := $(call pkg,--cflags,$(PKGS) $(PKGS_DLOPEN)))$(
 PKG_LIBS   = $(eval PKG_LIBS := $(call pkg,--libs,$(PKGS)) -lev -ldl -lpthread)$(PKG_LIBS)
 # A target built from several sources in one command (a plugin, a test)
 # gets its header dependencies from a second, preprocessor-only pass:
-# -MMD there would write one .d per command, the last source's.
+# -MMD there would write one .d per command, the last source's, and so
+# would -MF: the rules of every source go to stdout, and from there to
+# $@.d (a target named in several rules gets all their prerequisites).
 # $(call deps_of,FLAGS): after the recipe's compile, into $@.d
-deps_of = $(CC) $(1) -MM -MP -MT $@ -MF $@.d $(filter %.c,$^)
+deps_of = $(CC) $(1) -MM -MP -MT $@ $(filter %.c,$^) >$@.d
 
 .PHONY: all deps check unit unit-asan demo bench clean install uninstall layers
 all: $(B)/cthelperd $(B)/cthelperd-sandbox $(B)/cthelperctl $(B)/cthelper-replay $(B)/libcthsdk.a $(PLUGINS:%=$(B)/plugins/%.so) \

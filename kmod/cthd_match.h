@@ -25,7 +25,7 @@
 
 /* Most rules per helper, and the longest prefix (plugin.h has the same). */
 #define CTHD_MATCH_MAX 16
-#define CTHD_MATCH_LEN 8
+#define CTHD_MATCH_LEN 16
 
 /*
  * kmod/ keeps two bytes of its own per connection, one per direction, at

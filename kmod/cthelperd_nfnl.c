@@ -592,7 +592,7 @@ static int cthd_parse_rule(const struct nlattr *attr, struct cthd_rule *r,
 			   nla_get_u8(tb[CTHD_RULE_A_AT]),
 			   nla_get_u8(tb[CTHD_RULE_A_DIRS]))) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
-				    "bad rule: prefix of 1..8 printable characters, AT 0..1, DIRS 1..3");
+				    "bad rule: prefix of 1..16 printable characters, AT 0..1, DIRS 1..3");
 		return -EINVAL;
 	}
 	return 0;

@@ -489,25 +489,30 @@ static int sip_packet(struct cth_ctx *ctx, const struct cth_packet *pkt,
 }
 
 /*
- * What the plugin acts on without NAT (issue 34): the start lines of the
- * messages it handles (a datagram is a message; over TCP each segment
- * without kept bytes is read as starting one, see docs/plugins/sip.md),
- * and the SDP lines of a body that came in a later segment than its
- * headers.  Under NAT it rewrites Via and Contact of every message:
- * CTH_MATCH_NAT_ALL queues every packet with payload then.
+ * What the plugin acts on without NAT (issue 34), each at a line start so
+ * that the second message of a TCP segment counts too: the requests that
+ * change media or a registration (INVITE, BYE, REGISTER), the final
+ * responses (2xx grant a registration or answer with SDP; 3xx-6xx end a
+ * call's or a registration's expectations), and any message with an SDP
+ * body, found by its m= and c= lines (ACK, UPDATE, PRACK, a 183's early
+ * media).  Provisional responses without SDP, CANCEL (its 487 flushes),
+ * OPTIONS and the other methods, and keep-alives change nothing here: a
+ * basic call is 4 of its 6 messages.  Under NAT it rewrites Via and
+ * Contact of every message: CTH_MATCH_NAT_ALL queues every packet with
+ * payload then.
  */
-#define SIP_RULE(p, where) { .prefix = p, .at = where, .dirs = CTH_MATCH_BOTH }
+#define SIP_RULE(p) { .prefix = p, .at = CTH_MATCH_AT_LINE, .dirs = CTH_MATCH_BOTH }
 static const struct cth_match sip_match[] = {
-	SIP_RULE("SIP/2.0 ", CTH_MATCH_AT_START),
-	SIP_RULE("INVITE ", CTH_MATCH_AT_START),
-	SIP_RULE("ACK ", CTH_MATCH_AT_START),
-	SIP_RULE("BYE ", CTH_MATCH_AT_START),
-	SIP_RULE("CANCEL ", CTH_MATCH_AT_START),
-	SIP_RULE("REGISTER", CTH_MATCH_AT_START),
-	SIP_RULE("UPDATE ", CTH_MATCH_AT_START),
-	SIP_RULE("PRACK ", CTH_MATCH_AT_START),
-	SIP_RULE("m=", CTH_MATCH_AT_LINE),
-	SIP_RULE("c=", CTH_MATCH_AT_LINE),
+	SIP_RULE("INVITE "),
+	SIP_RULE("BYE "),
+	SIP_RULE("REGISTER "),
+	SIP_RULE("SIP/2.0 2"),
+	SIP_RULE("SIP/2.0 3"),
+	SIP_RULE("SIP/2.0 4"),
+	SIP_RULE("SIP/2.0 5"),
+	SIP_RULE("SIP/2.0 6"),
+	SIP_RULE("m="),
+	SIP_RULE("c="),
 };
 
 CTH_PLUGIN_EXPORT const struct cth_plugin_desc cth_plugin = {

@@ -77,10 +77,10 @@ static void test_matcher(void)
 	CHECK("match/start", flat(&st, 1, false, "sip/2.0 200 OK\r\n"), "no match");
 	CHECK("match/start-not-line", !flat(&st, 1, true, "x\r\nSIP/2.0 200 OK\r\n"), "matched");
 	CHECK("match/rule-set-refuses",
-	      !cthd_rule_set(&r, "", 0, 0, 1) && !cthd_rule_set(&r, "123456789", 9, 0, 1) &&
+	      !cthd_rule_set(&r, "", 0, 0, 1) && !cthd_rule_set(&r, "0123456789abcdefg", 17, 0, 1) &&
 	      !cthd_rule_set(&r, "A\nB", 3, 0, 1) && !cthd_rule_set(&r, "AB", 2, 2, 1) &&
 	      !cthd_rule_set(&r, "AB", 2, 0, 0) && !cthd_rule_set(&r, "AB", 2, 0, 4) &&
-	      !cthd_rule_set(&r, "\x80", 1, 0, 1) && cthd_rule_set(&r, "12345678", 8, 1, 3),
+	      !cthd_rule_set(&r, "\x80", 1, 0, 1) && cthd_rule_set(&r, "0123456789abcdef", 16, 1, 3),
 	      "a bad rule was taken, or a good one refused");
 	CHECK("match/state",
 	      cthd_st_continues(cthd_st_next(false, true)) &&
@@ -192,11 +192,11 @@ static void test_loader(void)
 	refused("priv-31", &d, "31 bytes of private state: with rules at most 30");
 	d = base_desc();
 	d.match = bad, d.n_match = 1;
-	memcpy(bad[0].prefix, "123456789", 9);
+	memcpy(bad[0].prefix, "0123456789abcdefg", 17);
 	bad[0].at = 0, bad[0].dirs = 1;
 	refused("unterminated", &d, "not NUL-terminated");
 	memcpy(bad[0].prefix, "", 1);
-	refused("empty", &d, "match rule 0 (''): prefix must be 1..8");
+	refused("empty", &d, "match rule 0 (''): prefix must be 1..16");
 	memcpy(bad[0].prefix, "A\r", 3);
 	refused("control", &d, "printable ASCII");
 	memcpy(bad[0].prefix, "PORT", 5);

@@ -17,6 +17,7 @@
 #include "plugtest.h"
 
 #include "../../plugins/sip/sip.h"
+#include "../../kmod/cthd_match.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -1362,6 +1363,55 @@ static void test_plugin_desc(void)
 	check_that(&ck, d->priv_version == SIP_PRIV_VERSION &&
 		   d->priv_version_at == offsetof(struct sip_priv, version) && d->priv_valid,
 		   "state version %u at %u", d->priv_version, d->priv_version_at);
+	check_end(&ck);
+}
+
+/* Issue 34: the match rules select what the plugin acts on without NAT
+ * (docs/plugins/sip.md), and nothing it does not. */
+static void test_plugin_match(void)
+{
+	const struct cth_plugin_desc *d = &cth_plugin;
+	static const struct { const char *msg; bool want; } cases[] = {
+		{ "INVITE sip:bob@example.org SIP/2.0\r\n", true },
+		{ "BYE sip:bob@example.org SIP/2.0\r\n", true },
+		{ "REGISTER sip:example.org SIP/2.0\r\n", true },
+		{ "SIP/2.0 200 OK\r\nCSeq: 1 REGISTER\r\n\r\n", true },
+		{ "SIP/2.0 302 Moved\r\n", true },
+		{ "SIP/2.0 487 Request Terminated\r\n", true },
+		{ "SIP/2.0 503 Service Unavailable\r\n", true },
+		{ "SIP/2.0 603 Decline\r\n", true },
+		{ "SIP/2.0 183 Session Progress\r\nContent-Type: application/sdp\r\n\r\n"
+		  "v=0\r\nc=IN IP4 10.0.0.1\r\nm=audio 4000 RTP/AVP 0\r\n", true },
+		{ "ACK sip:bob@x SIP/2.0\r\n\r\nv=0\r\nm=audio 4000 RTP/AVP 0\r\n", true },
+		/* the second message of a TCP segment */
+		{ "SIP/2.0 100 Trying\r\n\r\nSIP/2.0 200 OK\r\n\r\n", true },
+		{ "SIP/2.0 100 Trying\r\nCSeq: 1 INVITE\r\n\r\n", false },
+		{ "SIP/2.0 180 Ringing\r\nCSeq: 1 INVITE\r\n\r\n", false },
+		{ "ACK sip:bob@x SIP/2.0\r\nCSeq: 1 ACK\r\n\r\n", false },
+		{ "CANCEL sip:bob@x SIP/2.0\r\nCSeq: 1 CANCEL\r\n\r\n", false },
+		{ "OPTIONS sip:bob@x SIP/2.0\r\nCSeq: 1 OPTIONS\r\n\r\n", false },
+		{ "\r\n\r\n", false },
+	};
+	struct cthd_rules rs = { .flags = d->match_flags };
+	struct check ck;
+
+	check_start(&ck, "plugin_match_rules");
+	check_that(&ck, d->match && d->n_match <= CTHD_MATCH_MAX &&
+		   (d->match_flags & CTH_MATCH_NAT_ALL), "%u rules, flags %#x", d->n_match,
+		   d->match_flags);
+	for (unsigned int i = 0; d->match && i < d->n_match && i < CTHD_MATCH_MAX; i++) {
+		const struct cth_match *m = &d->match[i];
+
+		check_that(&ck, cthd_rule_set(&rs.rule[rs.n++], m->prefix,
+					      (unsigned int)strlen(m->prefix), m->at, m->dirs),
+			   "rule %u '%s' refused", i, m->prefix);
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		for (unsigned int dir = 0; dir < 2; dir++)
+			check_that(&ck, cthd_match_flat(&rs, dir, true, (const uint8_t *)cases[i].msg,
+							strlen(cases[i].msg)) == cases[i].want,
+				   "dir %u: %s selected: %.24s", dir, cases[i].want ? "not" : "wrongly",
+				   cases[i].msg);
 	check_end(&ck);
 }
 
@@ -3113,6 +3163,7 @@ int main(void)
 
 	f = plugrun_new();
 	test_plugin_desc();
+	test_plugin_match();
 	test_plugin_config(f);
 	test_plugin_invite(f);
 	test_plugin_register(f);

@@ -93,8 +93,10 @@ extern "C" {
 /** Most match rules one plugin may declare (cth_plugin_desc::match). */
 #define CTH_MATCH_MAX 16u
 
-/** Longest prefix of a match rule, in bytes. */
-#define CTH_MATCH_LEN 8u
+/** Longest prefix of a match rule, in bytes: room for a status line's
+ *  class ("SIP/2.0 4", "RTSP/1.0 2"), which says whether a response can
+ *  matter. */
+#define CTH_MATCH_LEN 16u
 
 /** Largest private state of a plugin that declares match rules: the
  *  kernel module keeps two bytes of its own after it in the conntrack's
