@@ -285,8 +285,15 @@ static int sip_request(struct sip_ctx *s)
 	}
 	switch (s->m->method) {
 	case SIP_M_INVITE:
-		/* a re-INVITE replaces the call's media */
-		sip_media_flush(s);
+		/* a re-INVITE replaces its dialog's media.  An initial one (no
+		 * To tag) has none yet: a flush would only take the media of
+		 * the other dialogs on the flow, as the kernel's helper does
+		 * (a trunk's calls then lose their media to the next call's
+		 * INVITE).  A retransmission asks for its first copy's
+		 * expectations again and gets them, NAT port included
+		 * (docs/architecture.md, "Retransmissions under NAT"). */
+		if (sip_to_tagged(s->m))
+			sip_media_flush(s);
 		verdict = sip_media_handle(s);
 		if (verdict == CTH_VERDICT_ACCEPT) {
 			s->priv->invite_cseq = cseq;

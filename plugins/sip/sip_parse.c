@@ -634,6 +634,55 @@ bool sip_uri_next(const struct sip_msg *m, const struct sip_hdr_name *h,
 	return true;
 }
 
+/* ";" LWS* name LWS* "=" at buf[off..end): a parameter called name. */
+static bool sip_param_named(const uint8_t *buf, size_t off, size_t end,
+			    const char *name)
+{
+	size_t n = strlen(name);
+
+	while (off < end && sip_is_lws(buf[off]))
+		off++;
+	if (end - off < n || !sip_ieq(buf + off, name, n))
+		return false;
+	off += n;
+	while (off < end && sip_is_lws(buf[off]))
+		off++;
+	return off < end && buf[off] == '=';
+}
+
+bool sip_to_tagged(const struct sip_msg *m)
+{
+	struct sip_span v;
+	size_t pos = 0, end;
+	bool quoted = false, angle = false;
+
+	if (sip_hdr_find(m, &sip_hdr_to, &pos, &v) != 1)
+		return false;
+	end = v.off + v.len;
+	/* the header's own parameters: outside the display name's quotes and
+	 * the URI's angle brackets (a URI without them cannot carry any,
+	 * RFC 3261 20: its ";" already start the header's) */
+	for (size_t i = v.off; i < end; i++) {
+		uint8_t c = m->buf[i];
+
+		if (quoted) {
+			if (c == '\\' && i + 1 < end)
+				i++;
+			else if (c == '"')
+				quoted = false;
+		} else if (c == '"') {
+			quoted = true;
+		} else if (c == '<') {
+			angle = true;
+		} else if (c == '>') {
+			angle = false;
+		} else if (c == ';' && !angle && sip_param_named(m->buf, i + 1, end, "tag")) {
+			return true;
+		}
+	}
+	return false;
+}
+
 int sip_request_uri(const struct sip_msg *m, int family, struct sip_uri *u)
 {
 	size_t next;

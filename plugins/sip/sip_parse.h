@@ -186,6 +186,10 @@ struct sip_via {
 int sip_via_parse(const uint8_t *buf, struct sip_span v, int family,
 		  struct sip_via *via);
 
+/* The To header carries a tag (RFC 3261 8.1.1.2: a request inside a
+ * dialog; an initial INVITE has none). */
+bool sip_to_tagged(const struct sip_msg *m);
+
 /* Request-URI of a request: like sip_uri_parse() on m->uri.  1/0/-errno. */
 int sip_request_uri(const struct sip_msg *m, int family, struct sip_uri *u);
 
