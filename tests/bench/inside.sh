@@ -36,7 +36,8 @@
 #   ftp_sps     FTP sessions per second (ftp.py sessions: connect, login,
 #               PASV, RETR of a 4 KiB file, QUIT; FTP_PAR in parallel)
 #   ftp_failed  sessions that failed in that run
-#   ftp_serial_sps, ftp_serial_failed  the same, one session at a time
+#   ftp_serial_sps, ftp_serial_failed  the same, one session at a time;
+#               ftp_serial_p50_ms, _p99_ms, _max_ms: its sessions' durations
 #               (issue 34: the latency of each packet, not the load)
 #   ftp_queued_per_session  packets queued per session (queue 0)
 #   ftp_cpu_ms_per_session  the VM's CPU time per session, all of it
@@ -324,7 +325,7 @@ ftp_sessions() {
 	out=$(timeout $((FTP_SECS + 60)) nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" "$FTP" sessions \
 		--host "$SV4" --mode pasv --file small --seconds "$FTP_SECS" --parallel "$FTP_PAR" \
 		2>>"$LOGS/ftp-$impl.err")
-	if [[ $out =~ ^SESSIONS\ ([0-9]+)\ ([0-9]+)\ ([0-9.]+)$ ]]; then
+	if [[ $out =~ ^SESSIONS\ ([0-9]+)\ ([0-9]+)\ ([0-9.]+)\  ]]; then
 		raw ftp_sps "$impl" "$rep" "$(awk -v n="${BASH_REMATCH[1]}" -v t="${BASH_REMATCH[3]}" 'BEGIN { printf "%.2f", n / t }')"
 		raw ftp_failed "$impl" "$rep" "${BASH_REMATCH[2]}"
 		# the VM's CPU time per session (all CPUs busy: user, nice,
@@ -353,9 +354,12 @@ ftp_serial() {
 	out=$(timeout $((FTP_SECS + 60)) nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" "$FTP" sessions \
 		--host "$SV4" --mode pasv --file small --seconds "$FTP_SECS" --parallel 1 \
 		2>>"$LOGS/ftp-serial-$impl.err")
-	if [[ $out =~ ^SESSIONS\ ([0-9]+)\ ([0-9]+)\ ([0-9.]+)$ ]]; then
+	if [[ $out =~ ^SESSIONS\ ([0-9]+)\ ([0-9]+)\ ([0-9.]+)\ ([0-9.]+)\ ([0-9.]+)\ ([0-9.]+)$ ]]; then
 		raw ftp_serial_sps "$impl" "$rep" "$(awk -v n="${BASH_REMATCH[1]}" -v t="${BASH_REMATCH[3]}" 'BEGIN { printf "%.2f", n / t }')"
 		raw ftp_serial_failed "$impl" "$rep" "${BASH_REMATCH[2]}"
+		raw ftp_serial_p50_ms "$impl" "$rep" "${BASH_REMATCH[4]}"
+		raw ftp_serial_p99_ms "$impl" "$rep" "${BASH_REMATCH[5]}"
+		raw ftp_serial_max_ms "$impl" "$rep" "${BASH_REMATCH[6]}"
 	else
 		fail "$impl/ftp-serial/$rep" "no result: ${out:-nothing}"
 	fi
