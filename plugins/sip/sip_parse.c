@@ -465,15 +465,13 @@ int sip_hostport_parse(const uint8_t *buf, size_t off, size_t end, int family,
 	return 0;
 }
 
-/* End of the entry starting at off: the next comma outside quotes and
- * angle brackets, or end. */
-static size_t sip_entry_end(const uint8_t *buf, size_t off, size_t end)
+/* The next byte c at or after off outside quotes and angle brackets (a
+ * header's own separator, not one inside a display name or a URI), or
+ * end. */
+static size_t sip_find_top(const uint8_t *buf, size_t off, size_t end, uint8_t want)
 {
 	bool quoted = false, angle = false;
 
-	/* most values have no comma at all: nothing to walk */
-	if (off >= end || !memchr(buf + off, ',', end - off))
-		return end;
 	for (size_t i = off; i < end; i++) {
 		uint8_t c = buf[i];
 
@@ -488,11 +486,21 @@ static size_t sip_entry_end(const uint8_t *buf, size_t off, size_t end)
 			angle = true;
 		} else if (c == '>') {
 			angle = false;
-		} else if (c == ',' && !angle) {
+		} else if (c == want && !angle) {
 			return i;
 		}
 	}
 	return end;
+}
+
+/* End of the entry starting at off: the next comma outside quotes and
+ * angle brackets, or end. */
+static size_t sip_entry_end(const uint8_t *buf, size_t off, size_t end)
+{
+	/* most values have no comma at all: nothing to walk */
+	if (off >= end || !memchr(buf + off, ',', end - off))
+		return end;
+	return sip_find_top(buf, off, end, ',');
 }
 
 static const uint8_t *sip_find_ci(const uint8_t *buf, size_t off, size_t end,
@@ -654,7 +662,6 @@ bool sip_to_tagged(const struct sip_msg *m)
 {
 	struct sip_span v;
 	size_t pos = 0, end;
-	bool quoted = false, angle = false;
 
 	if (sip_hdr_find(m, &sip_hdr_to, &pos, &v) != 1)
 		return false;
@@ -662,24 +669,10 @@ bool sip_to_tagged(const struct sip_msg *m)
 	/* the header's own parameters: outside the display name's quotes and
 	 * the URI's angle brackets (a URI without them cannot carry any,
 	 * RFC 3261 20: its ";" already start the header's) */
-	for (size_t i = v.off; i < end; i++) {
-		uint8_t c = m->buf[i];
-
-		if (quoted) {
-			if (c == '\\' && i + 1 < end)
-				i++;
-			else if (c == '"')
-				quoted = false;
-		} else if (c == '"') {
-			quoted = true;
-		} else if (c == '<') {
-			angle = true;
-		} else if (c == '>') {
-			angle = false;
-		} else if (c == ';' && !angle && sip_param_named(m->buf, i + 1, end, "tag")) {
+	for (size_t i = sip_find_top(m->buf, v.off, end, ';'); i < end;
+	     i = sip_find_top(m->buf, i + 1, end, ';'))
+		if (sip_param_named(m->buf, i + 1, end, "tag"))
 			return true;
-		}
-	}
 	return false;
 }
 
