@@ -29,6 +29,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
+# shellcheck source=tests/lib/trunk.sh
+. tests/lib/trunk.sh
 suite_init sip
 
 PEER=$REPO/tests/host/peer.py
@@ -843,43 +845,14 @@ case_clean_stop() {
 # max: not run there.
 TRUNK_DIALOGS=8
 case_trunk() {
-	local impl=$1 case=trunk why="" n=$TRUNK_DIALOGS sfd cfd pids=() a="" b="" side
+	local impl=$1 case=trunk why n=$TRUNK_DIALOGS a b
 	progress "$impl/$case"
 	topo_mode plain
 	events_mark
-	for side in uas uac; do
-		rm -f "$W/trunk-$side.in" "$W/trunk-$side.out"
-		mkfifo "$W/trunk-$side.in"
-	done
-	exec {sfd}<>"$W/trunk-uas.in" {cfd}<>"$W/trunk-uac.in"
-	nsenter --net="/run/netns/$TOPO_SV_NS" "$PY" -u "$SIPPY" trunk-uas "$SV4" 41000 "$n" \
-		<"$W/trunk-uas.in" >"$W/trunk-uas.out" 2>"$LOGS/trunk-uas-$impl.err" &
-	pids+=($!)
-	if ! wait_line "$W/trunk-uas.out" '^ready' 30000; then
-		why="the trunk's callee did not start: $(tail -n 2 "$LOGS/trunk-uas-$impl.err" | tr '\n' ' ')"
-	else
-		nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" -u "$SIPPY" trunk-uac "$CL4" "$SV4" 21000 "$n" \
-			<"$W/trunk-uac.in" >"$W/trunk-uac.out" 2>"$LOGS/trunk-uac-$impl.err" &
-		pids+=($!)
-		if wait_line "$W/trunk-uac.out" '^up ' 120000 && [[ $LINE =~ ^up\ ([0-9]+) ]] &&
-			[ "${BASH_REMATCH[1]}" = "$n" ]; then
-			echo media >&"$sfd"
-			wait_line "$W/trunk-uas.out" '^sent' 30000
-			echo media >&"$cfd"
-			wait_line "$W/trunk-uac.out" '^sent' 30000
-			nap 2
-			echo count >&"$cfd"
-			wait_line "$W/trunk-uac.out" '^got' 30000 && a=${LINE#got }
-			echo count >&"$sfd"
-			wait_line "$W/trunk-uas.out" '^got' 30000 && b=${LINE#got }
-		else
-			why="the trunk's $n dialogs did not all come up: ${LINE:-no answer} $(tail -n 2 "$LOGS/trunk-uac-$impl.err" | tr '\n' ' ')"
-		fi
-	fi
-	exec {sfd}>&- {cfd}>&-
-	kill "${pids[@]}" 2>/dev/null
-	wait "${pids[@]}" 2>/dev/null
-	say "$impl/$case: dialogs whose media passed: callee to caller ${a:-?} of $n, caller to callee ${b:-?} of $n"
+	trunk_run "$impl" "$n" 21000 41000
+	why=$TRUNK_WHY a=${TRUNK_A:-?} b=${TRUNK_B:-?}
+	[ -n "$why" ] || [ "$TRUNK_UP" = "$n" ] || why="$TRUNK_UP of $n dialogs answered"
+	say "$impl/$case: dialogs whose media passed: callee to caller $a of $n, caller to callee $b of $n"
 	if [ -n "$why" ] && [ "$impl" = none ]; then
 		CELL[$impl/$case]=error
 		why="the trunk itself failed, so nothing was proven: $why"
@@ -887,10 +860,10 @@ case_trunk() {
 		if [ "$a" = 0 ] && [ "$b" = 0 ]; then
 			CELL[$impl/$case]=blocked
 		else
-			why="media passed without a helper: callee to caller ${a:-?}, caller to callee ${b:-?} of $n"
+			why="media passed without a helper: callee to caller $a, caller to callee $b of $n"
 		fi
 	elif [ -z "$why" ] && { [ "$a" != "$n" ] || [ "$b" != "$n" ]; }; then
-		why="every dialog's media must pass: callee to caller ${a:-?} of $n (the INVITEs' expectations), caller to callee ${b:-?} of $n (the 200s')"
+		why="every dialog's media must pass: callee to caller $a of $n (the INVITEs' expectations), caller to callee $b of $n (the 200s')"
 	fi
 	verdict "$impl" "$case" "$why"
 	[ -z "$why" ] || diagnose "$impl"
