@@ -351,6 +351,7 @@ static int sip_message(struct sip_ctx *s)
 	s->body_delta = 0;
 	s->done.len = 0;
 	s->edited = false;
+	s->flushed = false;
 	cth_count(s->ctx, s->m->request ? SIP_CNT_REQUESTS : SIP_CNT_RESPONSES);
 	verdict = s->m->request ? sip_request(s) : sip_response(s);
 	if (verdict != CTH_VERDICT_ACCEPT || !s->nat)

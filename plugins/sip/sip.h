@@ -101,6 +101,9 @@ struct sip_ctx {
 	long body_delta;              /* length change of the body so far */
 	struct sip_span done;         /* a span already rewritten (len 0: none) */
 	bool edited;                  /* the message was rewritten */
+	bool flushed;                 /* the message removed the media expectations */
+	bool full;                    /* the kernel's table refused one (EMFILE) */
+	unsigned int media_made;      /* expectations the SDP made (counted once) */
 };
 
 /* sip_media.c: the SDP body of a message.  A cth_verdict. */

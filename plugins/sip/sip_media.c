@@ -24,6 +24,7 @@ void sip_media_flush(struct sip_ctx *s)
 	struct cth_expect sel = { 0 };
 	int ret;
 
+	s->flushed = true;
 	for (unsigned int c = SIP_CLASS_AUDIO; c <= SIP_CLASS_IMAGE; c++) {
 		sel.class = c;
 		ret = cth_expect_ctl(s->ctx, CTH_EXPECT_OP_FLUSH, &sel);
@@ -214,11 +215,12 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 	if (!sip_media_mapped(s, &hp->addr)) {
 		ret = sip_media_plain(s, md->type, &hp->addr, port);
 		if (ret < 0) {
+			s->full = ret == -EMFILE;
 			cth_log(s->ctx, CTH_LOG_INFO, "media port %u: cannot expect (%d)",
 				(unsigned int)port, ret);
 			return cth_expect_verdict(ret);
 		}
-		cth_count_add(s->ctx, SIP_CNT_MEDIA_EXPECTATIONS, 2);
+		s->media_made += 2;
 		return CTH_VERDICT_ACCEPT;
 	}
 	ret = sip_media_nat(s, md->type, &hp->addr, port, &s->rev->dst, &announced);
@@ -233,7 +235,7 @@ static int sip_media_line(struct sip_ctx *s, const struct sip_sdp *sdp,
 		sip_media_take_back(s, md->type, announced);
 		return CTH_VERDICT_DROP;
 	}
-	cth_count_add(s->ctx, SIP_CNT_MEDIA_EXPECTATIONS, 2);
+	s->media_made += 2;
 	return CTH_VERDICT_ACCEPT;
 }
 
@@ -249,6 +251,19 @@ static int sip_media_session(struct sip_ctx *s, const struct sip_sdp *sdp)
 	return 0;
 }
 
+/* Every media line of the SDP.  A cth_verdict. */
+static int sip_media_lines(struct sip_ctx *s, const struct sip_sdp *sdp)
+{
+	int verdict;
+
+	for (unsigned int i = 0; i < sdp->n_media; i++) {
+		verdict = sip_media_line(s, sdp, &sdp->media[i]);
+		if (verdict != CTH_VERDICT_ACCEPT)
+			return verdict;
+	}
+	return CTH_VERDICT_ACCEPT;
+}
+
 int sip_media_handle(struct sip_ctx *s)
 {
 	const struct sip_msg *m = s->m;
@@ -258,11 +273,29 @@ int sip_media_handle(struct sip_ctx *s)
 	if (m->body_len == 0 ||
 	    sip_sdp_parse(m->buf, m->body_off, m->body_len, s->family, &sdp) < 0)
 		return CTH_VERDICT_ACCEPT;
-	for (unsigned int i = 0; i < sdp.n_media; i++) {
-		verdict = sip_media_line(s, &sdp, &sdp.media[i]);
-		if (verdict != CTH_VERDICT_ACCEPT)
-			return verdict;
+	s->full = false;
+	s->media_made = 0;
+	verdict = sip_media_lines(s, &sdp);
+	/*
+	 * The kernel's table refused one (nf_conntrack_expect_max, or a class
+	 * max with none to evict): an initial INVITE keeps the flow's other
+	 * media (sip.c), so on a trunk the table can fill where the kernel's
+	 * helper, which flushes at every INVITE, keeps it short.  Do what it
+	 * would have done, once, and make the SDP's again: a full table then
+	 * costs the flow's pending media, not the call.  Without NAT only:
+	 * the lines made nothing but expectations, so making them again
+	 * repeats nothing (under NAT their rewrites are already recorded).
+	 */
+	if (verdict != CTH_VERDICT_ACCEPT && s->full && !s->nat && !s->flushed) {
+		cth_log(s->ctx, CTH_LOG_INFO, "expectation table full: the flow's media "
+			"expectations removed, the SDP's made again");
+		sip_media_flush(s);
+		s->media_made = 0;
+		verdict = sip_media_lines(s, &sdp);
 	}
+	cth_count_add(s->ctx, SIP_CNT_MEDIA_EXPECTATIONS, s->media_made);
+	if (verdict != CTH_VERDICT_ACCEPT)
+		return verdict;
 	if (s->nat && sip_media_session(s, &sdp) < 0) {
 		cth_log(s->ctx, CTH_LOG_INFO, "cannot rewrite SDP session addresses");
 		return CTH_VERDICT_DROP;

@@ -248,6 +248,7 @@ void plugrun_answers_reset(struct plugrun *f)
 	f->busy_left = 0;
 	f->busy_err = 0;
 	f->expect_err = 0;
+	f->table_full = false;
 	f->refresh_ret = 0;
 	f->mangle_err = 0;
 	f->detach_err = 0;
@@ -314,6 +315,8 @@ static int plugrun_expect(struct pkt_call *c, const struct cth_expect *e, unsign
 	struct plugrun *f = c->backend;
 
 	f->reached = true;
+	if (f->table_full)
+		return -EMFILE;
 	if (how & CTH_EXPECT_SYNC) {
 		if (plugrun_port_busy(f, e->dport))
 			return -EBUSY;
@@ -331,6 +334,9 @@ static int plugrun_expect_ctl(struct pkt_call *c, unsigned int op, const struct 
 
 	(void)e;
 	f->reached = true;
+	/* the connection's own expectations gone: room in the table */
+	if (op == CTH_EXPECT_OP_FLUSH)
+		f->table_full = false;
 	if (op == CTH_EXPECT_OP_REFRESH)
 		return f->refresh_ret;
 	return op == CTH_EXPECT_OP_REMOVE ? 1 : 0;

@@ -60,6 +60,7 @@ struct plugrun {
 	unsigned int busy_left;      /* the next SYNC expectations: busy_err */
 	int busy_err;                /* -EBUSY unless set */
 	int expect_err;              /* then every expectation answers this */
+	bool table_full;             /* every expectation: -EMFILE, until a flush */
 	int refresh_ret;
 	/* answers the host gives in conditions a test cannot make (out of
 	 * memory, a connection the kernel will not detach): cth_mangle()

@@ -1626,6 +1626,20 @@ static void test_plugin_invite(struct plugrun *f)
 		   "second dialog: %u ctl, %u expectations", f->n_ctl, f->n_exp);
 	check_end(&ck);
 
+	/* a full table: the flow's media go (as the kernel's helper would
+	 * have flushed them at the INVITE) and the SDP's are made again */
+	check_start(&ck, "plugin_table_full_flushes_then_retries");
+	f->table_full = true;
+	v = run(f, &c, O, request("INVITE", 7, V4, PHONE4, sdp_body(V4, PHONE4,
+		"m=audio 49190 RTP/AVP 0\r\n")));
+	check_that(&ck, v == CTH_VERDICT_ACCEPT && media_flushed(f) && f->n_ctl == 3,
+		   "verdict %d, %u ctl", v, f->n_ctl);
+	check_that(&ck, f->n_exp >= 2 && f->exp[f->n_exp - 2].dport == 49190 &&
+		   f->exp[f->n_exp - 1].dport == 49191 &&
+		   f->ctl[2].order < f->exp_order[f->n_exp - 2],
+		   "%u expectations, made again after the flush", f->n_exp);
+	check_end(&ck);
+
 	check_start(&ck, "plugin_reinvite_flushes_media_first");
 	v = run(f, &c, O, in_dialog(request("INVITE", 3, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO))));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && media_flushed(f) && f->n_ctl == 3,
@@ -2208,6 +2222,16 @@ static void test_plugin_nat_calls(struct plugrun *f)
 	check_that(&ck, f->n_exp == 2, "callee: %u expectations", f->n_exp);
 	check_nat_pair(&ck, f, 0, 1, "192.0.2.7", PUB4, 40000, O, "10.0.0.2", 40000);
 	check_clean(&ck, f);
+	check_end(&ck);
+
+	/* under NAT a full table drops the message as the kernel's helper
+	 * does: its rewrites are recorded, the SDP is not made again */
+	check_start(&ck, "nat_table_full_drops");
+	snat_conn(&c);
+	f->table_full = true;
+	v = run(f, &c, O, request("INVITE", 1, V4, PHONE4, sdp_body(V4, PHONE4, AUDIO)));
+	plugrun_answers_reset(f);
+	check_that(&ck, v == CTH_VERDICT_DROP && f->n_ctl == 0, "verdict %d, %u ctl", v, f->n_ctl);
 	check_end(&ck);
 
 	check_start(&ck, "nat_media_port_search");
