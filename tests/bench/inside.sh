@@ -77,6 +77,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
+# shellcheck source=tests/lib/trunk.sh
+. tests/lib/trunk.sh
 suite_init bench
 
 FTP="$REPO/tests/lib/ftp.py"
@@ -886,50 +888,32 @@ scale_ftp() {
 	scale_stop "$impl" ftp
 }
 
-# scale_sip IMPL: the trunk; counts the dialogs whose media passed.  Each
-# side reads its commands from a FIFO (as start_agents' agents) and
-# writes its lines to a file.
+# scale_sip IMPL: the trunk (tests/lib/trunk.sh); counts the dialogs
+# whose media passed.
 scale_sip() {
-	local impl=$1 n=$SCALE_DIALOGS side pids=() sfd cfd
+	local impl=$1
 	progress "scale sip $impl"
 	if ! scale_start "$impl" sip; then
 		fail "$impl/scale-sip-start" "$START_WHY"
 		scale_stop "$impl" sip
 		return
 	fi
-	for side in uas uac; do
-		rm -f "$W/trunk-$side.in" "$W/trunk-$side.out"
-		mkfifo "$W/trunk-$side.in"
-	done
-	exec {sfd}<>"$W/trunk-uas.in" {cfd}<>"$W/trunk-uac.in"
-	nsenter --net="/run/netns/$TOPO_SV_NS" "$PY" -u "$REPO/tests/lib/sip.py" trunk-uas "$SV4" 30000 "$n" \
-		<"$W/trunk-uas.in" >"$W/trunk-uas.out" 2>"$LOGS/trunk-uas-$impl.err" &
-	pids+=($!)
-	wait_line "$W/trunk-uas.out" '^ready' 60000
-	nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" -u "$REPO/tests/lib/sip.py" trunk-uac "$CL4" "$SV4" 20000 "$n" \
-		<"$W/trunk-uac.in" >"$W/trunk-uac.out" 2>"$LOGS/trunk-uac-$impl.err" &
-	pids+=($!)
-	if wait_line "$W/trunk-uac.out" '^up ' 180000 && [[ $LINE =~ ^up\ ([0-9]+) ]]; then
-		raw scale_sip_up "$impl" "$n" "${BASH_REMATCH[1]}"
-		conntrack -L expect >"$LOGS/trunk-expect-$impl.txt" 2>/dev/null
-		raw scale_sip_expect "$impl" "$n" "$(grep -c . "$LOGS/trunk-expect-$impl.txt")"
-		echo media >&"$sfd"
-		wait_line "$W/trunk-uas.out" '^sent' 60000
-		echo media >&"$cfd"
-		wait_line "$W/trunk-uac.out" '^sent' 60000
-		nap 3
-		echo count >&"$cfd"
-		wait_line "$W/trunk-uac.out" '^got' 60000 && raw scale_sip_media_a "$impl" "$n" "${LINE#got }"
-		echo count >&"$sfd"
-		wait_line "$W/trunk-uas.out" '^got' 60000 && raw scale_sip_media_b "$impl" "$n" "${LINE#got }"
-		scale_counters "$impl" "$n"
+	trunk_run "$impl" "$SCALE_DIALOGS" 20000 30000 scale_sip_up "$impl"
+	if [ -z "$TRUNK_WHY" ]; then
+		[ -z "$TRUNK_A" ] || raw scale_sip_media_a "$impl" "$SCALE_DIALOGS" "$TRUNK_A"
+		[ -z "$TRUNK_B" ] || raw scale_sip_media_b "$impl" "$SCALE_DIALOGS" "$TRUNK_B"
+		scale_counters "$impl" "$SCALE_DIALOGS"
 	else
-		fail "$impl/scale-sip" "the trunk did not come up: $(tail -n 2 "$W/trunk-uac.out" "$LOGS/trunk-uac-$impl.err" | tr '\n' ' ')"
+		fail "$impl/scale-sip" "$TRUNK_WHY"
 	fi
-	exec {sfd}>&- {cfd}>&-
-	kill "${pids[@]}" 2>/dev/null
-	wait "${pids[@]}" 2>/dev/null
 	scale_stop "$impl" sip
+}
+# scale_sip_up IMPL: the trunk is up: dialogs answered, and the kernel's
+# expectations before the media.
+scale_sip_up() {
+	raw scale_sip_up "$1" "$SCALE_DIALOGS" "$TRUNK_UP"
+	conntrack -L expect >"$LOGS/trunk-expect-$1.txt" 2>/dev/null
+	raw scale_sip_expect "$1" "$SCALE_DIALOGS" "$(grep -c . "$LOGS/trunk-expect-$1.txt")"
 }
 
 # The kernel's table sizes as booted; then conntrack's raised for the
