@@ -72,7 +72,8 @@
 # each bulk and round-trip run), BENCH_FTP_SECONDS (10), BENCH_SIP_CALLS
 # (200), BENCH_ONLY (an extended regex of phases: ftp|sip|shard|scale,
 # and profile, only when named); the scale phase's BENCH_SCALE_*
-# (scale_phase); BENCH_PROFILE (the columns perf_rr traces).
+# (scale_phase); BENCH_PROFILE (the columns perf_rr traces),
+# BENCH_PROFILE_LOAD (rr, the default, or ftp: 3 s of serial FTP sessions).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/vmsuite.sh
@@ -515,8 +516,14 @@ perf_rr() {
 	if ! read -r -t 300 ack <&8; then
 		fail "$impl/perf" "perf record did not start: $(tr '\n' ' ' <"$LOGS/perf-$impl-record.txt")"
 	fi
-	out=$(timeout 60 nsenter --net="/run/netns/$TOPO_CL_NS" \
-		"$LOAD" rr "$LOAD4" 21 2 2>>"$LOGS/load-$impl.err")
+	if [ "${BENCH_PROFILE_LOAD:-rr}" = ftp ]; then
+		out=$(timeout 60 nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" "$FTP" sessions \
+			--host "$SV4" --mode pasv --file small --seconds 3 --parallel 1 \
+			2>>"$LOGS/ftp-serial-$impl.err")
+	else
+		out=$(timeout 60 nsenter --net="/run/netns/$TOPO_CL_NS" \
+			"$LOAD" rr "$LOAD4" 21 2 2>>"$LOGS/load-$impl.err")
+	fi
 	echo disable >&7
 	read -r -t 60 ack <&8
 	exec 7>&- 8>&-
