@@ -27,6 +27,7 @@ import sys
 LINE = re.compile(r'^\s*(.+?)\s+(\d+)/(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+([\w:]+):\s*(.*)$')
 KV = re.compile(r'(\w+)=(\S+)')
 SYS = re.compile(r'NR (\d+)')
+RET = re.compile(r'= (-?\d+)')
 SYSCALLS = {0: 'read', 1: 'write', 7: 'poll', 44: 'sendto', 45: 'recvfrom',
             46: 'sendmsg', 47: 'recvmsg', 202: 'futex', 232: 'epoll_wait',
             270: 'pselect6', 42: 'connect', 271: 'ppoll', 281: 'epoll_pwait', 299: 'recvmmsg',
@@ -82,7 +83,8 @@ def parse(path):
                 if tk.sys_in is not None:
                     tk.calls[tk.sys_nr] += 1
                     tk.call_time[tk.sys_nr] += ts - tk.sys_in
-                    if tk.sys_nr == 299 and not rest.rstrip().endswith('ret -11'):
+                    ret = RET.search(rest)
+                    if tk.sys_nr == 299 and ret and int(ret.group(1)) > 0:
                         tk.got_at = ts
                 tk.sys_in = None
             elif ev == 'sched:sched_waking':
