@@ -37,7 +37,10 @@
 #               PASV, RETR of a 4 KiB file, QUIT; FTP_PAR in parallel)
 #   ftp_failed  sessions that failed in that run
 #   ftp_serial_sps, ftp_serial_failed  the same, one session at a time;
-#               ftp_serial_p50_ms, _p99_ms, _max_ms: its sessions' durations
+#               ftp_serial_p50_ms, _p99_ms, _max_ms: its sessions' durations;
+#               ftp_serial_vm_cpu_ms, _helper_cpu_ms, _server_cpu_ms,
+#               _client_cpu_ms, _softirq_ms: the VM's CPU per session and
+#               its parts (cpu_split; logs/cpu-serial-IMPL-REP.txt)
 #               (issue 34: the latency of each packet, not the load)
 #   ftp_queued_per_session  packets queued per session (queue 0)
 #   ftp_cpu_ms_per_session  the VM's CPU time per session, all of it
@@ -69,11 +72,14 @@
 # each bulk and round-trip run), BENCH_FTP_SECONDS (10), BENCH_SIP_CALLS
 # (200), BENCH_ONLY (an extended regex of phases: ftp|sip|shard|scale,
 # and profile, only when named); the scale phase's BENCH_SCALE_*
-# (scale_phase); BENCH_PROFILE (the columns perf_rr traces).
+# (scale_phase); BENCH_PROFILE (the columns perf_rr traces),
+# BENCH_PROFILE_LOAD (rr, the default, or ftp: 3 s of serial FTP sessions).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/vmsuite.sh
 . tests/lib/vmsuite.sh
+# shellcheck source=tests/lib/trunk.sh
+. tests/lib/trunk.sh
 suite_init bench
 
 FTP="$REPO/tests/lib/ftp.py"
@@ -350,10 +356,15 @@ ftp_sessions() {
 # ftp_serial IMPL REP: FTP sessions one after the other (issue 34): each
 # waits for the last, so the rate is the inverse of a session's latency.
 ftp_serial() {
-	local impl=$1 rep=$2 out
+	local impl=$1 rep=$2 out c0 c1 snap=$W/cpu-serial-0.txt
+	cpu_snapshot >"$snap"
+	c0=$(children_ticks)
 	out=$(timeout $((FTP_SECS + 60)) nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" "$FTP" sessions \
 		--host "$SV4" --mode pasv --file small --seconds "$FTP_SECS" --parallel 1 \
 		2>>"$LOGS/ftp-serial-$impl.err")
+	c1=$(children_ticks)
+	[[ $out =~ ^SESSIONS\ ([1-9][0-9]*)\  ]] &&
+		cpu_split "$impl" "$rep" "${BASH_REMATCH[1]}" "$snap" $((c1 - c0))
 	if [[ $out =~ ^SESSIONS\ ([0-9]+)\ ([0-9]+)\ ([0-9.]+)\ ([0-9.]+)\ ([0-9.]+)\ ([0-9.]+)$ ]]; then
 		raw ftp_serial_sps "$impl" "$rep" "$(awk -v n="${BASH_REMATCH[1]}" -v t="${BASH_REMATCH[3]}" 'BEGIN { printf "%.2f", n / t }')"
 		raw ftp_serial_failed "$impl" "$rep" "${BASH_REMATCH[2]}"
@@ -363,6 +374,65 @@ ftp_serial() {
 	else
 		fail "$impl/ftp-serial/$rep" "no result: ${out:-nothing}"
 	fi
+}
+
+# cpu_snapshot: "PID COMM TICKS" of every process (utime + stime; a
+# kernel worker's name changes with its work: the PID is the key), then
+# the VM's "0 vm:KIND TICKS" from /proc/stat (user with nice, system,
+# irq, softirq: the kernel's packet work shows in the last two).
+cpu_snapshot() {
+	local f line comm
+	local -a st
+	for f in /proc/[0-9]*/stat; do
+		{ read -r line <"$f"; } 2>/dev/null || continue
+		comm=${line#*(} comm=${comm%)*}
+		read -r -a st <<<"${line##*) }"
+		echo "${line%% *} ${comm// /_} $((st[11] + st[12]))"
+	done
+	awk '$1 == "cpu" { print "0 vm:user", $2 + $3; print "0 vm:system", $4;
+		print "0 vm:irq", $7; print "0 vm:softirq", $8 }' /proc/stat
+}
+# children_ticks: the CPU ticks of this shell's reaped children (the load
+# client: it starts and ends between two snapshots).
+children_ticks() {
+	# $$: the script's own shell (a command substitution is a subshell)
+	awk '{ print $16 + $17 }' /proc/$$/stat 2>/dev/null || echo 0
+}
+# cpu_split IMPL REP SESSIONS SNAPSHOT CLIENT_TICKS: where a serial
+# session's VM CPU went (issue 34: a kmod/ session costs more than the
+# kernel's with one queue trip): the whole VM, the helper's processes,
+# the FTP server and the client, each in ms per session, and
+# logs/cpu-serial-IMPL-REP.txt with every process that used any.
+cpu_split() {
+	local impl=$1 rep=$2 n=$3 snap=$4 client=$5 hp=" " sp
+	[ -z "${HPID:-}" ] || hp=" $(proc_tree "$HPID" | tr '\n' ' ') "
+	sp=" $(proc_tree "$FTP_SRV" | tr '\n' ' ') "
+	cpu_snapshot | awk -v n="$n" -v client="$client" -v hp="$hp" -v sp="$sp" \
+		-v out="$LOGS/cpu-serial-$impl-$rep.txt" '
+		NR == FNR { before[$1 ($1 ? "" : $2)] = $3; next }
+		{ d = $3 - before[$1 ($1 ? "" : $2)]; if (d <= 0) next
+		  if ($1 == 0) { vm[$2] = d; next }
+		  if (index(hp, " " $1 " ")) helper += d
+		  else if (index(sp, " " $1 " ")) server += d
+		  byname[$2] += d }
+		END {
+			busy = vm["vm:user"] + vm["vm:system"] + vm["vm:irq"] + vm["vm:softirq"]
+			printf "vm %.2f helper %.2f server %.2f client %.2f softirq %.2f irq %.2f system %.2f user %.2f\n",
+				busy * 10 / n, helper * 10 / n, server * 10 / n, client * 10 / n,
+				vm["vm:softirq"] * 10 / n, vm["vm:irq"] * 10 / n, vm["vm:system"] * 10 / n,
+				vm["vm:user"] * 10 / n
+			printf "# ms per session (%d sessions), by process name\n", n > out
+			close(out)
+			for (k in byname) printf "%8.2f %s\n", byname[k] * 10 / n, k | ("sort -rn >>" out)
+			close("sort -rn >>" out)
+		}' "$snap" - | {
+		read -r _ vm _ helper _ server _ client _ softirq _ irq _ system _ user
+		raw ftp_serial_vm_cpu_ms "$impl" "$rep" "$vm"
+		[ "$impl" = kernel ] || [ "$impl" = none ] || raw ftp_serial_helper_cpu_ms "$impl" "$rep" "$helper"
+		raw ftp_serial_server_cpu_ms "$impl" "$rep" "$server"
+		raw ftp_serial_client_cpu_ms "$impl" "$rep" "$client"
+		raw ftp_serial_softirq_ms "$impl" "$rep" "$softirq" "irq $irq, system $system, user $user"
+	}
 }
 
 # strace_rr IMPL: system calls per round trip of the daemon and of its
@@ -446,8 +516,14 @@ perf_rr() {
 	if ! read -r -t 300 ack <&8; then
 		fail "$impl/perf" "perf record did not start: $(tr '\n' ' ' <"$LOGS/perf-$impl-record.txt")"
 	fi
-	out=$(timeout 60 nsenter --net="/run/netns/$TOPO_CL_NS" \
-		"$LOAD" rr "$LOAD4" 21 2 2>>"$LOGS/load-$impl.err")
+	if [ "${BENCH_PROFILE_LOAD:-rr}" = ftp ]; then
+		out=$(timeout 60 nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" "$FTP" sessions \
+			--host "$SV4" --mode pasv --file small --seconds 3 --parallel 1 \
+			2>>"$LOGS/ftp-serial-$impl.err")
+	else
+		out=$(timeout 60 nsenter --net="/run/netns/$TOPO_CL_NS" \
+			"$LOAD" rr "$LOAD4" 21 2 2>>"$LOGS/load-$impl.err")
+	fi
 	echo disable >&7
 	read -r -t 60 ack <&8
 	exec 7>&- 8>&-
@@ -819,50 +895,32 @@ scale_ftp() {
 	scale_stop "$impl" ftp
 }
 
-# scale_sip IMPL: the trunk; counts the dialogs whose media passed.  Each
-# side reads its commands from a FIFO (as start_agents' agents) and
-# writes its lines to a file.
+# scale_sip IMPL: the trunk (tests/lib/trunk.sh); counts the dialogs
+# whose media passed.
 scale_sip() {
-	local impl=$1 n=$SCALE_DIALOGS side pids=() sfd cfd
+	local impl=$1
 	progress "scale sip $impl"
 	if ! scale_start "$impl" sip; then
 		fail "$impl/scale-sip-start" "$START_WHY"
 		scale_stop "$impl" sip
 		return
 	fi
-	for side in uas uac; do
-		rm -f "$W/trunk-$side.in" "$W/trunk-$side.out"
-		mkfifo "$W/trunk-$side.in"
-	done
-	exec {sfd}<>"$W/trunk-uas.in" {cfd}<>"$W/trunk-uac.in"
-	nsenter --net="/run/netns/$TOPO_SV_NS" "$PY" -u "$REPO/tests/lib/sip.py" trunk-uas "$SV4" 30000 "$n" \
-		<"$W/trunk-uas.in" >"$W/trunk-uas.out" 2>"$LOGS/trunk-uas-$impl.err" &
-	pids+=($!)
-	wait_line "$W/trunk-uas.out" '^ready' 60000
-	nsenter --net="/run/netns/$TOPO_CL_NS" "$PY" -u "$REPO/tests/lib/sip.py" trunk-uac "$CL4" "$SV4" 20000 "$n" \
-		<"$W/trunk-uac.in" >"$W/trunk-uac.out" 2>"$LOGS/trunk-uac-$impl.err" &
-	pids+=($!)
-	if wait_line "$W/trunk-uac.out" '^up ' 180000 && [[ $LINE =~ ^up\ ([0-9]+) ]]; then
-		raw scale_sip_up "$impl" "$n" "${BASH_REMATCH[1]}"
-		conntrack -L expect >"$LOGS/trunk-expect-$impl.txt" 2>/dev/null
-		raw scale_sip_expect "$impl" "$n" "$(grep -c . "$LOGS/trunk-expect-$impl.txt")"
-		echo media >&"$sfd"
-		wait_line "$W/trunk-uas.out" '^sent' 60000
-		echo media >&"$cfd"
-		wait_line "$W/trunk-uac.out" '^sent' 60000
-		nap 3
-		echo count >&"$cfd"
-		wait_line "$W/trunk-uac.out" '^got' 60000 && raw scale_sip_media_a "$impl" "$n" "${LINE#got }"
-		echo count >&"$sfd"
-		wait_line "$W/trunk-uas.out" '^got' 60000 && raw scale_sip_media_b "$impl" "$n" "${LINE#got }"
-		scale_counters "$impl" "$n"
+	trunk_run "$impl" "$SCALE_DIALOGS" 20000 30000 scale_sip_up "$impl"
+	if [ -z "$TRUNK_WHY" ]; then
+		[ -z "$TRUNK_A" ] || raw scale_sip_media_a "$impl" "$SCALE_DIALOGS" "$TRUNK_A"
+		[ -z "$TRUNK_B" ] || raw scale_sip_media_b "$impl" "$SCALE_DIALOGS" "$TRUNK_B"
+		scale_counters "$impl" "$SCALE_DIALOGS"
 	else
-		fail "$impl/scale-sip" "the trunk did not come up: $(tail -n 2 "$W/trunk-uac.out" "$LOGS/trunk-uac-$impl.err" | tr '\n' ' ')"
+		fail "$impl/scale-sip" "$TRUNK_WHY"
 	fi
-	exec {sfd}>&- {cfd}>&-
-	kill "${pids[@]}" 2>/dev/null
-	wait "${pids[@]}" 2>/dev/null
 	scale_stop "$impl" sip
+}
+# scale_sip_up IMPL: the trunk is up: dialogs answered, and the kernel's
+# expectations before the media.
+scale_sip_up() {
+	raw scale_sip_up "$1" "$SCALE_DIALOGS" "$TRUNK_UP"
+	conntrack -L expect >"$LOGS/trunk-expect-$1.txt" 2>/dev/null
+	raw scale_sip_expect "$1" "$SCALE_DIALOGS" "$(grep -c . "$LOGS/trunk-expect-$1.txt")"
 }
 
 # The kernel's table sizes as booted; then conntrack's raised for the

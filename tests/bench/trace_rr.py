@@ -27,14 +27,18 @@ import sys
 LINE = re.compile(r'^\s*(.+?)\s+(\d+)/(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+([\w:]+):\s*(.*)$')
 KV = re.compile(r'(\w+)=(\S+)')
 SYS = re.compile(r'NR (\d+)')
+RET = re.compile(r'= (-?\d+)')
 SYSCALLS = {0: 'read', 1: 'write', 7: 'poll', 44: 'sendto', 45: 'recvfrom',
             46: 'sendmsg', 47: 'recvmsg', 202: 'futex', 232: 'epoll_wait',
-            270: 'pselect6', 271: 'ppoll', 281: 'epoll_pwait', 299: 'recvmmsg',
+            270: 'pselect6', 42: 'connect', 271: 'ppoll', 281: 'epoll_pwait', 299: 'recvmmsg',
             307: 'sendmmsg', 228: 'clock_gettime', 35: 'nanosleep', 230: 'clock_nanosleep',
             20: 'writev', 19: 'readv', 54: 'setsockopt'}
 
 
 class Task:
+    """One thread's totals over the trace; serve holds the spans from a
+    queue receive's return (recvmmsg) to the next verdict (sendto or
+    sendmsg): how long a packet waited in the helper."""
     def __init__(self):
         self.comm = '?'
         self.pid = 0
@@ -49,6 +53,8 @@ class Task:
         self.sys_nr = None
         self.calls = collections.Counter()
         self.call_time = collections.Counter()
+        self.serve = []
+        self.got_at = None
 
 
 def parse(path):
@@ -70,10 +76,16 @@ def parse(path):
             if ev == 'raw_syscalls:sys_enter' and tid:
                 s = SYS.search(rest)
                 tk.sys_in, tk.sys_nr = ts, int(s.group(1)) if s else -1
+                if tk.sys_nr in (44, 46) and tk.got_at is not None:
+                    tk.serve.append(ts - tk.got_at)
+                    tk.got_at = None
             elif ev == 'raw_syscalls:sys_exit' and tid:
                 if tk.sys_in is not None:
                     tk.calls[tk.sys_nr] += 1
                     tk.call_time[tk.sys_nr] += ts - tk.sys_in
+                    ret = RET.search(rest)
+                    if tk.sys_nr == 299 and ret and int(ret.group(1)) > 0:
+                        tk.got_at = ts
                 tk.sys_in = None
             elif ev == 'sched:sched_waking':
                 kv = dict(KV.findall(rest))
@@ -114,12 +126,21 @@ def parse(path):
 def group(tasks, helper_pids):
     loads = sorted({tk.pid for tk in tasks.values() if tk.comm == 'cthbench-load'})
     client = loads[-1] if loads else None
+    # an FTP session load (BENCH_PROFILE_LOAD=ftp): the client is the
+    # Python process that connects (twice a session), the server the other
+    conns = collections.Counter()
+    for tk in tasks.values():
+        if tk.comm.startswith('python'):
+            conns[tk.pid] += tk.calls[42]
+    ftp_client = conns.most_common(1)[0][0] if conns and not loads else None
     groups = collections.OrderedDict()
     for key, tk in tasks.items():
         if isinstance(key, tuple):
             g = tk.comm
         elif tk.comm == 'cthbench-load':
             g = 'load client' if tk.pid == client else 'load server'
+        elif ftp_client is not None and tk.comm.startswith('python'):
+            g = 'ftp client' if tk.pid == ftp_client else 'ftp server'
         elif tk.pid in helper_pids:
             g = 'helper %s' % tk.comm
         else:
@@ -137,11 +158,22 @@ def report(logs, impl):
     helper_pids.discard(1)
     tasks, dur = parse('%s/perf-%s-trace.txt.gz' % (logs, impl))
     groups, client = group(tasks, helper_pids)
+    unit = 'round trip'
     rts = sum(tk.calls[1] for tk in groups.get('load client', []))
-    print('## %s: %d round trips in %.2f s of trace (%.0f us each)' %
-          (impl, rts, dur, dur * 1e6 / rts if rts else 0))
+    if 'ftp client' in groups:
+        unit = 'FTP session'
+        rts = sum(tk.calls[42] for tk in groups['ftp client']) // 2
+    print('## %s: %d %ss in %.2f s of trace (%.0f us each; columns per %s)' %
+          (impl, rts, unit, dur, dur * 1e6 / rts if rts else 0, unit))
     if not rts:
         return
+    serve = sorted(x for g in groups if g.startswith('helper') for t in groups[g] for x in t.serve)
+    if serve:
+        print('helper: %d packets served (receive to verdict), median %.0f us, 90th %.0f, '
+              'longest %s us' % (len(serve), serve[len(serve) // 2] * 1e6,
+                                 serve[int(len(serve) * 0.9)] * 1e6,
+                                 ', '.join('%.0f' % (x * 1e6) for x in serve[-5:])))
+        print()
     print('| party | run us/rt | wait us/rt | wakes/rt (other CPU) | calls/rt | in calls us/rt | top calls (count/rt, us each) |')
     print('| --- | ---: | ---: | ---: | ---: | ---: | --- |')
     order = sorted(groups, key=lambda g: (g.startswith('idle'), g == 'other', g))
