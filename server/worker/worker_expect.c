@@ -189,7 +189,19 @@ static int worker_expect_do(struct pkt_call *c, const struct cth_expect *e,
 		return WORKER_EXPECT_OVER;
 	if (helped && (rc = worker_expect_slot_free(wp, c)) < 0)
 		return rc;
-	if ((how & CTH_EXPECT_SYNC) || (!helped && wp->has_exp)) {
+	/*
+	 * A master not confirmed yet gets nothing on the verdict: datagrams
+	 * of a new UDP flow queued behind its first each carry a conntrack
+	 * of their own, and at their verdicts 6.1 __nf_conntrack_confirm()
+	 * resolves the clash by moving the packet to the entry the first
+	 * confirmed (nf_ct_resolve_clash()) and freeing its own, with every
+	 * expectation the verdict attached to it (measured: a SIP trunk's
+	 * INVITEs, tests/sip trunk, NEW then DESTROY at once).  Deferred, an
+	 * expectation is created after the verdict over ctnetlink, which
+	 * names the master by its tuple and finds the entry that won.
+	 */
+	if ((how & CTH_EXPECT_SYNC) ||
+	    (!helped && (wp->has_exp || !(c->pkt.ct_status & CTH_CT_CONFIRMED)))) {
 		rc = worker_expect_ctnl(wp, c, e);
 		if (rc < 0 || rc == WORKER_EXPECT_OVER)
 			return rc;

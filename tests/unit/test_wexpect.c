@@ -225,6 +225,28 @@ static void test_sent_vs_created(void)
 	      (unsigned long long)cnt(STATS_H_EXPECT_CREATED));
 }
 
+/* A master not confirmed yet: nothing rides on the verdict (a datagram
+ * queued behind its flow's first has a conntrack the clash resolution
+ * frees); the expectation is made after the verdict, by tuple. */
+static void test_unconfirmed_deferred(void)
+{
+	struct cth_expect rtp = media(1, 22000), rtcp = media(1, 22001);
+
+	setup(false);
+	worker_expect(&c, &rtp, 0);
+	worker_expect(&c, &rtcp, 0);
+	CHECK("wexpect/unconfirmed-not-on-verdict", !wp.has_exp && wp.n_later == 2 &&
+	      wp.later[0].dport == 22000 && wp.later[1].dport == 22001,
+	      "held %d, %u deferred", wp.has_exp, wp.n_later);
+	/* confirmed: the first rides on the verdict as before */
+	setup(true);
+	worker_expect(&c, &rtp, 0);
+	worker_expect(&c, &rtcp, 0);
+	CHECK("wexpect/confirmed-on-verdict", wp.has_exp && wp.exp.dport == 22000 &&
+	      wp.n_later == 0 && nlfake_count(&c.pkt.tuple[0]) == 1,
+	      "held %d, %u deferred", wp.has_exp, wp.n_later);
+}
+
 static void test_detach(void)
 {
 	struct cth_packet other;
@@ -332,6 +354,7 @@ int main(void)
 	test_over_limit();
 	test_forget_last();
 	test_sent_vs_created();
+	test_unconfirmed_deferred();
 	test_detach();
 	worker_kreq_free(&kq);
 	return check_exit();
