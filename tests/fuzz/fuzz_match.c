@@ -2,9 +2,9 @@
 /*
  * libFuzzer target: kmod/'s packet filter (kmod/cthd_match.h, the header
  * the module compiles).  Input: a rule count, then per rule its length,
- * place, directions and 8 prefix bytes (refused rules are dropped, as the
- * module refuses them), then the direction, whether the payload starts a
- * line and a chunk size; the rest is the payload.
+ * place, directions and CTHD_MATCH_LEN prefix bytes (refused rules are
+ * dropped, as the module refuses them), then the direction, whether the
+ * payload starts a line and a chunk size; the rest is the payload.
  *
  * Invariants: fed in chunks of any size the answer is the flat one; the
  * answer is a naive reference's (a rule of the direction whose prefix,
@@ -64,10 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 4)
 		return 0;
 	want_rules = data[off++] % (CTHD_MATCH_MAX + 1);
-	for (unsigned int i = 0; i < want_rules && off + 11 <= size; i++, off += 11) {
+	/* a record holds CTHD_MATCH_LEN prefix bytes; a length up to one
+	 * more than the longest allowed is tried (and refused) */
+	for (unsigned int i = 0; i < want_rules && off + 3 + CTHD_MATCH_LEN <= size;
+	     i++, off += 3 + CTHD_MATCH_LEN) {
 		const uint8_t *d = data + off;
+		unsigned int len = d[0] % (CTHD_MATCH_LEN + 2);
 
-		if (cthd_rule_set(&rs.rule[rs.n], d + 3, d[0] % 10, d[1] % 3, d[2] % 5))
+		if (cthd_rule_set(&rs.rule[rs.n], d + 3, len, d[1] % 3, d[2] % 5))
 			rs.n++;
 	}
 	if (off + 3 > size)
