@@ -65,6 +65,22 @@ static void sbx_rec(struct sbx *s, uint16_t type, const void *a, size_t alen,
 		    const void *b, size_t blen);
 static void sbx_log(void *arg, int level, const char *line);
 
+/*
+ * The spawner execs /proc/self/exe, so the kernel names every sandbox
+ * "exe" (comm is the exec'd path's last part): ps, top and pidstat would
+ * show a row of "exe" as the sandbox user.  "sbx-" and the helper's
+ * instance name instead, cut to the 15 characters comm holds.
+ */
+static void sbx_comm_set(const char *name)
+{
+	char comm[16] = "sbx-";
+	size_t n = strnlen(name, sizeof(comm) - 5);
+
+	memcpy(comm + 4, name, n);
+	comm[4 + n] = '\0';
+	prctl(PR_SET_NAME, comm, 0, 0, 0);
+}
+
 int sbx_serve_main(void)
 {
 	struct chan_setup set;
@@ -85,6 +101,7 @@ int sbx_serve_main(void)
 	set.plugin_dir[sizeof(set.plugin_dir) - 1] = '\0';
 	set.plugin[sizeof(set.plugin) - 1] = '\0';
 	set.name[sizeof(set.name) - 1] = '\0';
+	sbx_comm_set(set.name);
 	rc = sbx_setup(&sbx, &set, err, sizeof(err));
 	sbx_ready(&sbx, rc, err);
 	if (rc < 0)

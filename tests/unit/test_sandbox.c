@@ -129,6 +129,22 @@ static bool wait_up(struct runtime *rt, const struct instance *in, unsigned int 
 	return false;
 }
 
+/* ps and top name a sandbox by its helper, not "exe" (sandboxd/serve.c) */
+static void test_comm(pid_t pid, const char *want)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if ((f = fopen(path, "r"))) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = '\0';
+	CHECK("sandbox/comm", strcmp(comm, want) == 0, "comm \"%s\", want \"%s\"", comm, want);
+}
+
 static void test_ftp(const struct instance *ftp)
 {
 	struct pkt_call c;
@@ -532,6 +548,7 @@ int main(void)
 	CHECK("sandbox/up", ftp->sb_status.up && ftp->sb_status.pid > 0 && pr->sb_status.up,
 	      "ftp up %d pid %d", ftp->sb_status.up, ftp->sb_status.pid);
 	if (ftp->sb_status.up) {
+		test_comm(ftp->sb_status.pid, "sbx-ftp");
 		test_ftp(ftp);
 		test_batch_order(ftp);
 	}
