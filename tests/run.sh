@@ -26,6 +26,11 @@ run_suite() {
 	fi
 }
 
+# Builds and fuzz runs use every core (CTH_JOBS to change): on CI's two
+# cores that is minutes off the run.  The VM suites stay one at a time:
+# their scenarios time the network and a second VM would slow the first.
+JOBS=${CTH_JOBS:-$(nproc)}
+
 run_units() {
 	local dir=$1 t
 	for t in "$dir"/tests/test_*; do
@@ -41,12 +46,12 @@ run_suite layers tests/layers.sh
 # The builder's CPPFLAGS/CFLAGS/LDFLAGS everywhere, WERROR=, header deps.
 run_suite buildflags tests/buildflags.sh
 
-if make -s unit >"$LOG/build.txt" 2>&1; then
+if make -s -j"$JOBS" unit >"$LOG/build.txt" 2>&1; then
 	run_units build
 else
 	cat "$LOG/build.txt"; echo "FAIL build: make unit failed" | tee -a "$LOG/all.txt"
 fi
-if make -s unit-asan >"$LOG/build-asan.txt" 2>&1; then
+if make -s -j"$JOBS" unit-asan >"$LOG/build-asan.txt" 2>&1; then
 	run_units build-asan
 else
 	cat "$LOG/build-asan.txt"; echo "FAIL build-asan: make unit-asan failed" | tee -a "$LOG/all.txt"
@@ -109,10 +114,35 @@ run_fuzz() {
 	echo "FAIL fuzz/$t: exit $rc, input ${crash:-(none)}, log $work/log.txt"
 	return 1
 }
-if make -s fuzz >"$LOG/build-fuzz.txt" 2>&1; then
+# JOBS targets at a time, each into files of its own; reported in order
+# by run_suite as they were run one by one (fuzz_report).
+fuzz_start() {
+	local t=$1
+	( run_fuzz "$t" >"$LOG/fuzz-$t.out" 2>&1; echo $? >"$LOG/fuzz-$t.rc" ) &
+}
+fuzz_report() {
+	local t=$1 rc
+	cat "$LOG/fuzz-$t.out"
+	read -r rc <"$LOG/fuzz-$t.rc" 2>/dev/null || rc=1
+	return "$rc"
+}
+if make -s -j"$JOBS" fuzz >"$LOG/build-fuzz.txt" 2>&1; then
+	fuzz_all=()
 	for t in build/fuzz/fuzz_*; do
-		[ -x "$t" ] && run_suite "fuzz-$(basename "$t")" run_fuzz "$(basename "$t")"
+		[ -x "$t" ] && fuzz_all+=("$(basename "$t")")
 	done
+	t0=$SECONDS
+	for ((i = 0; i < ${#fuzz_all[@]}; i += JOBS)); do
+		for t in "${fuzz_all[@]:i:JOBS}"; do
+			rm -f "$LOG/fuzz-$t.rc"
+			fuzz_start "$t"
+		done
+		wait
+	done
+	for t in "${fuzz_all[@]}"; do
+		run_suite "fuzz-$t" fuzz_report "$t"
+	done
+	echo "$((SECONDS - t0)) fuzz (${#fuzz_all[@]} targets, $JOBS at a time)" >>"$LOG/times.txt"
 else
 	cat "$LOG/build-fuzz.txt"; echo "FAIL build-fuzz: make fuzz failed" | tee -a "$LOG/all.txt"
 fi
