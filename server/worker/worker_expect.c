@@ -22,6 +22,8 @@
 /* What worker_expect_do() answers for one held for the verdict only: its
  * outcome is never known (sent, not created: worker_expect_sent()). */
 #define WORKER_EXPECT_HELD 2
+/* What worker_expect_shadow() answers when the expectation is there. */
+#define WORKER_EXPECT_MADE 3
 
 static int worker_expect_do(struct pkt_call *c, const struct cth_expect *e,
 			    unsigned int how);
@@ -46,7 +48,10 @@ static int worker_expect_send(struct worker_kreq *k, const struct pkt_call *c,
 			      const struct cth_expect *e, uint8_t type,
 			      uint16_t flags, mnl_cb_t cb, void *data);
 static int worker_expect_defer(struct worker_expect_pkt *wp, const struct cth_expect *e,
-			       bool timeout);
+			       enum worker_later how);
+static int worker_expect_shadow(struct worker_expect_pkt *wp, const struct pkt_call *c,
+				const struct cth_expect *e);
+static bool worker_expect_unshadow(struct worker_expect_pkt *wp);
 static void worker_expect_listed_add(struct worker_expect_pkt *wp, const struct pkt_call *c,
 				     const struct cth_expect *e);
 static bool worker_expect_same(const struct cth_expect *x, const struct cth_expect *e);
@@ -129,24 +134,28 @@ void worker_expect_later(struct worker_expect_pkt *wp, struct pkt_call *c, int v
 	if (verdict == CTH_VERDICT_DROP) {
 		log_info("%s: %u expectation(s) not created: the packet was dropped",
 			 c->inst->name, wp->n_later);
+		/* a shadow's verdict copy was never created: nothing to count */
 		for (unsigned int i = 0; i < wp->n_later; i++)
-			if (!wp->later_timeout[i])
+			if (wp->later_how[i] == WORKER_LATER_CREATE)
 				worker_count(wp->stats, c->inst, STATS_H_EXPECT_FAILED);
 		return;
 	}
 	c->pkt.ct_status |= CTH_CT_CONFIRMED;
 	for (unsigned int i = 0; i < wp->n_later; i++) {
-		int rc = wp->later_timeout[i] ? worker_expect_timeout(wp->kreq, c, &wp->later[i])
-					      : worker_expect_ctnl(wp, c, &wp->later[i]);
+		enum worker_later how = wp->later_how[i];
+		int rc = how == WORKER_LATER_TIMEOUT ? worker_expect_timeout(wp->kreq, c, &wp->later[i])
+						     : worker_expect_ctnl(wp, c, &wp->later[i]);
 
 		if (rc < 0)
 			log_rl_info("%s: expectation to port %u after the verdict: %s",
 				    c->inst->name, wp->later[i].dport, strerror(-rc));
-		if (wp->later_timeout[i])
+		if (how == WORKER_LATER_TIMEOUT)
 			continue;
+		/* a shadow's success is the verdict's copy, counted created
+		 * from its event (exprepair.c), or its stand-in */
 		if (rc < 0)
 			worker_expect_failed(wp, c, rc, wp->later[i].dport);
-		else
+		else if (how == WORKER_LATER_CREATE)
 			worker_count(wp->stats, c->inst, STATS_H_EXPECT_CREATED);
 	}
 }
@@ -190,16 +199,32 @@ static int worker_expect_do(struct pkt_call *c, const struct cth_expect *e,
 	if (helped && (rc = worker_expect_slot_free(wp, c)) < 0)
 		return rc;
 	/*
-	 * A master not confirmed yet gets nothing on the verdict: datagrams
-	 * of a new UDP flow queued behind its first each carry a conntrack
-	 * of their own, and at their verdicts 6.1 __nf_conntrack_confirm()
+	 * A master not confirmed yet: the verdict's copy alone is not
+	 * enough, nor is creating it after the verdict alone.  Datagrams of
+	 * a new UDP flow queued behind its first each carry a conntrack of
+	 * their own, and at their verdicts 6.1 __nf_conntrack_confirm()
 	 * resolves the clash by moving the packet to the entry the first
 	 * confirmed (nf_ct_resolve_clash()) and freeing its own, with every
 	 * expectation the verdict attached to it (measured: a SIP trunk's
-	 * INVITEs, tests/sip trunk, NEW then DESTROY at once).  Deferred, an
-	 * expectation is created after the verdict over ctnetlink, which
-	 * names the master by its tuple and finds the entry that won.
+	 * INVITEs, tests/sip trunk, NEW then DESTROY at once).  Created only
+	 * after the verdict, an answer can come first: the verdict sends the
+	 * packet on inside sendto(), and a NetBIOS name server next to the
+	 * firewall answered before the worker's EXP_NEW (tests/more
+	 * netbios-outside, measured once in a CI run).  So the first rides
+	 * on the verdict and a shadow is made by tuple after it: EEXIST
+	 * when the verdict's copy lives, the stand-in when it was freed.
 	 */
+	if (!helped && !(how & CTH_EXPECT_SYNC) && !wp->has_exp &&
+	    !(c->pkt.ct_status & CTH_CT_CONFIRMED)) {
+		rc = worker_expect_shadow(wp, c, e);
+		if (rc < 0 || rc == WORKER_EXPECT_OVER)
+			return rc;
+		c->n_expect++;
+		if (rc == WORKER_EXPECT_MADE)
+			return 0;
+		worker_expect_hold(wp, e, false, true);
+		return WORKER_EXPECT_HELD;
+	}
 	if ((how & CTH_EXPECT_SYNC) ||
 	    (!helped && (wp->has_exp || !(c->pkt.ct_status & CTH_CT_CONFIRMED)))) {
 		rc = worker_expect_ctnl(wp, c, e);
@@ -266,6 +291,11 @@ static int worker_expect_slot_free(struct worker_expect_pkt *wp, struct pkt_call
 		return 0;
 	if (wp->exp_pinned)
 		return -EOPNOTSUPP;   /* the verdict carries one */
+	/* its shadow becomes the creation, counted after the verdict */
+	if (worker_expect_unshadow(wp)) {
+		wp->has_exp = false;
+		return 0;
+	}
 	/* the held one was promised without an answer: create it now,
 	 * counted by this answer (or after the verdict, when deferred) */
 	later = wp->n_later;
@@ -299,7 +329,7 @@ static int worker_expect_ctnl(struct worker_expect_pkt *wp, const struct pkt_cal
 	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED)) {
 		rc = worker_expect_lookup(wp->kreq, c, e);
 		if (rc == -ENOENT)
-			return worker_expect_defer(wp, e, false);
+			return worker_expect_defer(wp, e, WORKER_LATER_CREATE);
 		return rc < 0 ? rc : rc ? 0 : -EBUSY;
 	}
 	/* NLM_F_EXCL: a NAT port search must not mistake another master's
@@ -353,7 +383,7 @@ static int worker_expect_refresh(struct worker_expect_pkt *wp, struct pkt_call *
 		return rc;
 	copy.flags &= ~(unsigned int)CTH_EXPECT_INACTIVE;
 	/* past the limit the copy still rides, with the class's timeout */
-	if (e->timeout && worker_expect_defer(wp, &copy, true) == WORKER_EXPECT_OVER)
+	if (e->timeout && worker_expect_defer(wp, &copy, WORKER_LATER_TIMEOUT) == WORKER_EXPECT_OVER)
 		worker_expect_over(wp, c, e);
 	worker_expect_hold(wp, &copy, true, false);
 	return 0;
@@ -455,18 +485,49 @@ static int worker_expect_send(struct worker_kreq *k, const struct pkt_call *c,
  * not confirmed yet), or whose timeout to set.  0, or WORKER_EXPECT_OVER
  * when the packet already keeps WORKER_EXPECT_MAX. */
 static int worker_expect_defer(struct worker_expect_pkt *wp, const struct cth_expect *e,
-			       bool timeout)
+			       enum worker_later how)
 {
 	struct cth_expect *l = &wp->later[wp->n_later];
 
 	if (wp->n_later == WORKER_EXPECT_MAX)
 		return WORKER_EXPECT_OVER;
-	wp->later_timeout[wp->n_later] = timeout;
+	wp->later_how[wp->n_later] = (uint8_t)how;
 	*l = *e;
 	if (e->fn)
 		l->fn = strcpy(wp->later_fn[wp->n_later], e->fn);
 	wp->n_later++;
 	return 0;
+}
+
+/* The shadow of the verdict's copy for a master not confirmed yet
+ * (worker_expect_do()): checked now as worker_expect_ctnl() checks
+ * (another master's tuple: -EBUSY, so a NAT port search goes on),
+ * kept for after the verdict.  0, WORKER_EXPECT_MADE when the master's
+ * confirmed entry holds it already (a retransmission: the verdict's
+ * copy, of another master entry, would be refused as a clash:
+ * 6.1 __nf_ct_expect_check()), or WORKER_EXPECT_OVER. */
+static int worker_expect_shadow(struct worker_expect_pkt *wp, const struct pkt_call *c,
+				const struct cth_expect *e)
+{
+	int rc = worker_expect_lookup(wp->kreq, c, e);
+
+	if (rc == 1)
+		return WORKER_EXPECT_MADE;
+	if (rc != -ENOENT)
+		return rc < 0 ? rc : -EBUSY;
+	return worker_expect_defer(wp, e, WORKER_LATER_SHADOW);
+}
+
+/* The verdict's copy is taken off it: its shadow is the creation now. */
+static bool worker_expect_unshadow(struct worker_expect_pkt *wp)
+{
+	for (unsigned int i = 0; i < wp->n_later; i++) {
+		if (wp->later_how[i] == WORKER_LATER_SHADOW) {
+			wp->later_how[i] = WORKER_LATER_CREATE;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* An expectation this packet created over ctnetlink joins the listing
@@ -519,7 +580,7 @@ static void worker_expect_later_del(struct worker_expect_pkt *wp, unsigned int i
 
 	if (i == last)
 		return;
-	wp->later_timeout[i] = wp->later_timeout[last];
+	wp->later_how[i] = wp->later_how[last];
 	wp->later[i] = wp->later[last];
 	if (wp->later[i].fn) {
 		memcpy(wp->later_fn[i], wp->later_fn[last], sizeof(wp->later_fn[i]));

@@ -10,6 +10,7 @@
 #define CTH_WORKER_EXPECT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "host/packet.h"
 #include "worker_kreq.h"
@@ -17,6 +18,13 @@
 /* Most expectations one packet makes; a packet past it is logged
  * rate-limited (log_rl_*, log.h). */
 #define WORKER_EXPECT_MAX PKT_EXPECT_PER_CALL
+
+/* What an expectation kept for after the verdict is for. */
+enum worker_later {
+	WORKER_LATER_CREATE,    /* create it: the master was not confirmed */
+	WORKER_LATER_TIMEOUT,   /* set its timeout: a refresh */
+	WORKER_LATER_SHADOW,    /* create it unless the verdict's copy lives */
+};
 
 /* What one packet did with expectations, the pkt_call's backend. */
 struct worker_expect_pkt {
@@ -34,7 +42,7 @@ struct worker_expect_pkt {
 	 * yet, timeout updates of refreshed expectations */
 	unsigned int n_later;
 	struct cth_expect later[WORKER_EXPECT_MAX];
-	bool later_timeout[WORKER_EXPECT_MAX];
+	uint8_t later_how[WORKER_EXPECT_MAX];   /* enum worker_later */
 	char later_fn[WORKER_EXPECT_MAX][PKT_EXPECT_FN_MAX];
 	/* the master's expectations, every class, are in kreq->list:
 	 * dumped once per packet, then kept as this packet deletes and

@@ -225,20 +225,74 @@ static void test_sent_vs_created(void)
 	      (unsigned long long)cnt(STATS_H_EXPECT_CREATED));
 }
 
-/* A master not confirmed yet: nothing rides on the verdict (a datagram
- * queued behind its flow's first has a conntrack the clash resolution
- * frees); the expectation is made after the verdict, by tuple. */
+/*
+ * A master not confirmed yet: the first rides on the verdict (an answer
+ * may come before anything made after it) and has a shadow made by
+ * tuple after the verdict (a datagram queued behind its flow's first
+ * has a conntrack the clash resolution frees, with the verdict's copy);
+ * the others are made after the verdict.  The verdict's copy counts as
+ * created from its event (exprepair.c), the shadow never.
+ */
 static void test_unconfirmed_deferred(void)
 {
 	struct cth_expect rtp = media(1, 22000), rtcp = media(1, 22001);
+	struct nlfake_exp verdict_copy;
 
 	setup(false);
 	worker_expect(&c, &rtp, 0);
 	worker_expect(&c, &rtcp, 0);
-	CHECK("wexpect/unconfirmed-not-on-verdict", !wp.has_exp && wp.n_later == 2 &&
-	      wp.later[0].dport == 22000 && wp.later[1].dport == 22001,
-	      "held %d, %u deferred", wp.has_exp, wp.n_later);
-	/* confirmed: the first rides on the verdict as before */
+	CHECK("wexpect/unconfirmed-verdict-and-shadow", wp.has_exp && wp.exp.dport == 22000 &&
+	      wp.n_later == 2 && wp.later[0].dport == 22000 &&
+	      wp.later_how[0] == WORKER_LATER_SHADOW && wp.later[1].dport == 22001 &&
+	      wp.later_how[1] == WORKER_LATER_CREATE,
+	      "held %d (port %u), %u deferred", wp.has_exp, wp.exp.dport, wp.n_later);
+	/* the verdict's copy went with a conntrack that lost the clash */
+	worker_expect_sent(&wp, &c);
+	nlfake_master_add(&c.pkt.tuple[0]);
+	worker_expect_later(&wp, &c, CTH_VERDICT_ACCEPT);
+	CHECK("wexpect/shadow-stands-in", nlfake_count(&c.pkt.tuple[0]) == 2 &&
+	      cnt(STATS_H_EXPECT_SENT) == 1 && cnt(STATS_H_EXPECT_CREATED) == 1 &&
+	      cnt(STATS_H_EXPECT_FAILED) == 0, "%u made, sent %llu, created %llu, failed %llu",
+	      nlfake_count(&c.pkt.tuple[0]), (unsigned long long)cnt(STATS_H_EXPECT_SENT),
+	      (unsigned long long)cnt(STATS_H_EXPECT_CREATED),
+	      (unsigned long long)cnt(STATS_H_EXPECT_FAILED));
+	verdict_copy = nlfake.e[0];
+	/* a retransmission with a conntrack of its own: the master's entry
+	 * holds it, nothing rides on the verdict (it would clash) */
+	next_packet();
+	c.pkt.ct_status = 0;
+	worker_expect(&c, &rtp, 0);
+	CHECK("wexpect/unconfirmed-already-made", !wp.has_exp && wp.n_later == 0 &&
+	      cnt(STATS_H_EXPECT_CREATED) == 2, "held %d, %u deferred, created %llu",
+	      wp.has_exp, wp.n_later, (unsigned long long)cnt(STATS_H_EXPECT_CREATED));
+	/* the verdict's copy lives: the shadow's EEXIST is it */
+	setup(false);
+	worker_expect(&c, &rtp, 0);
+	nlfake_master_add(&c.pkt.tuple[0]);
+	nlfake.e[nlfake.n++] = verdict_copy;
+	worker_expect_later(&wp, &c, CTH_VERDICT_ACCEPT);
+	CHECK("wexpect/shadow-finds-verdict-copy", nlfake_count(&c.pkt.tuple[0]) == 1 &&
+	      cnt(STATS_H_EXPECT_CREATED) == 0 && cnt(STATS_H_EXPECT_FAILED) == 0,
+	      "%u made, created %llu, failed %llu", nlfake_count(&c.pkt.tuple[0]),
+	      (unsigned long long)cnt(STATS_H_EXPECT_CREATED),
+	      (unsigned long long)cnt(STATS_H_EXPECT_FAILED));
+	/* a helped one takes the verdict's place: the shadow is the creation */
+	setup(false);
+	worker_expect(&c, &rtp, 0);
+	rtcp.flags = CTH_EXPECT_HELPER;
+	worker_expect(&c, &rtcp, 0);
+	rtcp.flags = 0;
+	CHECK("wexpect/unshadowed-by-helped", wp.has_exp && wp.exp.dport == 22001 &&
+	      wp.n_later == 1 && wp.later_how[0] == WORKER_LATER_CREATE &&
+	      wp.later[0].dport == 22000, "held port %u, %u deferred", wp.exp.dport, wp.n_later);
+	/* dropped: the shadow of a copy never made is no failure */
+	setup(false);
+	worker_expect(&c, &rtp, 0);
+	worker_expect_later(&wp, &c, CTH_VERDICT_DROP);
+	CHECK("wexpect/shadow-dropped", cnt(STATS_H_EXPECT_FAILED) == 0 &&
+	      nlfake_count(&c.pkt.tuple[0]) == 0, "failed %llu",
+	      (unsigned long long)cnt(STATS_H_EXPECT_FAILED));
+	/* confirmed: the first rides on the verdict, no shadow */
 	setup(true);
 	worker_expect(&c, &rtp, 0);
 	worker_expect(&c, &rtcp, 0);
