@@ -22,7 +22,7 @@
 /* What worker_expect_do() answers for one held for the verdict only: its
  * outcome is never known (sent, not created: worker_expect_sent()). */
 #define WORKER_EXPECT_HELD 2
-/* What worker_expect_shadow() answers when the expectation is there. */
+/* What worker_expect_unconfirmed() answers when the expectation is there. */
 #define WORKER_EXPECT_MADE 3
 
 static int worker_expect_do(struct pkt_call *c, const struct cth_expect *e,
@@ -49,8 +49,8 @@ static int worker_expect_send(struct worker_kreq *k, const struct pkt_call *c,
 			      uint16_t flags, mnl_cb_t cb, void *data);
 static int worker_expect_defer(struct worker_expect_pkt *wp, const struct cth_expect *e,
 			       enum worker_later how);
-static int worker_expect_shadow(struct worker_expect_pkt *wp, const struct pkt_call *c,
-				const struct cth_expect *e);
+static int worker_expect_unconfirmed(struct worker_expect_pkt *wp, const struct pkt_call *c,
+				     const struct cth_expect *e, enum worker_later how);
 static bool worker_expect_unshadow(struct worker_expect_pkt *wp);
 static void worker_expect_listed_add(struct worker_expect_pkt *wp, const struct pkt_call *c,
 				     const struct cth_expect *e);
@@ -216,7 +216,7 @@ static int worker_expect_do(struct pkt_call *c, const struct cth_expect *e,
 	 */
 	if (!helped && !(how & CTH_EXPECT_SYNC) && !wp->has_exp &&
 	    !(c->pkt.ct_status & CTH_CT_CONFIRMED)) {
-		rc = worker_expect_shadow(wp, c, e);
+		rc = worker_expect_unconfirmed(wp, c, e, WORKER_LATER_SHADOW);
 		if (rc < 0 || rc == WORKER_EXPECT_OVER)
 			return rc;
 		c->n_expect++;
@@ -327,10 +327,8 @@ static int worker_expect_ctnl(struct worker_expect_pkt *wp, const struct pkt_cal
 	int rc;
 
 	if (!(c->pkt.ct_status & CTH_CT_CONFIRMED)) {
-		rc = worker_expect_lookup(wp->kreq, c, e);
-		if (rc == -ENOENT)
-			return worker_expect_defer(wp, e, WORKER_LATER_CREATE);
-		return rc < 0 ? rc : rc ? 0 : -EBUSY;
+		rc = worker_expect_unconfirmed(wp, c, e, WORKER_LATER_CREATE);
+		return rc == WORKER_EXPECT_MADE ? 0 : rc;
 	}
 	/* NLM_F_EXCL: a NAT port search must not mistake another master's
 	 * expectation for a free port.  EEXIST says the tuple is taken, not
@@ -499,15 +497,15 @@ static int worker_expect_defer(struct worker_expect_pkt *wp, const struct cth_ex
 	return 0;
 }
 
-/* The shadow of the verdict's copy for a master not confirmed yet
- * (worker_expect_do()): checked now as worker_expect_ctnl() checks
- * (another master's tuple: -EBUSY, so a NAT port search goes on),
- * kept for after the verdict.  0, WORKER_EXPECT_MADE when the master's
- * confirmed entry holds it already (a retransmission: the verdict's
- * copy, of another master entry, would be refused as a clash:
- * 6.1 __nf_ct_expect_check()), or WORKER_EXPECT_OVER. */
-static int worker_expect_shadow(struct worker_expect_pkt *wp, const struct pkt_call *c,
-				const struct cth_expect *e)
+/* An expectation of a master not confirmed yet, for worker_expect_ctnl()
+ * (a creation) and worker_expect_do() (the verdict copy's shadow): its
+ * tuple checked now (another master's: -EBUSY, so a NAT port search goes
+ * on), kept for after the verdict as how says.  0, WORKER_EXPECT_OVER, or
+ * WORKER_EXPECT_MADE when the master's confirmed entry holds it already
+ * (a retransmission; a verdict's copy, of another master entry, would be
+ * refused as a clash: 6.1 __nf_ct_expect_check()). */
+static int worker_expect_unconfirmed(struct worker_expect_pkt *wp, const struct pkt_call *c,
+				     const struct cth_expect *e, enum worker_later how)
 {
 	int rc = worker_expect_lookup(wp->kreq, c, e);
 
@@ -515,7 +513,7 @@ static int worker_expect_shadow(struct worker_expect_pkt *wp, const struct pkt_c
 		return WORKER_EXPECT_MADE;
 	if (rc != -ENOENT)
 		return rc < 0 ? rc : -EBUSY;
-	return worker_expect_defer(wp, e, WORKER_LATER_SHADOW);
+	return worker_expect_defer(wp, e, how);
 }
 
 /* The verdict's copy is taken off it: its shadow is the creation now. */
