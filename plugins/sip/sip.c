@@ -215,7 +215,9 @@ static bool sip_register_refresh(struct sip_ctx *s, const struct sip_uri *u,
 
 	/* the contact as the registrar echoes it: this response's destination */
 	sip_reg_exp_init(s, &exp, &s->own->src, priv->reg_proto, &u->hp.addr, u->hp.port);
-	if (priv->flags & SIP_PRIV_REG_NAT) {
+	/* the state is the kernel's copy and may be stale or corrupt: NAT is
+	 * asked for only where this connection has it */
+	if ((priv->flags & SIP_PRIV_REG_NAT) && s->nat) {
 		exp.flags |= CTH_EXPECT_NAT;
 		exp.nat_dir = s->dir;
 		cth_addr_copy(s->family, &exp.nat_addr, &s->rev->src);

@@ -2902,6 +2902,20 @@ static void test_plugin_failover(struct plugrun *f)
 	}
 	v = run(f, &c, R, response(487, 51, "INVITE", ""));
 	check_that(&ck, v == CTH_VERDICT_ACCEPT && f->n_ctl == 0, "version-0 state used");
+	/* a NATed registration's bit on a connection without NAT (fuzz_sip,
+	 * CI of 2026-12-07): the refresh asks for no NAT */
+	phone_conn(&c);
+	{
+		struct sip_priv p = { .version = SIP_PRIV_VERSION,
+				      .flags = SIP_PRIV_REGISTER | SIP_PRIV_REG_NAT,
+				      .reg_proto = IPPROTO_UDP, .register_cseq = 52,
+				      .reg_port = 5060 };
+
+		memcpy(c.priv, &p, sizeof(p));
+	}
+	v = run(f, &c, R, reg_response(200, 52, "Contact: <sip:alice@192.168.1.10:5060>\r\n"));
+	check_that(&ck, v == CTH_VERDICT_ACCEPT, "verdict %d", v);
+	check_refresh(&ck, f, PROXY4, PHONE4, 5060, UDP, 3600, REG_FLAGS);
 	check_end(&ck);
 
 	check_start(&ck, "state_random_20k");
